@@ -1,0 +1,62 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+
+export type JsonSchema = Record<string, unknown> | boolean;
+
+/** ajv-formats is CommonJS; under NodeNext its plugin is the `default` member of the module. */
+const addFormats = addFormatsModule.default;
+
+/**
+ * One ajv instance (JSON Schema 2020-12, the dialect of OpenAPI 3.1) with formats.
+ * Not strict: a vendor's document may carry annotation keywords (discriminator, xml, x-*) that are not validation.
+ * The reference profile is linted in strict mode by its own test.
+ */
+export function createAjv(opts: { strict?: boolean } = {}): Ajv2020 {
+  const ajv = new Ajv2020({
+    strict: opts.strict ?? false,
+    allErrors: true,
+    validateFormats: true,
+    // The spec's own examples and sandbox bodies are validated as given: never coerce or default.
+    coerceTypes: false,
+    useDefaults: false,
+    // OpenAPI 3.1 annotation keywords that carry no validation.
+    keywords: opts.strict ? ['discriminator', 'xml', 'externalDocs', 'example'] : [],
+  });
+  addFormats(ajv);
+  return ajv;
+}
+
+export interface SchemaProblem {
+  /** JSON Pointer into the validated value. */
+  pointer: string;
+  message: string;
+}
+
+export function describeErrors(errors: ErrorObject[] | null | undefined): SchemaProblem[] {
+  if (!errors) return [];
+  const out: SchemaProblem[] = [];
+  const seen = new Set<string>();
+  for (const e of errors) {
+    // oneOf reports every failed branch and then itself; the branch detail is noise to a reader.
+    let pointer = e.instancePath || '';
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'additionalProperties') {
+      const extra = (e.params as { additionalProperty?: string }).additionalProperty;
+      pointer = `${pointer}/${extra}`;
+      message = 'is not allowed here (unknown property)';
+    } else if (e.keyword === 'required') {
+      const missing = (e.params as { missingProperty?: string }).missingProperty;
+      pointer = `${pointer}/${missing}`;
+      message = 'is required';
+    } else if (e.keyword === 'enum') {
+      message = `must be one of ${JSON.stringify((e.params as { allowedValues?: unknown[] }).allowedValues)}`;
+    }
+    const key = `${pointer} ${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ pointer: pointer || '/', message });
+  }
+  return out;
+}
+
+export type { ValidateFunction };

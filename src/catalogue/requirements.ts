@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { UsageError } from '../errors.js';
+import { createAjv, describeErrors } from './json-schema.js';
+import { displayPath, pointerToPath, readSourceFile } from './yaml-file.js';
+
+export const LEVELS = ['MUST', 'CONTRACT', 'SHOULD', 'PROFILE', 'INFO'] as const;
+export type Level = (typeof LEVELS)[number];
+
+export type RequirementSource =
+  | { seed: string }
+  | { standard: string; clause: string; url?: string }
+  | { profile: string };
+
+export interface Requirement {
+  id: string;
+  level: Level;
+  /** target: checked against a server; client: an obligation on this suite, proven by the project's own tests. */
+  scope: 'target' | 'client';
+  statement: string;
+  source: RequirementSource;
+  verification: string;
+  testedBy: string | undefined;
+  notTested: string | undefined;
+  retired: boolean;
+}
+
+export interface RequirementCatalogue {
+  path: string;
+  sha256: string;
+  all: Requirement[];
+  byId: Map<string, Requirement>;
+  get(id: string): Requirement;
+}
+
+const SCHEMA_PATH = fileURLToPath(new URL('../../spec/requirements.schema.json', import.meta.url));
+
+/** Renders a requirement's source as one citation line ("seed: Endpoints, rule 1"). */
+export function citeSource(s: RequirementSource): string {
+  if ('seed' in s) return `seed spec: ${s.seed}`;
+  if ('standard' in s) return `${s.standard}, ${s.clause}`;
+  return `reference profile: ${s.profile}`;
+}
+
+export function loadRequirements(path: string): RequirementCatalogue {
+  const file = readSourceFile(path, 'requirement catalogue');
+  const shown = displayPath(path);
+  const ajv = createAjv();
+  const validate = ajv.compile(JSON.parse(readFileSync(SCHEMA_PATH, 'utf8')) as object);
+  if (!validate(file.data)) {
+    const problems = describeErrors(validate.errors);
+    // Prefer the deepest problem: it names the field to fix.
+    const p = [...problems].sort((a, b) => b.pointer.length - a.pointer.length)[0]!;
+    const where = pointerToPath(p.pointer);
+    throw new UsageError(`requirement catalogue entry invalid at ${where.join('.') || '(root)'}: ${p.message}`, {
+      file: shown,
+      where: String(file.lineOf(where) ?? ''),
+      fix: 'each entry needs id (FSAPI-AREA-NNN), level (MUST, CONTRACT, SHOULD, PROFILE, INFO), statement, source and verification; see spec/requirements.schema.json',
+    });
+  }
+  const data = file.data as { requirements: Record<string, unknown>[] };
+  const byId = new Map<string, Requirement>();
+  data.requirements.forEach((r, i) => {
+    const req: Requirement = {
+      id: String(r['id']),
+      level: r['level'] as Level,
+      scope: r['scope'] === 'client' ? 'client' : 'target',
+      statement: String(r['statement']),
+      source: r['source'] as RequirementSource,
+      verification: String(r['verification']),
+      testedBy: r['tested_by'] as string | undefined,
+      notTested: r['not_tested'] as string | undefined,
+      retired: r['retired'] === true,
+    };
+    if (byId.has(req.id)) {
+      throw new UsageError(`requirement ${req.id} is listed twice`, {
+        file: shown,
+        where: String(file.lineOf(['requirements', i]) ?? ''),
+        fix: 'requirement IDs are stable and unique: give the new entry the next free number',
+      });
+    }
+    byId.set(req.id, req);
+  });
+  return {
+    path,
+    sha256: createHash('sha256').update(readFileSync(path)).digest('hex'),
+    all: [...byId.values()],
+    byId,
+    get(id) {
+      const r = byId.get(id);
+      if (!r) throw new Error(`unknown requirement ${id}: every check must name an entry of ${shown}`);
+      return r;
+    },
+  };
+}

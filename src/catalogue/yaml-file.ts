@@ -1,0 +1,65 @@
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { isMap, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import { UsageError } from '../errors.js';
+
+/** A parsed YAML or JSON file that remembers where each value came from, so errors can name a line. */
+export interface SourceFile {
+  path: string;
+  data: unknown;
+  /** Line (1-based) of the value at a path of keys and indexes, or of its nearest ancestor found. */
+  lineOf(path: ReadonlyArray<string | number>): number | undefined;
+}
+
+export function displayPath(p: string): string {
+  const r = relative(process.cwd(), p);
+  return r.startsWith('..') ? p : r;
+}
+
+export function readSourceFile(path: string, what: string): SourceFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read the ${what} (${code ?? 'read error'})`, {
+      file: displayPath(path),
+      fix: code === 'ENOENT' ? `check the path; it must name an existing ${what} file` : 'check the file permissions',
+    });
+  }
+  const lines = new LineCounter();
+  const doc: Document = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    const err = doc.errors[0]!;
+    const pos = lines.linePos(err.pos[0]);
+    throw new UsageError(`the ${what} is not valid YAML or JSON: ${err.message.split('\n')[0]}`, {
+      file: displayPath(path),
+      where: `${pos.line}:${pos.col}`,
+      fix: 'correct the syntax at that line (indentation, quotes, duplicate keys)',
+    });
+  }
+  const data = doc.toJS({ maxAliasCount: -1 }) as unknown;
+  return {
+    path,
+    data,
+    lineOf(p) {
+      // Walk as far down the path as the document goes, then report that node's line.
+      for (let n = p.length; n >= 0; n--) {
+        const node = doc.getIn(p.slice(0, n), true) as { range?: [number, number, number] } | undefined;
+        if (node && typeof node === 'object' && node.range) return lines.linePos(node.range[0]).line;
+        const parent = n > 0 ? doc.getIn(p.slice(0, n - 1), true) : doc.contents;
+        if ((isMap(parent) || isSeq(parent)) && parent.range && n === 0) return lines.linePos(parent.range[0]).line;
+      }
+      return undefined;
+    },
+  };
+}
+
+/** Splits an ajv instancePath ("/paths/~1customers/post") into keys. */
+export function pointerToPath(pointer: string): string[] {
+  if (!pointer) return [];
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+}

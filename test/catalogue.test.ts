@@ -1,0 +1,114 @@
+/** The catalogue module: bad spec or catalogue files give one error naming the file, the place and the fix. */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadSpec, loadRequirements, REFERENCE_SPEC_PATH, REQUIREMENTS_PATH } from '../src/catalogue/index.js';
+import { UsageError } from '../src/errors.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'fsapi-catalogue-'));
+const write = (name: string, text: string) => {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+};
+async function failure(p: Promise<unknown> | (() => unknown)): Promise<UsageError> {
+  try {
+    await (typeof p === 'function' ? p() : p);
+  } catch (e) {
+    expect(e).toBeInstanceOf(UsageError);
+    return e as UsageError;
+  }
+  throw new Error('expected a UsageError');
+}
+
+describe('loadSpec', () => {
+  it('indexes the reference profile by operation and group', async () => {
+    const spec = await loadSpec(REFERENCE_SPEC_PATH);
+    expect(spec.operations).toHaveLength(spec.byId.size);
+    expect(spec.byId.get('listAccounts')).toMatchObject({ group: 'accounts', method: 'GET', path: '/accounts' });
+    expect(spec.sha256).toMatch(/^[a-f0-9]{64}$/);
+  });
+
+  it('names a missing file', async () => {
+    const e = await failure(loadSpec(join(dir, 'nope.yaml')));
+    expect(e.describe()).toMatch(/nope\.yaml: cannot read the OpenAPI document \(ENOENT\)/);
+  });
+
+  it('names the line of a YAML syntax error', async () => {
+    const e = await failure(loadSpec(write('broken.yaml', 'openapi: 3.1.0\ninfo:\n  title: x\n   version: 1\n')));
+    expect(e.file).toMatch(/broken\.yaml$/);
+    expect(e.where).toMatch(/^[34]:/); // the parser flags the mapping that the bad indent breaks
+    expect(e.fix).toMatch(/syntax/);
+  });
+
+  it('refuses a document that is not OpenAPI, saying what to supply', async () => {
+    const e = await failure(loadSpec(write('notapi.json', '{"swagger": "2.0", "info": {}}')));
+    expect(e.message).toMatch(/not an OpenAPI document/);
+    expect(e.fix).toMatch(/OpenAPI 3\.0 or 3\.1/);
+  });
+
+  it('refuses an invalid OpenAPI 3.1 document and points at the offending line', async () => {
+    const text = readFileSync(REFERENCE_SPEC_PATH, 'utf8').replace('    post:\n      operationId: createCustomer', '    post:\n      operationId: 42');
+    const e = await failure(loadSpec(write('invalid.yaml', text)));
+    expect(e.message).toMatch(/not a valid OpenAPI 3\.1\.0 document/);
+    expect(Number(e.where)).toBeGreaterThan(0);
+  });
+
+  it('accepts an OpenAPI 3.0 document and treats nullable as a null alternative', async () => {
+    const p = write(
+      'v30.yaml',
+      `openapi: 3.0.3
+info: { title: t, version: '1' }
+paths:
+  /accounts:
+    get:
+      operationId: listAccounts
+      tags: [Accounts]
+      responses:
+        '200':
+          description: ok
+          content:
+            application/json:
+              schema: { type: object, properties: { nickname: { type: string, nullable: true } } }
+`,
+    );
+    const spec = await loadSpec(p);
+    const op = spec.byId.get('listAccounts')!;
+    expect(spec.validateResponse(op, 200, 'application/json', { nickname: null })).toEqual({ kind: 'ok' });
+    expect(spec.validateResponse(op, 200, 'application/json', { nickname: 3 }).kind).toBe('schema');
+    expect(spec.validateResponse(op, 500, 'application/json', {}).kind).toBe('undocumented-status');
+    expect(spec.validateResponse(op, 200, 'text/plain', 'x').kind).toBe('undocumented-media-type');
+  });
+});
+
+describe('loadRequirements', () => {
+  it('loads the catalogue', () => {
+    const cat = loadRequirements(REQUIREMENTS_PATH);
+    expect(cat.get('FSAPI-AUTH-001').level).toBe('MUST');
+    expect(() => cat.get('FSAPI-NOPE-001')).toThrow(/unknown requirement/);
+  });
+
+  it('refuses a duplicate ID and names its line', async () => {
+    const text = readFileSync(REQUIREMENTS_PATH, 'utf8').replace('id: FSAPI-AUTH-002', 'id: FSAPI-AUTH-001');
+    const e = await failure(() => loadRequirements(write('dup.yaml', text)));
+    expect(e.message).toMatch(/FSAPI-AUTH-001 is listed twice/);
+    expect(Number(e.where)).toBeGreaterThan(50);
+  });
+
+  it('refuses an unknown level and says which levels exist', async () => {
+    const text = readFileSync(REQUIREMENTS_PATH, 'utf8').replace('level: SHOULD', 'level: MAY');
+    const e = await failure(() => loadRequirements(write('level.yaml', text)));
+    expect(e.message).toMatch(/level/);
+    expect(e.fix).toMatch(/MUST, CONTRACT, SHOULD, PROFILE, INFO/);
+  });
+
+  it('refuses a MUST that cites no seed section', async () => {
+    const text = readFileSync(REQUIREMENTS_PATH, 'utf8').replace(
+      'source: { seed: "Authentication > Keys, rule 3" }',
+      'source: { profile: somewhere }',
+    );
+    const e = await failure(() => loadRequirements(write('must.yaml', text)));
+    expect(e.message).toMatch(/requirements\.0\.source/);
+  });
+});
