@@ -1,26 +1,49 @@
-import { loadCatalogue } from '../catalogue/index.js';
 import { isUsageError } from '../errors.js';
+import { nearest, parseCommandArgs, renderHelp } from './command.js';
+import { COMMANDS } from './commands/index.js';
+
+function topHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
+  return [
+    'fsapi-conformance: conformance and contract tests for the Financial Services API v1',
+    '',
+    'usage: fsapi-conformance <command> [options]',
+    '',
+    'commands:',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)} ${c.summary}`),
+    '',
+    'Run `fsapi-conformance <command> --help` for its options, environment variables and exit codes.',
+  ].join('\n');
+}
 
 /** Runs the CLI and returns the exit code. Usage errors print one message; nothing prints a stack trace. */
 export async function main(argv: string[]): Promise<number> {
-  const [command = 'run'] = argv;
+  const [name, ...rest] = argv;
   try {
-    if (command === 'run') {
-      const cat = await loadCatalogue();
-      console.log(
-        `contract valid: ${cat.spec.operations.length} operations in 12 groups, ${cat.requirements.all.length} requirements.\n` +
-          'The harness is not built yet: no target was tested and no verdict is given.',
-      );
+    if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+      console.log(topHelp());
+      return name === undefined ? 2 : 0;
+    }
+    const cmd = COMMANDS.find((c) => c.name === name);
+    if (!cmd) {
+      const near = nearest(name, COMMANDS.map((c) => c.name));
+      console.error(`error: unknown command "${name}"${near ? ` (did you mean "${near}"?)` : ''}; see fsapi-conformance --help`);
+      return 2;
+    }
+    const args = parseCommandArgs(cmd, rest);
+    if (args.values['help']) {
+      console.log(renderHelp(cmd));
       return 0;
     }
-    console.error(`unknown command: ${command}`);
-    return 2;
+    return await cmd.run(args);
   } catch (e) {
     if (isUsageError(e)) {
       console.error(`error: ${e.describe()}`);
       return 2;
     }
+    // An internal fault: say so in one line; the stack only when asked for (FSAPI_DEBUG=1).
     console.error(`internal error: ${(e as Error).message}`);
+    if (process.env['FSAPI_DEBUG']) console.error((e as Error).stack);
     return 3;
   }
 }

@@ -1,0 +1,130 @@
+import { parseArgs } from 'node:util';
+import { UsageError } from '../errors.js';
+
+/** A command-line option. Help text and parsing both come from this one declaration. */
+export interface OptionSpec {
+  name: string;
+  type: 'string' | 'boolean';
+  short?: string;
+  multiple?: boolean;
+  /** Value placeholder in help, e.g. "N" or "FILE". */
+  value?: string;
+  description: string;
+  default?: string;
+  /** The environment variable that sets the same thing (flags win over it). */
+  env?: string;
+}
+
+export interface EnvSpec {
+  name: string;
+  description: string;
+  default?: string;
+  secret?: boolean;
+}
+
+export interface CommandSpec {
+  name: string;
+  summary: string;
+  usage: string;
+  /** Paragraphs shown under the usage line. */
+  description?: string;
+  options: OptionSpec[];
+  /** Environment variables read by the command that have no flag (secrets, for instance). */
+  env?: EnvSpec[];
+  exitCodes: { code: number; meaning: string }[];
+  /** Whether positional arguments are accepted. */
+  positionals?: { name: string; description: string; min?: number; max?: number };
+  run(args: ParsedArgs): Promise<number>;
+}
+
+export interface ParsedArgs {
+  values: Record<string, string | boolean | string[] | undefined>;
+  positionals: string[];
+}
+
+export const HELP_OPTION: OptionSpec = { name: 'help', short: 'h', type: 'boolean', description: 'Show this help and exit.' };
+
+/** Parses argv against a command's options; unknown flags name the nearest valid one. */
+export function parseCommandArgs(cmd: CommandSpec, argv: string[]): ParsedArgs {
+  const options = [...cmd.options, HELP_OPTION];
+  const config: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {};
+  for (const o of options) {
+    config[o.name] = { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) };
+  }
+  try {
+    const { values, positionals } = parseArgs({ args: argv, options: config, allowPositionals: true, strict: true });
+    const max = cmd.positionals?.max ?? (cmd.positionals ? Infinity : 0);
+    if (!values['help'] && positionals.length > max) {
+      throw new UsageError(`${cmd.name}: unexpected argument "${positionals[max]}"`, { fix: `see: fsapi-conformance ${cmd.name} --help` });
+    }
+    if (!values['help'] && cmd.positionals?.min && positionals.length < cmd.positionals.min) {
+      throw new UsageError(`${cmd.name}: missing ${cmd.positionals.name}`, { fix: `usage: ${cmd.usage}` });
+    }
+    return { values: values as ParsedArgs['values'], positionals };
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    const msg = (e as Error).message;
+    const unknown = /Unknown option '(-{1,2}[^']+)'/.exec(msg);
+    if (unknown) {
+      const given = unknown[1]!.replace(/^-+/, '').split('=')[0]!;
+      const near = nearest(given, options.map((o) => o.name));
+      throw new UsageError(`${cmd.name}: unknown option ${unknown[1]}${near ? ` (did you mean --${near}?)` : ''}`, {
+        fix: `see: fsapi-conformance ${cmd.name} --help`,
+      });
+    }
+    throw new UsageError(`${cmd.name}: ${msg.split('\n')[0]}`, { fix: `see: fsapi-conformance ${cmd.name} --help` });
+  }
+}
+
+/** The closest candidate by edit distance, when it is close enough to be a plausible typo. */
+export function nearest(given: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const c of candidates) {
+    const d = distance(given.toLowerCase(), c.toLowerCase());
+    if (d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return best !== undefined && bestDistance <= Math.max(2, Math.floor(given.length / 3)) ? best : undefined;
+}
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length]!;
+}
+
+/** Renders `<command> --help`. */
+export function renderHelp(cmd: CommandSpec): string {
+  const lines = [`fsapi-conformance ${cmd.name}: ${cmd.summary}`, '', `usage: ${cmd.usage}`];
+  if (cmd.description) lines.push('', cmd.description.trim());
+  if (cmd.positionals) lines.push('', 'arguments:', `  ${cmd.positionals.name.padEnd(26)} ${cmd.positionals.description}`);
+  const opts = [...cmd.options, HELP_OPTION];
+  lines.push('', 'options:');
+  for (const o of opts) {
+    const flag = `${o.short ? `-${o.short}, ` : ''}--${o.name}${o.type === 'string' ? ` ${o.value ?? 'VALUE'}` : ''}`;
+    const extra = [o.default !== undefined ? `default: ${o.default}` : '', o.env ? `env: ${o.env}` : '', o.multiple ? 'repeatable' : '']
+      .filter(Boolean)
+      .join('; ');
+    lines.push(`  ${flag.padEnd(26)} ${o.description}${extra ? ` (${extra})` : ''}`);
+  }
+  if (cmd.env?.length) {
+    lines.push('', 'environment (also read from .env):');
+    for (const e of cmd.env) {
+      lines.push(`  ${e.name.padEnd(26)} ${e.description}${e.default !== undefined ? ` (default: ${e.default})` : ''}${e.secret ? ' [secret: never a flag]' : ''}`);
+    }
+  }
+  lines.push('', 'exit codes:');
+  for (const x of cmd.exitCodes) lines.push(`  ${String(x.code).padEnd(4)} ${x.meaning}`);
+  return lines.join('\n');
+}
