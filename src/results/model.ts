@@ -1,0 +1,147 @@
+/**
+ * The result model: what a run produces, independent of how it is rendered.
+ * The harness fills it; the reporters (JSON, Markdown, JUnit, Allure, diff, merge) read it.
+ * `RunReport` is exactly the content of conformance.json (schema: reports/conformance.schema.json).
+ */
+import type { Level } from '../catalogue/requirements.js';
+import type { SuiteSlug } from '../catalogue/groups.js';
+
+export type CheckStatus = 'passed' | 'failed' | 'warning' | 'skipped' | 'error';
+export const CHECK_STATUSES: readonly CheckStatus[] = ['passed', 'failed', 'warning', 'skipped', 'error'];
+
+export type Verdict = 'conformant' | 'non-conformant' | 'incomplete';
+
+/** Check families: one module of the check library each, plus hand-written group flows and gap observations. */
+export type Family =
+  | 'auth'
+  | 'idempotency'
+  | 'headers'
+  | 'schema'
+  | 'input'
+  | 'tenancy'
+  | 'transport'
+  | 'versioning'
+  | 'http'
+  | 'flow'
+  | 'observation';
+
+/** One HTTP exchange, redacted at recording time: no configured secret ever reaches this structure. */
+export interface RecordedExchange {
+  started_at: string;
+  duration_ms: number;
+  request: {
+    method: string;
+    url: string;
+    headers: Record<string, string>;
+    /** Body as text, cut at the evidence cap. */
+    body?: string;
+    body_truncated?: boolean;
+  };
+  response?: {
+    status: number;
+    headers: Record<string, string>;
+    body?: string;
+    body_truncated?: boolean;
+    /** Bytes received (may exceed what was kept). */
+    size_bytes: number;
+  };
+  /** Transport failure: timeout, reset, TLS, size cap... */
+  error?: string;
+}
+
+export interface CheckResult {
+  /** Stable identity across runs: `<requirement> <operation|group> <variant>`; baseline diffs and shard merges key on it. */
+  id: string;
+  /** The test name as vitest shows it; starts with the requirement ID. */
+  name: string;
+  requirement: string;
+  level: Level;
+  group: SuiteSlug;
+  family: Family;
+  operation?: string;
+  /** The requirement's source, cited ("seed spec: Endpoints, rule 1"). */
+  clause: string;
+  title: string;
+  status: CheckStatus;
+  /** Why it failed, warned, errored or was skipped; what was observed for INFO. */
+  message?: string;
+  /** For INFO checks: what the target was observed to do, for the gap report. */
+  observation?: string;
+  duration_ms: number;
+  exchanges: RecordedExchange[];
+  /** A curl line that repeats the decisive request, with the key as $FSAPI_API_KEY. */
+  reproduce?: string;
+}
+
+export type StatusCounts = Record<CheckStatus, number> & { total: number };
+
+export interface Gap {
+  requirement: string;
+  statement: string;
+  observations: string[];
+}
+
+export interface BaselineDiff {
+  baseline: { path: string; run_id: string; verdict: Verdict; started_at: string };
+  /** Failed, errored or warned now; passed (or absent) in the baseline. */
+  newly_failing: DiffEntry[];
+  /** Passed now; failed, errored or warned in the baseline. */
+  fixed: DiffEntry[];
+  added: DiffEntry[];
+  removed: DiffEntry[];
+  regression: boolean;
+}
+
+export interface DiffEntry {
+  id: string;
+  requirement: string;
+  level: Level;
+  before?: CheckStatus;
+  after?: CheckStatus;
+  message?: string;
+}
+
+export interface RunReport {
+  schema_version: 1;
+  suite: { name: 'fsapi-conformance'; version: string };
+  spec: { path: string; title: string; openapi: string; sha256: string; reference_profile: boolean };
+  requirements: { path: string; sha256: string; count: number };
+  target: {
+    base_url: string;
+    environment: 'sandbox' | 'live';
+    /** True when the run started its own embedded reference sandbox. */
+    embedded: boolean;
+    tenant_id?: string;
+    sandbox_faults?: string[];
+  };
+  run: {
+    id: string;
+    seed: number;
+    started_at: string;
+    finished_at: string;
+    duration_ms: number;
+    phases: { startup_ms: number; preflight_ms: number; suites_ms: number; reports_ms: number };
+    strict: boolean;
+    groups: SuiteSlug[];
+    shard?: { index: number; count: number };
+    /** Shard reports this one was merged from. */
+    merged_from?: string[];
+    concurrency: number;
+    requests_sent: number;
+    /** How to find what the run created on the target. */
+    resources_created: { count: number; by_type: Record<string, number>; label: string };
+    node: string;
+    platform: string;
+    /** Why the run is incomplete, when it is. */
+    incomplete_reason?: string;
+  };
+  verdict: Verdict;
+  counts: {
+    by_status: StatusCounts;
+    by_level: Record<Level, StatusCounts>;
+    by_group: Record<string, StatusCounts>;
+  };
+  checks: CheckResult[];
+  gaps: Gap[];
+  baseline?: BaselineDiff;
+}

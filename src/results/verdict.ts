@@ -1,0 +1,64 @@
+import { LEVELS, type Level } from '../catalogue/requirements.js';
+import { CHECK_STATUSES, type CheckResult, type CheckStatus, type RunReport, type StatusCounts, type Verdict } from './model.js';
+
+/** Levels whose failure makes a target non-conformant (SHOULD and PROFILE count too under --strict, as failures). */
+export const BLOCKING_LEVELS: readonly Level[] = ['MUST', 'CONTRACT'];
+
+/**
+ * conformant: no blocking check failed or errored; non-conformant otherwise; incomplete when the run was cut short.
+ * Under --strict the harness records SHOULD/PROFILE failures as `failed` (not `warning`), and they then block too.
+ */
+export function computeVerdict(checks: readonly CheckResult[], opts: { incomplete?: boolean } = {}): Verdict {
+  if (opts.incomplete) return 'incomplete';
+  const blocking = checks.some(
+    (c) => (c.status === 'failed' && c.level !== 'INFO') || (c.status === 'error' && BLOCKING_LEVELS.includes(c.level)),
+  );
+  return blocking ? 'non-conformant' : 'conformant';
+}
+
+/** Exit codes, documented in the README and in `run --help`. */
+export const EXIT = {
+  conformant: 0,
+  nonConformant: 1,
+  usage: 2,
+  internal: 3,
+  regression: 4,
+  incomplete: 5,
+} as const;
+
+export const EXIT_CODE_HELP = [
+  { code: EXIT.conformant, meaning: 'conformant: no MUST or CONTRACT check failed or errored' },
+  { code: EXIT.nonConformant, meaning: 'non-conformant: a MUST or CONTRACT check failed or errored (with --strict, also SHOULD/PROFILE)' },
+  { code: EXIT.usage, meaning: 'configuration, file or connectivity error before testing (one message says what to fix)' },
+  { code: EXIT.internal, meaning: 'internal error of the suite' },
+  { code: EXIT.regression, meaning: 'with --baseline: a check that passed in the baseline fails now (takes precedence over 0 and 1)' },
+  { code: EXIT.incomplete, meaning: 'incomplete: the run was interrupted (SIGINT/SIGTERM); the report holds what was learnt' },
+];
+
+export function exitCodeFor(verdict: Verdict, regression = false): number {
+  if (verdict === 'incomplete') return EXIT.incomplete;
+  if (regression) return EXIT.regression;
+  return verdict === 'conformant' ? EXIT.conformant : EXIT.nonConformant;
+}
+
+export function emptyCounts(): StatusCounts {
+  return { total: 0, passed: 0, failed: 0, warning: 0, skipped: 0, error: 0 };
+}
+
+export function countStatuses(checks: readonly CheckResult[]): RunReport['counts'] {
+  const byStatus = emptyCounts();
+  const byLevel = Object.fromEntries(LEVELS.map((l) => [l, emptyCounts()])) as Record<Level, StatusCounts>;
+  const byGroup: Record<string, StatusCounts> = {};
+  const add = (c: StatusCounts, s: CheckStatus) => {
+    c[s]++;
+    c.total++;
+  };
+  for (const c of checks) {
+    add(byStatus, c.status);
+    add(byLevel[c.level], c.status);
+    add((byGroup[c.group] ??= emptyCounts()), c.status);
+  }
+  return { by_status: byStatus, by_level: byLevel, by_group: byGroup };
+}
+
+export { CHECK_STATUSES };
