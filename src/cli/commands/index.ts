@@ -1,5 +1,8 @@
 import type { CommandSpec } from '../command.js';
 import { runCommand } from './run.js';
+import { reportCommand } from './report.js';
+import { diffCommand } from './diff.js';
+import { mergeCommand } from './merge.js';
 
 /** Every command of the CLI, in the order `--help` lists them. Each lives in its own module here. */
-export const COMMANDS: CommandSpec[] = [runCommand];
+export const COMMANDS: CommandSpec[] = [runCommand, reportCommand, diffCommand, mergeCommand];

@@ -1,21 +1,92 @@
-import { loadCatalogue } from '../../catalogue/index.js';
-import type { CommandSpec } from '../command.js';
+import { relative } from 'node:path';
+import { loadRunConfig } from '../../config/run-config.js';
+import { SETTINGS } from '../../config/variables.js';
+import type { RunReport } from '../../results/model.js';
+import { EXIT_CODE_HELP, exitCodeFor } from '../../results/verdict.js';
+import { runConformance } from '../../runner/run.js';
+import type { CommandSpec, OptionSpec } from '../command.js';
+
+const options: OptionSpec[] = SETTINGS.filter((s) => s.flag && !s.secret).map((s) => ({
+  name: s.flag!,
+  type: s.type === 'boolean' ? 'boolean' : 'string',
+  ...(s.type === 'list' && s.flag === 'sandbox-fault' ? { multiple: true } : {}),
+  ...(s.value ? { value: s.value } : {}),
+  description: s.description,
+  ...(s.default !== undefined ? { default: s.default } : {}),
+  env: s.env,
+}));
+
+const MAX_LISTED = 15;
 
 export const runCommand: CommandSpec = {
   name: 'run',
-  summary: 'run the conformance suites against a target (today: validates the contract only)',
-  usage: 'fsapi-conformance run',
-  options: [],
-  exitCodes: [
-    { code: 0, meaning: 'the contract is valid' },
-    { code: 2, meaning: 'the contract files are invalid' },
-  ],
-  async run() {
-    const cat = await loadCatalogue();
-    console.log(
-      `contract valid: ${cat.spec.operations.length} operations in 12 groups, ${cat.requirements.all.length} requirements.\n` +
-        'The harness is not built yet: no target was tested and no verdict is given.',
-    );
-    return 0;
+  summary: 'run the conformance suites against a target (default: the embedded sandbox) and write reports',
+  usage: 'fsapi-conformance run [options]',
+  description: `
+With no target configured, starts the embedded reference sandbox and runs every group against it.
+Point it at your own target with FSAPI_BASE_URL, FSAPI_API_KEY and FSAPI_TENANT_ID (environment or .env).
+Flags override the environment for everything except secrets, which are read only from the environment.
+Reports go to <report-dir>/<run-id>/ (conformance.json, summary.md, junit.xml, allure-results/, SHA256SUMS)
+and <report-dir>/latest points at the newest.`,
+  options,
+  env: SETTINGS.filter((s) => s.secret).map((s) => ({ name: s.env, description: s.description, secret: true })),
+  exitCodes: EXIT_CODE_HELP,
+  async run(args) {
+    const cfg = loadRunConfig(args.values);
+    const log = (line: string) => process.stderr.write(`${line}\n`);
+    const target = cfg.target ? `${cfg.target.baseUrl} (${cfg.environment})` : `embedded reference sandbox${cfg.sandboxFaults.length ? ` with fault(s) ${cfg.sandboxFaults.join(', ')}` : ''}`;
+    log(`fsapi-conformance: ${target}`);
+    log(`seed ${cfg.seed}${cfg.seedGiven ? '' : ` (repeat this run with --seed ${cfg.seed})`}${cfg.shard ? `, shard ${cfg.shard.index}/${cfg.shard.count}` : ''}${cfg.strict ? ', strict' : ''}`);
+
+    const interrupt = new AbortController();
+    let signals = 0;
+    const onSignal = (sig: NodeJS.Signals) => {
+      signals++;
+      if (signals === 1) {
+        log(`\n${sig}: stopping; the report will hold what was learnt (verdict incomplete). Press again to quit at once.`);
+        interrupt.abort(new Error(`interrupted by ${sig}`));
+      } else {
+        process.exit(130);
+      }
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    try {
+      const { report, written } = await runConformance(cfg, log, interrupt.signal);
+      log('');
+      log(renderConsoleSummary(report, written.dir));
+      return exitCodeFor(report.verdict, written.regression);
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
   },
 };
+
+function renderConsoleSummary(r: RunReport, dir: string): string {
+  const c = r.counts.by_status;
+  const lines = [
+    `verdict: ${r.verdict.toUpperCase()}${r.run.incomplete_reason ? ` (${r.run.incomplete_reason})` : ''}`,
+    `${c.total} checks: ${c.passed} passed, ${c.failed} failed, ${c.warning} warnings, ${c.skipped} skipped, ${c.error} errors  ` +
+      `| ${r.run.requests_sent} requests in ${(r.run.duration_ms / 1000).toFixed(1)} s`,
+  ];
+  const bad = r.checks.filter((x) => x.status === 'failed' || x.status === 'error');
+  if (bad.length) {
+    lines.push('', 'failures and errors:');
+    for (const x of bad.slice(0, MAX_LISTED)) lines.push(`  ${x.status === 'error' ? 'ERROR' : 'FAIL '} ${x.name}\n        ${x.message ?? ''}`);
+    if (bad.length > MAX_LISTED) lines.push(`  ... and ${bad.length - MAX_LISTED} more (see summary.md)`);
+  }
+  const warn = r.checks.filter((x) => x.status === 'warning');
+  if (warn.length) {
+    lines.push('', `warnings (${warn.length}; --strict makes them fail):`);
+    for (const x of warn.slice(0, 5)) lines.push(`  WARN  ${x.name}\n        ${x.message ?? ''}`);
+    if (warn.length > 5) lines.push(`  ... and ${warn.length - 5} more (see summary.md)`);
+  }
+  if (r.baseline) {
+    const b = r.baseline;
+    lines.push('', `baseline ${b.baseline.run_id}: ${b.newly_failing.length} newly failing, ${b.fixed.length} fixed, ${b.added.length} added, ${b.removed.length} removed`);
+  }
+  const rel = relative(process.cwd(), dir) || dir;
+  lines.push('', `reports: ${rel}/ (summary.md, conformance.json, junit.xml${r.run ? '' : ''})`);
+  return lines.join('\n');
+}

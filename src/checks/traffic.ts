@@ -1,0 +1,138 @@
+/**
+ * Judgements on every response a suite receives for a known operation (Schemathesis calls these
+ * response_schema_conformance, status_code_conformance, content_type_conformance, ...). The observer applies them
+ * to all traffic as it arrives; one check per operation and requirement, run last, reports the findings.
+ */
+import type { Operation, SpecDocument } from '../catalogue/openapi.js';
+import { CheckFailure } from '../harness/assert.js';
+import type { CheckDef } from '../harness/check.js';
+import type { HttpResponse } from '../http/client.js';
+import type { TrafficEvaluator, TrafficFinding } from '../harness/observer.js';
+import type { CheckFamily } from './plan.js';
+
+const isJsonMedia = (m: string) => m === 'application/json' || /^application\/[\w.+-]+\+json$/.test(m);
+const isError = (res: HttpResponse) => res.status >= 400;
+
+/** Stack frames, interpreter tracebacks, framework error codes and source paths: internals a client must not see. */
+const LEAK_PATTERNS: [RegExp, string][] = [
+  [/\bat\s+[\w$.<>[\]]+\s+\((?:file:\/\/)?[^()\s]+:\d+:\d+\)/, 'a JavaScript stack frame'],
+  [/\n\s+at\s+[\w$.<>]+/, 'a stack trace'],
+  [/Traceback \(most recent call last\)/, 'a Python traceback'],
+  [/\b(?:java|javax|org\.springframework|org\.hibernate)\.[\w.]+(?:Exception|Error)\b/, 'a Java exception class'],
+  [/\bFST_[A-Z_]{3,}\b/, 'a framework error code (FST_...)'],
+  [/"stack"\s*:\s*"/, 'a "stack" member'],
+  [/(?:\/|\\)node_modules(?:\/|\\)/, 'a node_modules path'],
+  [/(?:^|[\s"'(])\/(?:home|usr|opt|srv|var|app|src)\/[\w./-]+\.(?:js|ts|mjs|cjs|py|rb|java|go|php)\b/, 'a server file path'],
+];
+
+export function leaks(text: string): string | undefined {
+  for (const [re, what] of LEAK_PATTERNS) if (re.test(text)) return what;
+  return undefined;
+}
+
+export function evaluatorsFor(spec: SpecDocument): { evaluate: TrafficEvaluator; appliesTo: (res: HttpResponse) => string[] }[] {
+  return [
+    {
+      appliesTo: (res) => (res.text.length > 0 ? ['FSAPI-MEDIA-001'] : []),
+      evaluate: (_op, res) => {
+        if (res.text.length === 0) return [];
+        if (!isJsonMedia(res.contentType)) return [{ requirement: 'FSAPI-MEDIA-001', message: `${res.status} body labelled ${res.contentType || 'with no Content-Type'}, not JSON` }];
+        if (res.jsonError) return [{ requirement: 'FSAPI-MEDIA-001', message: `${res.status} body is labelled JSON but does not parse: ${res.jsonError}` }];
+        return [];
+      },
+    },
+    {
+      appliesTo: () => ['FSAPI-CONTRACT-001', 'FSAPI-CONTRACT-002', 'FSAPI-CONTRACT-003', 'FSAPI-CONTRACT-005'],
+      evaluate: (op, res) => contractFindings(spec, op, res),
+    },
+    {
+      appliesTo: (res) => (isError(res) ? ['FSAPI-ERR-001', 'FSAPI-ERR-002'] : []),
+      evaluate: (_op, res) => (isError(res) ? errorFindings(res) : []),
+    },
+  ];
+}
+
+function contractFindings(spec: SpecDocument, op: Operation, res: HttpResponse): TrafficFinding[] {
+  const out: TrafficFinding[] = [];
+  const documented = spec.responseFor(op, res.status);
+  if (!documented) {
+    out.push({ requirement: 'FSAPI-CONTRACT-002', message: `status ${res.status} is not documented for ${op.operationId} (documented: ${op.responses.map((r) => r.status).join(', ')})` });
+    return out;
+  }
+  for (const h of documented.headers) {
+    if (h.required && res.headers[h.name] === undefined) {
+      out.push({ requirement: 'FSAPI-CONTRACT-005', message: `${res.status} lacks the required header ${h.name}` });
+    }
+  }
+  if (res.text.length === 0) {
+    if (documented.content.length > 0) out.push({ requirement: 'FSAPI-CONTRACT-003', message: `${res.status} has no body; the spec documents ${documented.content.map((c) => c.mediaType).join(', ')}` });
+    return out;
+  }
+  const body = res.json !== undefined ? res.json : res.text;
+  const verdict = spec.validateResponse(op, res.status, res.contentType, body);
+  if (verdict.kind === 'undocumented-media-type') {
+    out.push({ requirement: 'FSAPI-CONTRACT-003', message: `${res.status} media type ${verdict.mediaType} is not documented (documented: ${verdict.documented.join(', ')})` });
+  } else if (verdict.kind === 'schema') {
+    const first = verdict.problems.slice(0, 3).map((p) => `${p.pointer} ${p.message}`).join('; ');
+    out.push({ requirement: 'FSAPI-CONTRACT-001', message: `${res.status} body breaks the ${op.operationId} schema: ${first}${verdict.problems.length > 3 ? ` (+${verdict.problems.length - 3} more)` : ''}` });
+  }
+  return out;
+}
+
+function errorFindings(res: HttpResponse): TrafficFinding[] {
+  const out: TrafficFinding[] = [];
+  const leak = res.text ? leaks(res.text) : undefined;
+  if (leak) out.push({ requirement: 'FSAPI-ERR-002', message: `${res.status} error body reveals ${leak}` });
+  const problem = (): string | undefined => {
+    if (res.contentType !== 'application/problem+json') return `is labelled ${res.contentType || 'with no Content-Type'}, not application/problem+json`;
+    const j = res.json;
+    if (typeof j !== 'object' || j === null || Array.isArray(j)) return 'is not a JSON object';
+    const p = j as Record<string, unknown>;
+    for (const m of ['type', 'title', 'detail', 'instance']) if (p[m] !== undefined && typeof p[m] !== 'string') return `member ${m} is not a string`;
+    if (p['status'] !== undefined && p['status'] !== res.status) return `member status is ${JSON.stringify(p['status'])}, the HTTP status is ${res.status}`;
+    return undefined;
+  };
+  const why = problem();
+  if (why) out.push({ requirement: 'FSAPI-ERR-001', message: `${res.status} error body ${why}` });
+  return out;
+}
+
+/** One check per operation and requirement over the traffic observed; run after every other check of the suite. */
+const OBSERVED: { requirement: string; variant: string; title: string; family: CheckDef['family'] }[] = [
+  { requirement: 'FSAPI-MEDIA-001', variant: 'observed-json', title: 'every response body observed is JSON', family: 'headers' },
+  { requirement: 'FSAPI-CONTRACT-001', variant: 'observed-schema', title: 'every response body observed conforms to its schema', family: 'schema' },
+  { requirement: 'FSAPI-CONTRACT-002', variant: 'observed-status', title: 'every status observed is documented', family: 'schema' },
+  { requirement: 'FSAPI-CONTRACT-003', variant: 'observed-media-type', title: 'every media type observed is documented', family: 'schema' },
+  { requirement: 'FSAPI-CONTRACT-005', variant: 'observed-headers', title: 'every required response header observed is present', family: 'schema' },
+  { requirement: 'FSAPI-ERR-001', variant: 'observed-problem', title: 'every error observed is a problem document', family: 'schema' },
+  { requirement: 'FSAPI-ERR-002', variant: 'observed-no-internals', title: 'no error observed reveals internals', family: 'schema' },
+];
+
+export const trafficFamily: CheckFamily = {
+  name: 'observed traffic',
+  forOperation(op) {
+    if (!op.group) return [];
+    return OBSERVED.map((o) => ({
+      requirement: o.requirement,
+      family: o.family,
+      group: op.group!,
+      operation: op.operationId,
+      variant: o.variant,
+      title: o.title,
+      last: true,
+      async run(ctx) {
+        const seen = ctx.observed.responses(op.operationId);
+        if (seen === 0) ctx.skip(`no response to ${op.operationId} was observed in this suite`);
+        const applicable = ctx.observed.applicable(op.operationId, o.requirement);
+        if (applicable === 0) ctx.skip(`none of the ${seen} responses observed for ${op.operationId} is one this requirement applies to`);
+        const findings = ctx.observed.findings(op.operationId, o.requirement);
+        for (const f of findings) ctx.attach(f.exchange);
+        if (findings.length) {
+          const more = findings.length - 1 + ctx.observed.overflow(op.operationId, o.requirement);
+          throw new CheckFailure(`${findings[0]!.message}${more ? ` (and ${more} more of ${applicable} responses)` : ''}`);
+        }
+        ctx.observe(`${applicable} responses judged`);
+      },
+    }));
+  },
+};

@@ -1,0 +1,49 @@
+/**
+ * Every setting of `run`: its environment variable, its flag (never for secrets), default and meaning.
+ * One table feeds parsing, `run --help`, the README table and .env.example, so they cannot drift.
+ */
+export interface Setting {
+  env: string;
+  flag?: string;
+  type: 'string' | 'boolean' | 'list';
+  value?: string;
+  secret?: boolean;
+  default?: string;
+  description: string;
+}
+
+export const SETTINGS: readonly Setting[] = [
+  { env: 'FSAPI_BASE_URL', flag: 'base-url', type: 'string', value: 'URL', default: '(unset: start the embedded sandbox)', description: 'Base URL of the target, ending in /v1/ (https only).' },
+  { env: 'FSAPI_API_KEY', type: 'string', secret: true, description: 'Secret key sent as Api-Key. Required with FSAPI_BASE_URL.' },
+  { env: 'FSAPI_TENANT_ID', flag: 'tenant-id', type: 'string', value: 'ID', description: 'Business identifier sent as x-tenant-id. Required with FSAPI_BASE_URL.' },
+  { env: 'FSAPI_ENVIRONMENT', flag: 'environment', type: 'string', value: 'sandbox|live', default: 'sandbox', description: 'Environment of the key; in live, no write is sent unless --allow-live-writes.' },
+  { env: 'FSAPI_CA_FILE', flag: 'ca-file', type: 'string', value: 'FILE', description: 'Extra trusted CA certificate (PEM), added to the system roots. Verification is never switched off.' },
+  { env: 'FSAPI_PUBLIC_KEY', type: 'string', secret: true, description: 'Public key of the same environment: unlocks the public-key-refused checks.' },
+  { env: 'FSAPI_LIVE_API_KEY', type: 'string', secret: true, description: 'Live secret key: unlocks the live-key-refused-on-sandbox checks.' },
+  { env: 'FSAPI_REVOKED_API_KEY', type: 'string', secret: true, description: 'A revoked key: unlocks the revoked-key checks.' },
+  { env: 'FSAPI_SECOND_API_KEY', type: 'string', secret: true, description: "Another business's secret key: unlocks tenant isolation checks (with FSAPI_SECOND_TENANT_ID)." },
+  { env: 'FSAPI_SECOND_TENANT_ID', flag: 'second-tenant-id', type: 'string', value: 'ID', description: "The other business's x-tenant-id." },
+  { env: 'FSAPI_WEBHOOK_SECRET', type: 'string', secret: true, description: 'Webhook secret (whsec_...): unlocks signature checks (with FSAPI_WEBHOOK_LISTEN).' },
+  { env: 'FSAPI_WEBHOOK_LISTEN', flag: 'webhook-listen', type: 'string', value: 'HOST:PORT', description: "Where the suite's webhook receiver listens; the target must be set to deliver there." },
+  { env: 'FSAPI_PLAIN_HTTP_URL', flag: 'plain-http-url', type: 'string', value: 'URL', default: 'the base URL with http://, same port', description: 'Where the plain-HTTP probe goes (it carries a dummy key, never the real one).' },
+  { env: 'FSAPI_SPEC', flag: 'spec', type: 'string', value: 'FILE', default: 'spec/openapi.yaml (reference profile)', description: "The vendor's own OpenAPI 3.x document; CONTRACT checks hold the target to it." },
+  { env: 'FSAPI_CAPABILITIES', flag: 'capabilities', type: 'string', value: 'FILE', description: 'YAML/JSON file declaring implemented groups, operations and optional features.' },
+  { env: 'FSAPI_GROUPS', flag: 'groups', type: 'list', value: 'LIST', default: 'all 12 groups + transport, versioning', description: 'Comma-separated suites to run (e.g. customers,accounts,transport).' },
+  { env: 'FSAPI_SEED', flag: 'seed', type: 'string', value: 'N', default: 'random, printed and stored', description: 'Seed of the generated data; the same seed repeats the same run.' },
+  { env: 'FSAPI_CONCURRENCY', flag: 'concurrency', type: 'string', value: 'N', default: '8 embedded, 4 remote', description: 'Checks in flight at once per suite.' },
+  { env: 'FSAPI_RATE_LIMIT', flag: 'rate-limit', type: 'string', value: 'N', default: '0 (unlimited) embedded, 20 remote', description: 'Requests per second across the whole run (0 = no cap).' },
+  { env: 'FSAPI_TIMEOUT_MS', flag: 'timeout-ms', type: 'string', value: 'MS', default: '10000', description: 'Per-request timeout.' },
+  { env: 'FSAPI_MAX_RESPONSE_BYTES', flag: 'max-response-bytes', type: 'string', value: 'N', default: '1048576', description: 'Response bodies are cut (and reported) beyond this size.' },
+  { env: 'FSAPI_REPORT_DIR', flag: 'report-dir', type: 'string', value: 'DIR', default: 'reports', description: 'Where reports/<run-id>/ and reports/latest are written.' },
+  { env: 'FSAPI_STRICT', flag: 'strict', type: 'boolean', default: 'false', description: 'SHOULD and PROFILE failures fail (and block the verdict) instead of warning.' },
+  { env: 'FSAPI_ALLOW_LIVE_WRITES', flag: 'allow-live-writes', type: 'boolean', default: 'false', description: 'In live, allow the checks that create or change data.' },
+  { env: 'FSAPI_HTML', flag: 'html', type: 'boolean', default: 'false', description: 'Also build the single-file Allure HTML report.' },
+  { env: 'FSAPI_BASELINE', flag: 'baseline', type: 'string', value: 'FILE', description: 'Earlier conformance.json to compare with; regressions exit 4.' },
+  { env: 'FSAPI_SHARD', flag: 'shard', type: 'string', value: 'I/N', description: 'Run only shard I of N (1-based), for CI matrix jobs; merge the reports afterwards.' },
+  { env: 'FSAPI_SANDBOX_FAULTS', flag: 'sandbox-fault', type: 'list', value: 'NAME', description: 'Embedded sandbox only: switch on fault(s), to see the suite catch them.' },
+  { env: 'FSAPI_IDEMPOTENCY_PARALLEL', flag: 'idempotency-parallel', type: 'string', value: 'N', default: '8', description: 'Parallel identical POSTs in the concurrency checks.' },
+  { env: 'FSAPI_WEBHOOK_WAIT_MS', flag: 'webhook-wait-ms', type: 'string', value: 'MS', default: '10000', description: 'How long to wait for a webhook delivery or retry.' },
+  { env: 'FSAPI_REPLAY_DELAY_MS', flag: 'replay-delay-ms', type: 'string', value: 'MS', default: '2000', description: 'Age of the idempotency key in the delayed-replay check.' },
+];
+
+export const KNOWN_ENV = new Set(SETTINGS.map((s) => s.env).concat(['FSAPI_DEBUG', 'FSAPI_SANDBOX_PORT', 'FSAPI_SANDBOX_WEBHOOK_URL', 'FSAPI_SANDBOX_WEBHOOK_SECRET']));

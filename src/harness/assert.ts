@@ -1,0 +1,67 @@
+import type { HttpResponse } from '../http/client.js';
+
+/** The target broke the check's expectation. Its message must read on its own in a report. */
+export class CheckFailure extends Error {
+  override readonly name = 'CheckFailure';
+}
+
+/** The check cannot run here (missing credential, operation not declared...). Not a failure. */
+export class CheckSkipped extends Error {
+  override readonly name = 'CheckSkipped';
+}
+
+export function fail(message: string): never {
+  throw new CheckFailure(message);
+}
+
+export function check(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new CheckFailure(message);
+}
+
+/** "POST /v1/customers" for messages. */
+export function describeRequest(res: HttpResponse): string {
+  const u = new URL(res.exchange.request.url);
+  return `${res.exchange.request.method} ${u.pathname}${u.search}`;
+}
+
+/** Expects a status (or one of several, or a class such as 4xx given as a predicate). */
+export function expectStatus(res: HttpResponse, expected: number | readonly number[] | ((s: number) => boolean), what = 'status'): void {
+  const ok = typeof expected === 'function' ? expected(res.status) : Array.isArray(expected) ? expected.includes(res.status) : res.status === expected;
+  if (!ok) {
+    const want = typeof expected === 'function' ? describePredicate(expected) : Array.isArray(expected) ? expected.join(' or ') : String(expected);
+    fail(`${describeRequest(res)}: expected ${what} ${want}, got ${res.status}${summariseBody(res)}`);
+  }
+}
+
+const is2xx = (s: number) => s >= 200 && s < 300;
+const is4xx = (s: number) => s >= 400 && s < 500;
+export const STATUS = { is2xx, is4xx };
+
+function describePredicate(p: (s: number) => boolean): string {
+  if (p === is2xx) return '2xx';
+  if (p === is4xx) return '4xx';
+  return 'matching the requirement';
+}
+
+/** A short excerpt of the body for failure messages: the problem detail, or the first characters. */
+export function summariseBody(res: HttpResponse): string {
+  if (!res.text) return '';
+  const j = res.json as { detail?: unknown; title?: unknown; code?: unknown } | undefined;
+  if (j && typeof j === 'object' && (typeof j.detail === 'string' || typeof j.title === 'string')) {
+    return ` (${[j.code, j.title, j.detail].filter((x) => typeof x === 'string').join(': ')})`;
+  }
+  const t = res.text.replace(/\s+/g, ' ').slice(0, 120);
+  return ` (body: ${t}${res.text.length > 120 ? '...' : ''})`;
+}
+
+/** The `id` member of a JSON body, if any. */
+export function idOf(res: HttpResponse): string | undefined {
+  const j = res.json as { id?: unknown } | undefined;
+  return j && typeof j === 'object' && typeof j.id === 'string' ? j.id : undefined;
+}
+
+/** The `data` array of a list body, if any. */
+export function listItems(res: HttpResponse): Record<string, unknown>[] | undefined {
+  const j = res.json as { data?: unknown } | undefined;
+  return j && typeof j === 'object' && Array.isArray(j.data) ? (j.data as Record<string, unknown>[]) : undefined;
+}

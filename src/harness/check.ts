@@ -1,0 +1,172 @@
+import type { Faker } from '@faker-js/faker';
+import type { SuiteSlug } from '../catalogue/groups.js';
+import type { Operation, SpecDocument } from '../catalogue/openapi.js';
+import type { Requirement, RequirementCatalogue } from '../catalogue/requirements.js';
+import { citeSource } from '../catalogue/requirements.js';
+import type { HttpResponse, RequestSpec } from '../http/client.js';
+import type { Redactor } from '../http/redact.js';
+import type { CheckResult, CheckStatus, Family, RecordedExchange } from '../results/model.js';
+import { CheckFailure, CheckSkipped } from './assert.js';
+import type { TrafficObserver } from './observer.js';
+import type { WorkerConfig } from './worker-config.js';
+import type { World } from './world.js';
+
+/** Credentials or data a check needs; without them it is skipped with the reason, never dropped. */
+export type Need = 'second-tenant' | 'public-key' | 'live-key' | 'revoked-key' | 'webhooks' | 'plain-http';
+
+/**
+ * A check is data plus a small function (test262 style): the metadata says what and why, `run` says how.
+ * Level and clause are not repeated here: they come from the requirement catalogue, the one source of truth.
+ */
+export interface CheckDef {
+  requirement: string;
+  family: Family;
+  group: SuiteSlug;
+  /** operationId of the operation under test, when there is one. */
+  operation?: string;
+  /** Short stable slug that tells this check apart from its siblings ("no-key", "replay"). */
+  variant: string;
+  /** What is checked, in a few words; the test name is `<requirement> [<level>] <operation>: <title>`. */
+  title: string;
+  needs?: Need[];
+  /** Other operations the check calls; it is skipped when the spec in use or the capabilities lack one. */
+  uses?: string[];
+  /** Sends a request meant to create or change data (skipped in live unless --allow-live-writes). */
+  writes?: boolean;
+  /** Depends on the reference profile's own rules (sandbox magic values); skipped for a vendor spec. */
+  referenceOnly?: boolean;
+  /** Runs after every concurrent check of its suite (checks over all observed traffic). */
+  last?: boolean;
+  timeoutMs?: number;
+  run(ctx: CheckContext): Promise<void>;
+}
+
+export interface CallOptions {
+  /** Whose credentials: the configured business (default) or the second one. */
+  as?: 'primary' | 'second';
+  /** Header overrides; undefined removes a default header (e.g. { 'Api-Key': undefined }). */
+  headers?: Record<string, string | undefined>;
+  /** POST only: a given key, or null to send none. Default: a fresh key. */
+  idempotencyKey?: string | null;
+  /** Send this text as the body instead of JSON-serialising `parts.body`. */
+  rawBody?: string | Buffer;
+  query?: Record<string, string | number | boolean | undefined>;
+  noRetry?: boolean;
+  timeoutMs?: number;
+}
+
+export interface RequestParts {
+  pathParams?: Record<string, string>;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+}
+
+export interface CheckContext {
+  readonly def: CheckDef;
+  readonly requirement: Requirement;
+  readonly op: Operation | undefined;
+  readonly spec: SpecDocument;
+  readonly config: WorkerConfig;
+  /** Prerequisite resources of the configured business, created on first use and shared in the suite. */
+  readonly world: World;
+  /** The same for the second business (only with `needs: ['second-tenant']`). */
+  readonly secondWorld: World;
+  /** Seeded per check: the same seed gives the same data whatever the order checks run in. */
+  readonly faker: Faker;
+  readonly signal: AbortSignal;
+  /** Judgements on every response this suite received, by operation (for the observed-traffic checks). */
+  readonly observed: TrafficObserver;
+  /** Calls an operation of the spec in use with default headers (Api-Key, x-tenant-id, JSON, a fresh Idempotency-Key on POST). */
+  call(op: Operation | string, parts?: RequestParts, opts?: CallOptions): Promise<HttpResponse>;
+  /** A raw request (probes outside the spec). Recorded as evidence like every other. */
+  send(spec: RequestSpec): Promise<HttpResponse>;
+  /** A fresh idempotency key, unique to this run, this check and this call. */
+  idempotencyKey(): string;
+  /** Resolves an operationId of the spec in use (skips the check when it is missing). */
+  operation(id: string): Operation;
+  skip(reason: string): never;
+  /** Records what was observed (INFO checks: the gap report; other checks: extra context). */
+  observe(text: string): void;
+  /** Adds an exchange recorded elsewhere (e.g. by the traffic observer) to this check's evidence. */
+  attach(x: RecordedExchange): void;
+}
+
+export function checkId(def: Pick<CheckDef, 'requirement' | 'operation' | 'group' | 'variant'>): string {
+  return `${def.requirement} ${def.operation ?? def.group} ${def.variant}`;
+}
+
+export function testName(def: CheckDef, req: Requirement): string {
+  return `${def.requirement} [${req.level}] ${def.operation ?? def.group}: ${def.title}`;
+}
+
+const MAX_EXCHANGES = 20;
+
+/** Evidence of one check: its exchanges, capped (first and last kept) so a report stays bounded. */
+export class EvidenceLog {
+  readonly exchanges: RecordedExchange[] = [];
+  dropped = 0;
+  add = (x: RecordedExchange): void => {
+    if (this.exchanges.length < MAX_EXCHANGES) {
+      this.exchanges.push(x);
+      return;
+    }
+    // Keep the first half as they were; slide the second half so the last exchanges (usually decisive) stay.
+    this.exchanges.splice(MAX_EXCHANGES / 2, 1);
+    this.exchanges.push(x);
+    this.dropped++;
+  };
+}
+
+/**
+ * Runs one check and turns whatever happened into a CheckResult: a CheckFailure is `failed` (or `warning` at
+ * SHOULD/PROFILE without --strict), a skip is `skipped` with its reason, anything else is `error`.
+ * Every message passes the redactor.
+ */
+export async function executeCheck(
+  def: CheckDef,
+  ctx: CheckContext,
+  env: { requirements: RequirementCatalogue; strict: boolean; redactor: Redactor; evidence: EvidenceLog; observations: string[]; reproduce: (x: RecordedExchange | undefined) => string | undefined },
+): Promise<CheckResult> {
+  const req = env.requirements.get(def.requirement);
+  const t0 = performance.now();
+  let status: CheckStatus = 'passed';
+  let message: string | undefined;
+  try {
+    await def.run(ctx);
+    if (env.observations.length) message = env.observations.join('; ');
+  } catch (e) {
+    if (e instanceof CheckSkipped) {
+      status = 'skipped';
+      message = e.message;
+    } else if (e instanceof CheckFailure && req.level !== 'INFO') {
+      status = req.level === 'MUST' || req.level === 'CONTRACT' || env.strict ? 'failed' : 'warning';
+      message = e.message;
+    } else {
+      status = 'error';
+      const err = e as Error;
+      message = e instanceof CheckFailure ? `an INFO check cannot fail: ${err.message}` : `${err.name === 'TransportError' ? '' : `${err.name}: `}${err.message}`;
+    }
+  }
+  const evidence = env.evidence.exchanges;
+  const decisive = evidence[evidence.length - 1];
+  const result: CheckResult = {
+    id: checkId(def),
+    name: testName(def, req),
+    requirement: def.requirement,
+    level: req.level,
+    group: def.group,
+    family: def.family,
+    ...(def.operation ? { operation: def.operation } : {}),
+    clause: citeSource(req.source),
+    title: def.title,
+    status,
+    ...(message ? { message: env.redactor.text(message) } : {}),
+    ...(req.level === 'INFO' && env.observations.length ? { observation: env.redactor.text(env.observations.join('; ')) } : {}),
+    duration_ms: Math.round(performance.now() - t0),
+    exchanges: evidence,
+  };
+  const line = env.reproduce(decisive);
+  if (line) result.reproduce = line;
+  if (env.evidence.dropped) result.message = `${result.message ?? ''}${result.message ? ' ' : ''}(${env.evidence.dropped} more exchanges not kept)`;
+  return result;
+}

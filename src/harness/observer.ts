@@ -1,0 +1,63 @@
+import type { Operation } from '../catalogue/openapi.js';
+import type { HttpResponse } from '../http/client.js';
+import type { RecordedExchange } from '../results/model.js';
+
+/** A judgement on one observed response, made as it arrives (see src/checks/traffic.ts). */
+export interface TrafficFinding {
+  requirement: string;
+  message: string;
+}
+
+export type TrafficEvaluator = (op: Operation, res: HttpResponse) => TrafficFinding[];
+
+interface Tally {
+  responses: number;
+  /** Responses that the requirement applies to (e.g. error responses for problem-details checks). */
+  applicable: Map<string, number>;
+  findings: Map<string, { message: string; exchange: RecordedExchange }[]>;
+}
+
+const KEEP = 5;
+
+/**
+ * Every response of a suite that exercised a known operation is judged against the contract and the
+ * standards as it arrives; the per-operation "observed traffic" checks, run last, report what was found.
+ * Only findings (a few per operation and requirement) are kept, so memory stays flat.
+ */
+export class TrafficObserver {
+  private readonly byOp = new Map<string, Tally>();
+
+  constructor(private readonly evaluators: { evaluate: TrafficEvaluator; appliesTo: (res: HttpResponse) => string[] }[]) {}
+
+  observe(op: Operation, res: HttpResponse): void {
+    let t = this.byOp.get(op.operationId);
+    if (!t) this.byOp.set(op.operationId, (t = { responses: 0, applicable: new Map(), findings: new Map() }));
+    t.responses++;
+    for (const ev of this.evaluators) {
+      for (const r of ev.appliesTo(res)) t.applicable.set(r, (t.applicable.get(r) ?? 0) + 1);
+      for (const f of ev.evaluate(op, res)) {
+        const list = t.findings.get(f.requirement) ?? [];
+        if (!t.findings.has(f.requirement)) t.findings.set(f.requirement, list);
+        if (list.length < KEEP) list.push({ message: f.message, exchange: res.exchange });
+        else (list as { overflow?: number } & typeof list).overflow = ((list as { overflow?: number }).overflow ?? 0) + 1;
+      }
+    }
+  }
+
+  responses(operationId: string): number {
+    return this.byOp.get(operationId)?.responses ?? 0;
+  }
+
+  applicable(operationId: string, requirement: string): number {
+    return this.byOp.get(operationId)?.applicable.get(requirement) ?? 0;
+  }
+
+  findings(operationId: string, requirement: string): { message: string; exchange: RecordedExchange }[] {
+    return this.byOp.get(operationId)?.findings.get(requirement) ?? [];
+  }
+
+  /** Findings beyond the ones kept as evidence. */
+  overflow(operationId: string, requirement: string): number {
+    return (this.byOp.get(operationId)?.findings.get(requirement) as { overflow?: number } | undefined)?.overflow ?? 0;
+  }
+}

@@ -1,0 +1,122 @@
+import { createHash } from 'node:crypto';
+import { Faker, base, en } from '@faker-js/faker';
+import { loadCatalogue, type Catalogue } from '../catalogue/index.js';
+import type { Operation } from '../catalogue/openapi.js';
+import { secretsOf } from '../config/run-config.js';
+import { TargetClient, type HttpResponse, type RequestSpec } from '../http/client.js';
+import { RateLimiter } from '../http/rate-limiter.js';
+import { Redactor } from '../http/redact.js';
+import type { RecordedExchange } from '../results/model.js';
+import { CheckSkipped } from './assert.js';
+import type { CallOptions, RequestParts } from './check.js';
+import type { WorkerConfig } from './worker-config.js';
+
+/** Per worker: the catalogue of the spec in use, the redactor, and one keep-alive client for the target. */
+export interface WorkerRuntime {
+  cfg: WorkerConfig;
+  catalogue: Catalogue;
+  client: TargetClient;
+  redactor: Redactor;
+  /** Cancelled when the run is interrupted. */
+  abort: AbortController;
+}
+
+let runtime: Promise<WorkerRuntime> | undefined;
+
+export function workerRuntime(cfg: WorkerConfig): Promise<WorkerRuntime> {
+  runtime ??= (async () => {
+    const catalogue = await loadCatalogue({ specPath: cfg.specPath });
+    const redactor = new Redactor(secretsOf(cfg.credentials));
+    const abort = new AbortController();
+    const client = new TargetClient({
+      baseUrl: cfg.baseUrl,
+      ...(cfg.caPem ? { caPem: cfg.caPem } : {}),
+      timeoutMs: cfg.timeoutMs,
+      maxResponseBytes: cfg.maxResponseBytes,
+      redactor,
+      limiter: new RateLimiter(cfg.ratePerWorker),
+      signal: abort.signal,
+    });
+    return { cfg, catalogue, client, redactor, abort };
+  })();
+  return runtime;
+}
+
+/** A 32-bit seed from the run seed and a label (check id, suite name): order-independent determinism. */
+export function seedFor(runSeed: number, label: string): number {
+  return createHash('sha256').update(`${runSeed}:${label}`).digest().readUInt32BE(0);
+}
+
+export function seededFaker(runSeed: number, label: string): Faker {
+  const f = new Faker({ locale: [en, base] });
+  f.seed(seedFor(runSeed, label));
+  return f;
+}
+
+/** A UUID-shaped idempotency key unique to this run, label and counter (never reused across runs). */
+export function idempotencyKeyFor(runId: string, label: string, n: number): string {
+  const h = createHash('sha256').update(`${runId}|${label}|${n}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Builds and sends a request for an operation, the way every caller (checks and worlds) does it: default
+ * headers, path filled, live-write guard, evidence and traffic observation.
+ */
+export function operationRequest(
+  rt: WorkerRuntime,
+  op: Operation,
+  parts: RequestParts,
+  opts: CallOptions,
+  freshKey: () => string,
+): RequestSpec {
+  const { cfg } = rt;
+  const principal = opts.as === 'second' ? cfg.credentials.second : { apiKey: cfg.credentials.apiKey, tenantId: cfg.credentials.tenantId };
+  if (!principal) throw new CheckSkipped('no second business configured (FSAPI_SECOND_API_KEY, FSAPI_SECOND_TENANT_ID)');
+  guardLiveWrite(cfg, op.method);
+  const headers: Record<string, string | undefined> = {
+    accept: 'application/json',
+    'Api-Key': principal.apiKey,
+    'x-tenant-id': principal.tenantId,
+  };
+  if (parts.body !== undefined || opts.rawBody !== undefined) headers['content-type'] = 'application/json';
+  if (op.method === 'POST') headers['Idempotency-Key'] = opts.idempotencyKey === null ? undefined : (opts.idempotencyKey ?? freshKey());
+  for (const [k, v] of Object.entries(opts.headers ?? {})) {
+    // Header names are case-insensitive: an override replaces the default whatever its case.
+    for (const existing of Object.keys(headers)) if (existing.toLowerCase() === k.toLowerCase()) delete headers[existing];
+    headers[k] = v;
+  }
+  return {
+    method: op.method,
+    path: fillPath(op.path, parts.pathParams ?? {}),
+    query: { ...parts.query, ...opts.query },
+    headers,
+    ...(opts.rawBody !== undefined ? { body: opts.rawBody } : parts.body !== undefined ? { json: parts.body } : {}),
+    operation: op,
+    ...(opts.noRetry ? { noRetry: true } : {}),
+    ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
+  };
+}
+
+/** In live, nothing that could write is sent unless --allow-live-writes; the check is skipped instead. */
+export function guardLiveWrite(cfg: WorkerConfig, method: string): void {
+  if (cfg.environment === 'live' && !cfg.allowLiveWrites && !SAFE_METHODS.has(method.toUpperCase())) {
+    throw new CheckSkipped(`live environment: ${method} requests are not sent without --allow-live-writes`);
+  }
+}
+
+export function fillPath(template: string, params: Record<string, string>): string {
+  return template.replace(/^\//, '').replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const v = params[name];
+    if (v === undefined) throw new Error(`path parameter ${name} of ${template} was not given`);
+    return encodeURIComponent(v);
+  });
+}
+
+export async function sendRecorded(rt: WorkerRuntime, spec: RequestSpec, record: (x: RecordedExchange) => void, observe?: (op: Operation, res: HttpResponse) => void): Promise<HttpResponse> {
+  const res = await rt.client.send(spec, record);
+  if (spec.operation && observe) observe(spec.operation, res);
+  return res;
+}

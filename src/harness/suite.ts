@@ -1,0 +1,187 @@
+import * as allure from 'allure-js-commons';
+import { afterAll, describe, inject, test } from 'vitest';
+import { groupTag, isGroupSlug, type SuiteSlug } from '../catalogue/groups.js';
+import type { Operation } from '../catalogue/openapi.js';
+import { genericChecks } from '../checks/index.js';
+import { evaluatorsFor } from '../checks/traffic.js';
+import type { CheckResult } from '../results/model.js';
+import { curlFor } from '../results/reproduce.js';
+import { createWorld } from '../world/index.js';
+import { CheckSkipped } from './assert.js';
+import { checkId, EvidenceLog, executeCheck, testName, type CheckContext, type CheckDef } from './check.js';
+import type { HttpResponse, RequestSpec } from '../http/client.js';
+import type { RecordedExchange } from '../results/model.js';
+import type { SuiteStats } from '../runner/collector.js';
+import { TrafficObserver } from './observer.js';
+import { preconditionFailure } from './preconditions.js';
+import { idempotencyKeyFor, operationRequest, seededFaker, seedFor, sendRecorded, workerRuntime, type WorkerRuntime } from './runtime.js';
+import type { WorkerConfig } from './worker-config.js';
+import type { World, WorldScope } from './world.js';
+
+/** The conformance run's worker config, or undefined outside a conformance run (planning, the project's own tests). */
+function runConfig(): WorkerConfig | undefined {
+  try {
+    return inject('fsapi');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Shard membership by a stable hash of the check id, so shards are even whatever the group sizes. */
+export function inShard(id: string, shard: { index: number; count: number } | undefined): boolean {
+  return !shard || seedFor(0, id) % shard.count === shard.index - 1;
+}
+
+type Sender = (req: RequestSpec, record: (x: RecordedExchange) => void) => Promise<HttpResponse>;
+
+const SEVERITY = { MUST: 'blocker', CONTRACT: 'critical', SHOULD: 'normal', PROFILE: 'minor', INFO: 'trivial' } as const;
+
+/**
+ * Declares a suite: the generic checks of the group's operations plus the suite's own flows. Inside a
+ * conformance run it registers them as vitest tests; anywhere else it does nothing, so suite files can be
+ * imported to plan (list) their checks.
+ */
+export async function defineSuite(suite: SuiteSlug, flows: CheckDef[]): Promise<void> {
+  const cfg = runConfig();
+  if (!cfg) return;
+  const rt = await workerRuntime(cfg);
+  const { spec } = rt.catalogue;
+  const plan = { spec, isReferenceProfile: rt.catalogue.isReferenceProfile };
+  const defs = [...genericChecks(suite, plan), ...flows].filter((d) => inShard(checkId(d), cfg.shard));
+  const observer = new TrafficObserver(evaluatorsFor(spec));
+  const stats: SuiteStats = { requests: 0, created: {} };
+  const observe = (op: Operation, res: HttpResponse) => {
+    if (res.status === 201 && res.headers['idempotent-replayed'] !== 'true') stats.created[op.operationId] = (stats.created[op.operationId] ?? 0) + 1;
+    observer.observe(op, res);
+  };
+  const send: Sender = (req, record) => {
+    stats.requests++;
+    return sendRecorded(rt, req, record, observe);
+  };
+  const worlds = new Map<'primary' | 'second', World>();
+  const worldOf = (principal: 'primary' | 'second'): World => {
+    let w = worlds.get(principal);
+    if (!w) {
+      let n = 0;
+      const scope: WorldScope = {
+        principal,
+        spec,
+        config: cfg,
+        faker: seededFaker(cfg.seed, `${suite}:world:${principal}`),
+        call: (id, parts = {}, opts = {}) => {
+          const op = spec.byId.get(id);
+          if (!op) throw new CheckSkipped(`operation ${id} is not in the spec in use`);
+          const req = operationRequest(rt, op, parts, { ...opts, as: principal }, () => idempotencyKeyFor(cfg.runId, `${suite}:world:${principal}`, n++));
+          return send(req, () => {});
+        },
+      };
+      w = createWorld(scope);
+      worlds.set(principal, w);
+    }
+    return w;
+  };
+
+  const register = (def: CheckDef) => {
+    const req = rt.catalogue.requirements.get(def.requirement);
+    test(testName(def, req), { timeout: def.timeoutMs ?? Math.max(30_000, cfg.timeoutMs * 4) }, async ({ task, skip }) => {
+      const result = await runOne(rt, def, observer, send, worldOf);
+      (task.meta as { fsapi?: CheckResult }).fsapi = result;
+      await allure.epic(isGroupSlug(suite) ? groupTag(suite) : suite);
+      await allure.feature(def.family);
+      await allure.story(def.requirement);
+      await allure.severity(SEVERITY[req.level]);
+      await allure.label('requirement', def.requirement);
+      await allure.label('level', req.level);
+      if (def.operation) await allure.label('operation', def.operation);
+      if ('standard' in req.source && req.source.url) await allure.link(req.source.url, `${def.requirement}: ${req.source.standard}`);
+      await allure.description(`${req.statement}\n\nSource: ${result.clause}\n\nVerification: ${req.verification}`);
+      if (result.exchanges.length) await allure.attachment('evidence.json', JSON.stringify(result.exchanges, null, 2), 'application/json');
+      if (result.status === 'warning') await allure.tag('warning');
+      if (result.status === 'skipped') skip(result.message);
+      if (result.status === 'failed' || result.status === 'warning' || result.status === 'error') {
+        throw new Error(`${result.status.toUpperCase()}: ${result.message ?? ''}`);
+      }
+    });
+  };
+
+  describe.concurrent(suite, () => {
+    for (const def of defs.filter((d) => !d.last)) register(def);
+  });
+  // Checks over everything the suite observed run after all the others (describe blocks run in order).
+  describe(`${suite}: observed traffic`, () => {
+    for (const def of defs.filter((d) => d.last)) register(def);
+    afterAll((s) => {
+      ((s as { meta: Record<string, unknown> }).meta as { fsapi_stats?: SuiteStats }).fsapi_stats = stats;
+    });
+  });
+}
+
+async function runOne(
+  rt: WorkerRuntime,
+  def: CheckDef,
+  observer: TrafficObserver,
+  send: Sender,
+  worldOf: (p: 'primary' | 'second') => World,
+): Promise<CheckResult> {
+  const { cfg, catalogue } = rt;
+  const { spec } = catalogue;
+  const id = checkId(def);
+  const evidence = new EvidenceLog();
+  const observations: string[] = [];
+  let keys = 0;
+  const op = def.operation ? spec.byId.get(def.operation) : undefined;
+  const ctx: CheckContext = {
+    def,
+    requirement: catalogue.requirements.get(def.requirement),
+    op,
+    spec,
+    config: cfg,
+    get world() {
+      return worldOf('primary');
+    },
+    get secondWorld() {
+      if (!cfg.credentials.second) throw new CheckSkipped('no second business configured (FSAPI_SECOND_API_KEY, FSAPI_SECOND_TENANT_ID)');
+      return worldOf('second');
+    },
+    faker: seededFaker(cfg.seed, id),
+    signal: rt.abort.signal,
+    observed: observer,
+    idempotencyKey: () => idempotencyKeyFor(cfg.runId, id, keys++),
+    operation(opId) {
+      const found = spec.byId.get(opId);
+      if (!found) throw new CheckSkipped(`operation ${opId} is not in the spec in use`);
+      if (cfg.capabilities?.excludeOperations.includes(opId)) throw new CheckSkipped(`operation ${opId} is not implemented (capabilities file)`);
+      return found;
+    },
+    call(opRef, parts = {}, opts = {}) {
+      const o = typeof opRef === 'string' ? ctx.operation(opRef) : opRef;
+      return send(operationRequest(rt, o, parts, opts, ctx.idempotencyKey), evidence.add);
+    },
+    send(req) {
+      return send(req, evidence.add);
+    },
+    skip(reason) {
+      throw new CheckSkipped(reason);
+    },
+    observe(text) {
+      observations.push(text);
+    },
+    attach: evidence.add,
+  };
+  const gated: CheckDef = {
+    ...def,
+    run: async (c) => {
+      const why = preconditionFailure(def, cfg, spec);
+      if (why) throw new CheckSkipped(why);
+      await def.run(c);
+    },
+  };
+  return executeCheck(gated, ctx, {
+    requirements: catalogue.requirements,
+    strict: cfg.strict,
+    redactor: rt.redactor,
+    evidence,
+    observations,
+    reproduce: (x) => curlFor(x, { caFile: !cfg.embedded && !!cfg.caPem }),
+  });
+}

@@ -1,0 +1,43 @@
+import type { Capabilities } from '../config/capabilities.js';
+import type { Credentials, Environment } from '../config/run-config.js';
+
+/**
+ * What the runner hands every vitest worker (through `provide`/`inject`). It holds secrets: it lives in
+ * memory only, and nothing writes it anywhere.
+ */
+export interface WorkerConfig {
+  runId: string;
+  seed: number;
+  strict: boolean;
+  environment: Environment;
+  allowLiveWrites: boolean;
+  embedded: boolean;
+  baseUrl: string;
+  caPem?: string;
+  credentials: Credentials;
+  plainHttpUrl?: string;
+  /** The run's webhook receiver: where workers read what it got. */
+  receiver?: { inspectUrl: string };
+  specPath: string;
+  isReferenceProfile: boolean;
+  capabilities?: Capabilities;
+  timeoutMs: number;
+  maxResponseBytes: number;
+  /** This worker's share of the run's request-rate cap (0 = none). */
+  ratePerWorker: number;
+  concurrency: number;
+  idempotencyParallel: number;
+  webhookWaitMs: number;
+  replayDelayMs: number;
+  shard?: { index: number; count: number };
+  /** How created resources are labelled, so a vendor can find them. */
+  label: { emailDomain: string; metadataKey: string; metadataValue: string };
+}
+
+export const PROVIDE_KEY = 'fsapi';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    fsapi: WorkerConfig;
+  }
+}

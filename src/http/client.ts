@@ -1,0 +1,270 @@
+import { rootCertificates } from 'node:tls';
+import { Agent, request, type Dispatcher } from 'undici';
+import type { Operation } from '../catalogue/openapi.js';
+import type { RecordedExchange } from '../results/model.js';
+import { delay, RateLimiter } from './rate-limiter.js';
+import type { Redactor } from './redact.js';
+
+export interface RequestSpec {
+  method: string;
+  /** Path relative to the base URL ("customers/cus_1"), or an absolute http(s) URL (probes). */
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  /** A value of undefined leaves the header out. */
+  headers?: Record<string, string | undefined>;
+  /** Serialised as the JSON body (Content-Type is the caller's choice, set in headers). */
+  json?: unknown;
+  /** A raw body, sent as is. */
+  body?: string | Buffer;
+  timeoutMs?: number;
+  /** The operation exercised, so every response can be checked against the contract. */
+  operation?: Operation;
+  /** Do not back off and retry on 429/503 (checks that probe those answers themselves). */
+  noRetry?: boolean;
+}
+
+export interface HttpResponse {
+  status: number;
+  /** Lower-case names. */
+  headers: Record<string, string>;
+  text: string;
+  /** The parsed body when it parses as JSON, else undefined. */
+  json: unknown;
+  jsonError?: string;
+  /** Media type without parameters, lower case; '' when absent. */
+  contentType: string;
+  sizeBytes: number;
+  durationMs: number;
+  exchange: RecordedExchange;
+}
+
+export type TransportErrorKind = 'timeout' | 'tls' | 'connect' | 'reset' | 'too-large' | 'aborted' | 'other';
+
+/** The request could not complete. Its message is safe to show: it never carries a secret. */
+export class TransportError extends Error {
+  override readonly name = 'TransportError';
+  constructor(
+    readonly kind: TransportErrorKind,
+    message: string,
+    readonly exchange: RecordedExchange,
+  ) {
+    super(message);
+  }
+}
+
+export interface ClientOptions {
+  baseUrl: string;
+  caPem?: string;
+  timeoutMs: number;
+  maxResponseBytes: number;
+  redactor: Redactor;
+  limiter?: RateLimiter;
+  /** Cancels every request of the run (SIGINT). */
+  signal?: AbortSignal;
+  /** Total time one request may spend waiting on Retry-After / 503 backoff. */
+  retryBudgetMs?: number;
+  onResponse?: (spec: RequestSpec, res: HttpResponse) => void;
+}
+
+const EVIDENCE_BODY_BYTES = 4096;
+const MAX_RETRIES = 3;
+
+/**
+ * HTTP to one target through one keep-alive undici Agent. TLS is always verified (system roots plus the
+ * optional CA); redirects are never followed (a 3xx is returned as is, so no credential crosses origins);
+ * every request has a timeout; bodies are cut at a size cap; every exchange is recorded, redacted.
+ */
+export class TargetClient {
+  readonly agent: Agent;
+  private sent = 0;
+
+  constructor(readonly opts: ClientOptions) {
+    this.agent = new Agent({
+      connect: { ca: opts.caPem ? [...rootCertificates, opts.caPem] : [...rootCertificates], rejectUnauthorized: true },
+      keepAliveTimeout: 10_000,
+      connections: 128,
+      headersTimeout: opts.timeoutMs,
+      bodyTimeout: opts.timeoutMs,
+    });
+  }
+
+  get requestsSent(): number {
+    return this.sent;
+  }
+
+  url(spec: Pick<RequestSpec, 'path' | 'query'>): string {
+    const u = /^https?:\/\//i.test(spec.path) ? new URL(spec.path) : new URL(spec.path.replace(/^\//, ''), this.opts.baseUrl);
+    for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined) u.searchParams.append(k, String(v));
+    return u.toString();
+  }
+
+  /** Sends one request (with polite retries on 429/503 unless noRetry); records every attempt. */
+  async send(spec: RequestSpec, record?: (x: RecordedExchange) => void): Promise<HttpResponse> {
+    let waited = 0;
+    const budget = this.opts.retryBudgetMs ?? 30_000;
+    for (let attempt = 0; ; attempt++) {
+      const res = await this.once(spec, record);
+      const retryable = res.status === 429 || res.status === 503;
+      if (!retryable || spec.noRetry || attempt >= MAX_RETRIES) return res;
+      const wait = retryAfterMs(res.headers['retry-after']) ?? 500 * 2 ** attempt;
+      if (waited + wait > budget) return res;
+      waited += wait;
+      await delay(wait, this.opts.signal);
+    }
+  }
+
+  private async once(spec: RequestSpec, record?: (x: RecordedExchange) => void): Promise<HttpResponse> {
+    const { redactor } = this.opts;
+    await this.opts.limiter?.acquire(this.opts.signal);
+    const url = this.url(spec);
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(spec.headers ?? {})) if (v !== undefined) headers[k] = v;
+    const body = spec.body ?? (spec.json !== undefined ? JSON.stringify(spec.json) : undefined);
+    const bodyText = body === undefined ? undefined : typeof body === 'string' ? body : body.toString('utf8');
+    const startedAt = new Date();
+    const t0 = performance.now();
+    const exchange: RecordedExchange = {
+      started_at: startedAt.toISOString(),
+      duration_ms: 0,
+      request: {
+        method: spec.method,
+        url: redactor.text(url),
+        headers: redactor.headers(headers),
+        ...(bodyText !== undefined ? evidenceBody(bodyText, redactor) : {}),
+      },
+    };
+    const timeoutMs = spec.timeoutMs ?? this.opts.timeoutMs;
+    const signals = [AbortSignal.timeout(timeoutMs)];
+    if (this.opts.signal) signals.push(this.opts.signal);
+    const signal = AbortSignal.any(signals);
+    this.sent++;
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(url, {
+        method: spec.method as Dispatcher.HttpMethod,
+        headers,
+        ...(body !== undefined ? { body } : {}),
+        dispatcher: this.agent,
+        signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+    } catch (e) {
+      throw this.fail(e, exchange, t0, timeoutMs, record);
+    }
+    const resHeaders = flattenHeaders(res.headers);
+    const cap = this.opts.maxResponseBytes;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of res.body) {
+        const b = chunk as Buffer;
+        size += b.length;
+        if (size > cap) {
+          res.body.destroy();
+          exchange.duration_ms = Math.round(performance.now() - t0);
+          exchange.response = { status: res.statusCode, headers: redactor.headers(resHeaders), size_bytes: size };
+          exchange.error = `response body exceeds the ${cap}-byte cap; reading stopped at ${size} bytes`;
+          record?.(exchange);
+          throw new TransportError('too-large', exchange.error, exchange);
+        }
+        chunks.push(b);
+      }
+    } catch (e) {
+      if (e instanceof TransportError) throw e;
+      exchange.response = { status: res.statusCode, headers: redactor.headers(resHeaders), size_bytes: size };
+      throw this.fail(e, exchange, t0, timeoutMs, record);
+    }
+    const raw = Buffer.concat(chunks);
+    const text = raw.toString('utf8');
+    const durationMs = performance.now() - t0;
+    exchange.duration_ms = Math.round(durationMs);
+    exchange.response = { status: res.statusCode, headers: redactor.headers(resHeaders), size_bytes: size, ...evidenceBody(text, redactor) };
+    record?.(exchange);
+    const contentType = (resHeaders['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    let json: unknown;
+    let jsonError: string | undefined;
+    if (text.length > 0) {
+      try {
+        json = JSON.parse(text) as unknown;
+      } catch (e) {
+        jsonError = (e as Error).message;
+      }
+      if (json !== undefined && !raw.equals(Buffer.from(text, 'utf8'))) jsonError = 'body is not valid UTF-8';
+    }
+    const out: HttpResponse = {
+      status: res.statusCode,
+      headers: resHeaders,
+      text,
+      json: jsonError ? undefined : json,
+      ...(jsonError ? { jsonError } : {}),
+      contentType,
+      sizeBytes: size,
+      durationMs,
+      exchange,
+    };
+    this.opts.onResponse?.(spec, out);
+    return out;
+  }
+
+  private fail(e: unknown, exchange: RecordedExchange, t0: number, timeoutMs: number, record?: (x: RecordedExchange) => void): TransportError {
+    const { kind, message } = classify(e, timeoutMs, this.opts.signal);
+    exchange.duration_ms = Math.round(performance.now() - t0);
+    exchange.error = this.opts.redactor.text(message);
+    record?.(exchange);
+    return new TransportError(kind, exchange.error, exchange);
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close().catch(() => this.agent.destroy());
+  }
+}
+
+function evidenceBody(text: string, redactor: Redactor): { body: string; body_truncated?: boolean } {
+  const cut = text.length > EVIDENCE_BODY_BYTES;
+  return { body: redactor.text(cut ? text.slice(0, EVIDENCE_BODY_BYTES) : text), ...(cut ? { body_truncated: true } : {}) };
+}
+
+function flattenHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+/** Retry-After in delta-seconds or HTTP-date (RFC 9110 section 10.2.3), capped at 30 s. */
+export function retryAfterMs(v: string | undefined): number | undefined {
+  if (!v) return undefined;
+  const ms = /^\d+$/.test(v.trim()) ? Number(v.trim()) * 1000 : Date.parse(v) - Date.now();
+  if (!Number.isFinite(ms)) return undefined;
+  return Math.min(Math.max(ms, 0), 30_000);
+}
+
+const TLS_CODES: Record<string, string> = {
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'the certificate is self-signed and not trusted',
+  SELF_SIGNED_CERT_IN_CHAIN: 'the certificate chain ends in an untrusted self-signed root',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'the certificate is not signed by a trusted CA',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'the certificate issuer is not trusted',
+  CERT_HAS_EXPIRED: 'the certificate has expired',
+  CERT_NOT_YET_VALID: 'the certificate is not yet valid',
+  ERR_TLS_CERT_ALTNAME_INVALID: "the certificate does not name this host",
+  ERR_SSL_WRONG_VERSION_NUMBER: 'the server did not answer TLS (is it plain HTTP?)',
+};
+
+function classify(e: unknown, timeoutMs: number, runSignal?: AbortSignal): { kind: TransportErrorKind; message: string } {
+  const err = e as { code?: string; name?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = err.code ?? err.cause?.code ?? '';
+  if (runSignal?.aborted) return { kind: 'aborted', message: 'the run was interrupted before the response arrived' };
+  if (err.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return { kind: 'timeout', message: `no complete response within ${timeoutMs} ms` };
+  }
+  if (TLS_CODES[code] || /certificate|SSL|TLS/i.test(err.message ?? '')) {
+    return { kind: 'tls', message: `TLS verification failed: ${TLS_CODES[code] ?? err.message} (${code || 'tls'})` };
+  }
+  if (['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ETIMEDOUT'].includes(code)) {
+    return { kind: 'connect', message: `cannot connect (${code})` };
+  }
+  if (['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'].includes(code)) {
+    return { kind: 'reset', message: `the connection was closed before the response was complete (${code})` };
+  }
+  return { kind: 'other', message: `${code ? `${code}: ` : ''}${err.message ?? String(e)}` };
+}

@@ -1,0 +1,69 @@
+import { basename } from 'node:path';
+import type { Reporter, TestCase, TestModule } from 'vitest/node';
+import type { CheckResult } from '../results/model.js';
+
+/** What the workers' suites report about themselves (suite meta `fsapi_stats`). */
+export interface SuiteStats {
+  requests: number;
+  /** Resources created (201 answers that were not replays), by operationId. */
+  created: Record<string, number>;
+}
+
+const ICON: Record<CheckResult['status'], string> = { passed: '.', failed: 'F', warning: 'W', skipped: 's', error: 'E' };
+
+/**
+ * Gathers the CheckResult each test leaves in its meta, and shows progress: a counter while it runs, a line
+ * per suite as each finishes. A test without a result (a crash before the check ran) becomes an `error`.
+ */
+export class ResultCollector implements Reporter {
+  readonly results: CheckResult[] = [];
+  readonly suiteErrors: string[] = [];
+  readonly stats: SuiteStats = { requests: 0, created: {} };
+  private done = 0;
+  private readonly started = performance.now();
+
+  constructor(
+    private readonly out: NodeJS.WriteStream,
+    private readonly expected: () => number,
+  ) {}
+
+  onTestCaseResult(test: TestCase): void {
+    const meta = test.meta() as { fsapi?: CheckResult };
+    const state = test.result().state;
+    if (meta.fsapi) {
+      this.results.push(meta.fsapi);
+    } else if (state !== 'pending') {
+      const err = test.result().errors?.[0];
+      this.suiteErrors.push(`${test.name}: ${err?.message ?? 'the test ended without a result'}`);
+    }
+    this.done++;
+    if (this.out.isTTY) this.out.write(`\r  ${this.done} checks done${this.expected() ? ` of ${this.expected()}` : ''}   `);
+  }
+
+  onTestModuleEnd(module: TestModule): void {
+    const suite = basename(module.moduleId).replace(/\.conformance\.ts$/, '');
+    for (const e of module.errors()) this.suiteErrors.push(`suite ${suite}: ${e.message}`);
+    for (const s of module.children.allSuites()) {
+      const st = (s.meta() as { fsapi_stats?: SuiteStats }).fsapi_stats;
+      if (!st) continue;
+      this.stats.requests += st.requests;
+      for (const [op, n] of Object.entries(st.created)) this.stats.created[op] = (this.stats.created[op] ?? 0) + n;
+    }
+    const mine = this.results.filter((r) => r.group === suite || module.moduleId.endsWith(`/${r.group}.conformance.ts`));
+    const counts = { passed: 0, failed: 0, warning: 0, skipped: 0, error: 0 };
+    for (const r of mine) counts[r.status]++;
+    const marks = mine.some((r) => r.status === 'failed' || r.status === 'error') ? 'x' : mine.some((r) => r.status === 'warning') ? '!' : 'ok';
+    const parts = Object.entries(counts).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`);
+    const line = `  ${marks.padEnd(3)} ${suite.padEnd(18)} ${String(mine.length).padStart(4)} checks  ${parts.join(', ')}  (${((module.diagnostic().duration ?? 0) / 1000).toFixed(1)} s)`;
+    this.out.write(`${this.out.isTTY ? '\r\x1b[K' : ''}${line}\n`);
+  }
+
+  /** A one-character-per-check strip, for logs where no TTY shows progress. */
+  strip(): string {
+    return this.results.map((r) => ICON[r.status]).join('');
+  }
+
+  elapsedMs(): number {
+    return performance.now() - this.started;
+  }
+}

@@ -1,0 +1,47 @@
+import type { SpecDocument } from '../catalogue/openapi.js';
+import type { Credentials } from '../config/run-config.js';
+import { UsageError } from '../errors.js';
+import { TargetClient, TransportError } from '../http/client.js';
+import { fillPath } from '../harness/runtime.js';
+
+/**
+ * One request before any suite starts: is the target reachable, is its TLS certificate trusted, does the API
+ * answer at the base URL, are the credentials accepted. A dead or misconfigured target gives one message and
+ * exit 2, not hundreds of failures.
+ */
+export async function preflight(client: TargetClient, spec: SpecDocument, creds: Credentials, baseUrl: string): Promise<void> {
+  const probe = spec.byId.get('listAccounts') ?? spec.operations.find((o) => o.method === 'GET' && !o.path.includes('{'));
+  const path = probe ? fillPath(probe.path, {}) : 'accounts';
+  const origin = new URL(baseUrl).origin;
+  let status: number;
+  let location: string | undefined;
+  try {
+    const res = await client.send({ method: 'GET', path, headers: { 'Api-Key': creds.apiKey, 'x-tenant-id': creds.tenantId, accept: 'application/json' }, noRetry: true });
+    status = res.status;
+    location = res.headers['location'];
+  } catch (e) {
+    if (!(e instanceof TransportError)) throw e;
+    const fixes: Record<string, string> = {
+      tls: 'if the target uses a private CA, set FSAPI_CA_FILE to its certificate (PEM); certificate verification cannot be switched off',
+      connect: 'check FSAPI_BASE_URL (host and port) and that the server is running and reachable from here',
+      timeout: 'check that the server is up; raise FSAPI_TIMEOUT_MS if it is just slow',
+      reset: 'check that the base URL speaks HTTPS on that port',
+    };
+    throw new UsageError(`preflight: ${origin} ${e.message}`, { fix: fixes[e.kind] ?? 'check FSAPI_BASE_URL and the network path to the target' });
+  }
+  if (status >= 300 && status < 400) {
+    throw new UsageError(`preflight: ${baseUrl}${path} redirects (${status}${location ? ` to ${location}` : ''}); the suite never follows redirects`, {
+      fix: 'set FSAPI_BASE_URL to the final https address of the API',
+    });
+  }
+  if (status === 404) {
+    throw new UsageError(`preflight: nothing answers at ${baseUrl}${path} (404): the base URL's path looks wrong`, {
+      fix: 'FSAPI_BASE_URL must be the base address of the API, ending with its version segment, e.g. https://api.example.com/v1/',
+    });
+  }
+  if (status === 401 || status === 403) {
+    throw new UsageError(`preflight: the target refused the configured credentials (${status} on GET ${path})`, {
+      fix: 'check that FSAPI_API_KEY is a valid secret key for FSAPI_ENVIRONMENT and belongs to the business FSAPI_TENANT_ID',
+    });
+  }
+}

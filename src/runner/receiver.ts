@@ -1,0 +1,132 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One delivery attempt as the receiver got it (raw body kept byte for byte, for signature checks). */
+export interface ReceivedDelivery {
+  seq: number;
+  received_at: string;
+  headers: Record<string, string>;
+  body: string;
+  /** What the receiver answered. */
+  answered: number;
+  webhook_id?: string;
+  event_type?: string;
+  object_id?: string;
+}
+
+/** Metadata value that asks the receiver to fail the first attempt of a delivery (to observe retries). */
+export const FAIL_FIRST_MARKER = 'fail-first';
+const MAX_KEPT = 5000;
+const MAX_BODY = 1_048_576;
+
+/**
+ * The suite's webhook receiver. It runs in the CLI process (so a target can be configured to deliver to a
+ * fixed address), records every attempt, and answers 2xx except the first attempt of an event whose object
+ * carries metadata `fsapi_webhook: fail-first`. Workers read what arrived through a long-poll endpoint under a
+ * random path, so nothing else on the network can read it.
+ */
+export class WebhookReceiver {
+  private readonly server: Server;
+  private readonly deliveries: ReceivedDelivery[] = [];
+  private readonly waiters = new Set<() => void>();
+  private readonly token = randomBytes(12).toString('hex');
+  private seq = 0;
+
+  constructor() {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server.keepAliveTimeout = 5_000;
+  }
+
+  async listen(host: string, port: number): Promise<{ url: string; inspectUrl: string }> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    const a = this.server.address() as AddressInfo;
+    const h = a.family === 'IPv6' ? `[${a.address}]` : a.address;
+    const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : h;
+    return { url: `http://${reachable}:${a.port}/webhooks`, inspectUrl: `http://${reachable}:${a.port}/__fsapi/${this.token}/deliveries` };
+  }
+
+  get count(): number {
+    return this.deliveries.length;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://receiver');
+    if (url.pathname === `/__fsapi/${this.token}/deliveries` && req.method === 'GET') return this.inspect(url, res);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const c of req) {
+      size += (c as Buffer).length;
+      if (size > MAX_BODY) {
+        res.writeHead(413).end();
+        return;
+      }
+      chunks.push(c as Buffer);
+    }
+    const body = Buffer.concat(chunks).toString('utf8');
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    let eventType: string | undefined;
+    let objectId: string | undefined;
+    let failFirst = false;
+    try {
+      const j = JSON.parse(body) as { type?: unknown; data?: { object?: { id?: unknown; metadata?: Record<string, unknown> } } };
+      if (typeof j.type === 'string') eventType = j.type;
+      if (typeof j.data?.object?.id === 'string') objectId = j.data.object.id;
+      failFirst = j.data?.object?.metadata?.['fsapi_webhook'] === FAIL_FIRST_MARKER;
+    } catch {
+      // Not JSON: recorded as is; the checks judge it.
+    }
+    const webhookId = headers['webhook-id'];
+    const seenBefore = webhookId !== undefined && this.deliveries.some((d) => d.webhook_id === webhookId);
+    const answered = failFirst && !seenBefore ? 503 : 200;
+    this.deliveries.push({
+      seq: ++this.seq,
+      received_at: new Date().toISOString(),
+      headers,
+      body,
+      answered,
+      ...(webhookId ? { webhook_id: webhookId } : {}),
+      ...(eventType ? { event_type: eventType } : {}),
+      ...(objectId ? { object_id: objectId } : {}),
+    });
+    if (this.deliveries.length > MAX_KEPT) this.deliveries.splice(0, this.deliveries.length - MAX_KEPT);
+    res.writeHead(answered, { 'content-type': 'text/plain' }).end(answered === 200 ? 'ok' : 'try again');
+    for (const w of [...this.waiters]) w();
+  }
+
+  /** GET ...?object_id=&type=&min=N&timeout_ms=: answers when at least N matching attempts arrived, or at the timeout. */
+  private inspect(url: URL, res: ServerResponse): void {
+    const objectId = url.searchParams.get('object_id');
+    const type = url.searchParams.get('type');
+    const min = Number(url.searchParams.get('min') ?? '1');
+    const timeout = Math.min(Number(url.searchParams.get('timeout_ms') ?? '0'), 120_000);
+    const match = () => this.deliveries.filter((d) => (!objectId || d.object_id === objectId) && (!type || d.event_type === type));
+    const answer = () => {
+      clearTimeout(timer);
+      this.waiters.delete(check);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(match()));
+    };
+    const check = () => {
+      if (match().length >= min) answer();
+    };
+    const timer = setTimeout(answer, timeout);
+    this.waiters.add(check);
+    res.on('close', () => {
+      clearTimeout(timer);
+      this.waiters.delete(check);
+    });
+    check();
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}

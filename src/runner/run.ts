@@ -1,0 +1,277 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import AllureReporter from 'allure-vitest/reporter';
+import { createVitest } from 'vitest/node';
+import { loadCatalogue, REFERENCE_SPEC_PATH, type Catalogue } from '../catalogue/index.js';
+import { isGroupSlug } from '../catalogue/groups.js';
+import { secretsOf, type Credentials, type RunConfig } from '../config/run-config.js';
+import { UsageError } from '../errors.js';
+import { LABEL_EMAIL_DOMAIN } from '../../fixtures/factories.js';
+import { TargetClient } from '../http/client.js';
+import { Redactor } from '../http/redact.js';
+import type { WorkerConfig } from '../harness/worker-config.js';
+import { ALLURE_RESULTS_DIR, gapsFromChecks, writeReports, type WrittenReports } from '../reports/index.js';
+import type { CheckResult, RunReport } from '../results/model.js';
+import { computeVerdict, countStatuses } from '../results/verdict.js';
+import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
+import { ResultCollector, type SuiteStats } from './collector.js';
+import { preflight } from './preflight.js';
+import { WebhookReceiver } from './receiver.js';
+
+const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const VERSION = '0.1.0';
+
+export interface RunOutcome {
+  report: RunReport;
+  written: WrittenReports;
+}
+
+interface Phases {
+  startup_ms: number;
+  preflight_ms: number;
+  suites_ms: number;
+  reports_ms: number;
+}
+
+/** A run id that sorts by time and never repeats: 20261120-231501-a1b2c3. */
+export function newRunId(now = new Date()): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${now.getUTCFullYear()}${p(now.getUTCMonth() + 1)}${p(now.getUTCDate())}-${p(now.getUTCHours())}${p(now.getUTCMinutes())}${p(now.getUTCSeconds())}-${randomBytes(3).toString('hex')}`;
+}
+
+/**
+ * One conformance run: start the embedded sandbox when no target is configured, preflight, run the suites
+ * with vitest, write the reports. Interrupts (SIGINT/SIGTERM) stop the suites, and the report written then
+ * holds what was learnt with verdict `incomplete`.
+ */
+export async function runConformance(cfg: RunConfig, log: (line: string) => void, interrupt: AbortSignal): Promise<RunOutcome> {
+  const t0 = performance.now();
+  const startedAt = new Date();
+  const runId = newRunId(startedAt);
+  const phases: Phases = { startup_ms: 0, preflight_ms: 0, suites_ms: 0, reports_ms: 0 };
+  const catalogue = await loadCatalogue(cfg.specPath ? { specPath: cfg.specPath } : {});
+  let sandbox: RunningSandbox | undefined;
+  let receiver: WebhookReceiver | undefined;
+  let client: TargetClient | undefined;
+  try {
+    // Target: the configured one, or the embedded reference sandbox with every optional credential.
+    let baseUrl: string;
+    let credentials: Credentials;
+    let caPem: string | undefined;
+    let plainHttpUrl = cfg.plainHttpUrl;
+    if (cfg.target) {
+      ({ baseUrl, credentials } = cfg.target);
+      caPem = cfg.target.caPem;
+    } else {
+      sandbox = await startSandbox({ httpPort: 0, faults: cfg.sandboxFaults, webhookRetryDelaysMs: [50, 100, 200, 400] });
+      const [alpha, beta] = sandbox.tenants;
+      baseUrl = sandbox.base_url;
+      caPem = sandbox.ca_pem;
+      plainHttpUrl = sandbox.plain_http_url;
+      credentials = {
+        apiKey: alpha!.secret_key,
+        tenantId: alpha!.tenant_id,
+        publicKey: alpha!.public_key,
+        liveApiKey: sandbox.live_key,
+        revokedApiKey: sandbox.revoked_key,
+        second: { apiKey: beta!.secret_key, tenantId: beta!.tenant_id },
+        webhookSecret: sandbox.webhook_secret,
+      };
+    }
+    plainHttpUrl ??= defaultPlainHttpUrl(baseUrl);
+
+    // The webhook receiver: on the configured address, or on loopback wired to the embedded sandbox.
+    let inspectUrl: string | undefined;
+    if (sandbox || cfg.webhookListen) {
+      receiver = new WebhookReceiver();
+      const where = cfg.webhookListen ?? { host: '127.0.0.1', port: 0 };
+      const r = await receiver.listen(where.host, where.port).catch((e: NodeJS.ErrnoException) => {
+        throw new UsageError(`the webhook receiver cannot listen on ${where.host}:${where.port} (${e.code ?? e.message})`, {
+          fix: 'choose a free port in FSAPI_WEBHOOK_LISTEN',
+        });
+      });
+      inspectUrl = r.inspectUrl;
+      if (sandbox) sandbox.setWebhook(credentials.tenantId, { url: r.url, secret: credentials.webhookSecret! });
+    }
+    phases.startup_ms = performance.now() - t0;
+
+    const redactor = new Redactor(secretsOf(credentials));
+    const tp = performance.now();
+    client = new TargetClient({ baseUrl, ...(caPem ? { caPem } : {}), timeoutMs: cfg.timeoutMs, maxResponseBytes: cfg.maxResponseBytes, redactor, signal: interrupt });
+    await preflight(client, catalogue.spec, credentials, baseUrl);
+    phases.preflight_ms = performance.now() - tp;
+
+    const workers = Math.max(1, Math.min(cfg.groups.length, Math.max(2, availableParallelism())));
+    const worker: WorkerConfig = {
+      runId,
+      seed: cfg.seed,
+      strict: cfg.strict,
+      environment: cfg.environment,
+      allowLiveWrites: cfg.allowLiveWrites,
+      embedded: !!sandbox,
+      baseUrl,
+      ...(caPem ? { caPem } : {}),
+      credentials,
+      plainHttpUrl,
+      ...(inspectUrl ? { receiver: { inspectUrl } } : {}),
+      specPath: catalogue.spec.path,
+      isReferenceProfile: catalogue.isReferenceProfile,
+      ...(cfg.capabilities ? { capabilities: cfg.capabilities } : {}),
+      timeoutMs: cfg.timeoutMs,
+      maxResponseBytes: cfg.maxResponseBytes,
+      ratePerWorker: cfg.rateLimit > 0 ? cfg.rateLimit / workers : 0,
+      concurrency: cfg.concurrency,
+      idempotencyParallel: cfg.idempotencyParallel,
+      webhookWaitMs: cfg.webhookWaitMs,
+      replayDelayMs: cfg.replayDelayMs,
+      ...(cfg.shard ? { shard: cfg.shard } : {}),
+      label: { emailDomain: LABEL_EMAIL_DOMAIN, metadataKey: 'fsapi_run', metadataValue: runId },
+    };
+
+    const dir = join(cfg.reportDir, runId);
+    mkdirSync(dir, { recursive: true });
+    const ts = performance.now();
+    const { results, suiteErrors, interrupted, stats } = await runSuites(cfg, worker, dir, workers, log, interrupt);
+    phases.suites_ms = performance.now() - ts;
+
+    const tr = performance.now();
+    const incompleteReason = interrupted
+      ? 'the run was interrupted (SIGINT/SIGTERM) before every check finished'
+      : suiteErrors.length
+        ? `a suite could not run: ${suiteErrors[0]}`
+        : undefined;
+    const report = buildReport({ cfg, catalogue, runId, startedAt, phases, results, baseUrl, credentials, sandbox, incompleteReason, stats: { requests: stats.requests + client.requestsSent, created: stats.created } });
+    for (const e of suiteErrors.slice(0, 5)) log(`  suite error: ${redactor.text(e)}`);
+    const written = await writeReports(report, { dir, reportRoot: cfg.reportDir, html: cfg.html, ...(cfg.baseline ? { baselinePath: cfg.baseline } : {}) });
+    phases.reports_ms = performance.now() - tr;
+    written.report.run.phases.reports_ms = Math.round(phases.reports_ms);
+    return { report: written.report, written };
+  } finally {
+    await client?.close();
+    await receiver?.close();
+    await sandbox?.close();
+  }
+}
+
+async function runSuites(
+  cfg: RunConfig,
+  worker: WorkerConfig,
+  dir: string,
+  workers: number,
+  log: (line: string) => void,
+  interrupt: AbortSignal,
+): Promise<{ results: CheckResult[]; suiteErrors: string[]; interrupted: boolean; stats: SuiteStats }> {
+  const collector = new ResultCollector(process.stderr, () => 0);
+  const vitest = await createVitest(
+    'test',
+    {
+      config: false,
+      root: PACKAGE_ROOT,
+      dir: PACKAGE_ROOT,
+      include: cfg.groups.map((g) => `suites/${g}.conformance.ts`),
+      exclude: [],
+      watch: false,
+      pool: 'threads',
+      isolate: false,
+      fileParallelism: true,
+      maxWorkers: workers,
+      maxConcurrency: cfg.concurrency,
+      testTimeout: Math.max(30_000, cfg.timeoutMs * 4),
+      hookTimeout: Math.max(30_000, cfg.timeoutMs * 4),
+      setupFiles: [fileURLToPath(import.meta.resolve('allure-vitest/setup'))],
+      reporters: [collector, new AllureReporter({ resultsDir: join(dir, ALLURE_RESULTS_DIR) })],
+      provide: { fsapi: worker },
+      passWithNoTests: true,
+      silent: true,
+      printConsoleTrace: false,
+    },
+    { cacheDir: join(tmpdir(), 'fsapi-conformance-vite'), logLevel: 'silent', server: { watch: null } },
+  );
+  let interrupted = false;
+  const onInterrupt = () => {
+    interrupted = true;
+    void vitest.cancelCurrentRun('keyboard-input');
+  };
+  interrupt.addEventListener('abort', onInterrupt, { once: true });
+  try {
+    log(`running ${cfg.groups.length} suites (${workers} workers, ${cfg.concurrency} checks in flight per suite)`);
+    await vitest.start();
+  } finally {
+    interrupt.removeEventListener('abort', onInterrupt);
+    await vitest.close();
+  }
+  return { results: collector.results, suiteErrors: collector.suiteErrors, interrupted: interrupted || interrupt.aborted, stats: collector.stats };
+}
+
+function defaultPlainHttpUrl(baseUrl: string): string {
+  const u = new URL(baseUrl);
+  u.protocol = 'http:';
+  return u.toString();
+}
+
+function buildReport(a: {
+  cfg: RunConfig;
+  catalogue: Catalogue;
+  runId: string;
+  startedAt: Date;
+  phases: Phases;
+  results: CheckResult[];
+  baseUrl: string;
+  credentials: Credentials;
+  sandbox: RunningSandbox | undefined;
+  incompleteReason: string | undefined;
+  stats: SuiteStats;
+}): RunReport {
+  const { cfg, catalogue } = a;
+  const finished = new Date();
+  const checks = [...a.results].sort((x, y) => x.id.localeCompare(y.id));
+  const statements = new Map(catalogue.requirements.all.map((r) => [r.id, r.statement]));
+  const groups = [...new Set(checks.map((c) => c.group))];
+  return {
+    schema_version: 1,
+    suite: { name: 'fsapi-conformance', version: VERSION },
+    spec: {
+      path: catalogue.spec.path === REFERENCE_SPEC_PATH ? 'spec/openapi.yaml' : catalogue.spec.path,
+      title: catalogue.spec.title,
+      openapi: catalogue.spec.version,
+      sha256: catalogue.spec.sha256,
+      reference_profile: catalogue.isReferenceProfile,
+    },
+    requirements: { path: 'spec/requirements.yaml', sha256: catalogue.requirements.sha256, count: catalogue.requirements.all.length },
+    target: {
+      base_url: a.baseUrl,
+      environment: cfg.environment,
+      embedded: !!a.sandbox,
+      tenant_id: a.credentials.tenantId,
+      ...(a.sandbox ? { sandbox_faults: a.sandbox.faults } : {}),
+    },
+    run: {
+      id: a.runId,
+      seed: cfg.seed,
+      started_at: a.startedAt.toISOString(),
+      finished_at: finished.toISOString(),
+      duration_ms: finished.getTime() - a.startedAt.getTime(),
+      phases: { startup_ms: Math.round(a.phases.startup_ms), preflight_ms: Math.round(a.phases.preflight_ms), suites_ms: Math.round(a.phases.suites_ms), reports_ms: 0 },
+      strict: cfg.strict,
+      groups: cfg.groups.filter((g) => groups.includes(g) || isGroupSlug(g) || g === 'transport' || g === 'versioning'),
+      ...(cfg.shard ? { shard: cfg.shard } : {}),
+      concurrency: cfg.concurrency,
+      requests_sent: a.stats.requests,
+      resources_created: {
+        count: Object.values(a.stats.created).reduce((n, x) => n + x, 0),
+        by_type: a.stats.created,
+        label: `customers' e-mail domain @${LABEL_EMAIL_DOMAIN}; metadata fsapi_run=${a.runId} on everything that takes metadata`,
+      },
+      node: process.version,
+      platform: `${process.platform}-${process.arch}`,
+      ...(a.incompleteReason ? { incomplete_reason: a.incompleteReason } : {}),
+    },
+    verdict: computeVerdict(checks, { incomplete: !!a.incompleteReason }),
+    counts: countStatuses(checks),
+    checks,
+    gaps: gapsFromChecks(checks, statements),
+  };
+}
