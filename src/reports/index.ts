@@ -1,0 +1,93 @@
+/**
+ * The reports of a run, written into its directory reports/<run-id>/:
+ *   conformance.json  the RunReport (schema: src/reports/conformance.schema.json), the one file the others derive from
+ *   summary.md        verdict and findings for a GitHub job summary or PR comment
+ *   junit.xml         one testcase per check, for CI test views
+ *   allure-report/    (html) one self-contained index.html built from allure-results/
+ *   SHA256SUMS        sha256sum format over every file above and allure-results/, written last
+ * and points reportRoot/latest at the directory.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { RunReport } from '../results/model.js';
+import { buildAllureHtml } from './allure.js';
+import { writeChecksums, CHECKSUMS_FILE } from './checksums.js';
+import { diffReports, loadReport } from './diff.js';
+import { renderJunit } from './junit.js';
+import { refreshLatest } from './latest.js';
+import { renderSummary } from './markdown.js';
+import { validateReport } from './schema.js';
+import { redactUrl } from './text.js';
+
+export interface WriteReportsOptions {
+  /** The run's report directory (reports/<run-id>/); created when missing. */
+  dir: string;
+  /** Where `latest` is refreshed (usually reports/). */
+  reportRoot: string;
+  /** Build the Allure HTML from dir/allure-results. */
+  html: boolean;
+  /** A baseline conformance.json (or report directory): fills report.baseline. */
+  baselinePath?: string;
+}
+
+export interface WrittenReports {
+  dir: string;
+  /** Absolute paths of every file written, SHA256SUMS last. */
+  files: string[];
+  regression: boolean;
+  /** The report as written (baseline filled in, base URL user info masked). */
+  report: RunReport;
+}
+
+export function serializeReport(report: RunReport): string {
+  return `${JSON.stringify(report, null, 2)}\n`;
+}
+
+/** conformance.json content: the report with user info in the base URL masked (it comes from configuration). */
+function prepare(report: RunReport, baselinePath: string | undefined): RunReport {
+  const out: RunReport = { ...report, target: { ...report.target, base_url: redactUrl(report.target.base_url) } };
+  if (baselinePath !== undefined) out.baseline = diffReports(loadReport(baselinePath), out, baselinePath);
+  return out;
+}
+
+export async function writeReports(input: RunReport, opts: WriteReportsOptions): Promise<WrittenReports> {
+  const dir = resolve(opts.dir);
+  const report = prepare(input, opts.baselinePath);
+  await mkdir(dir, { recursive: true });
+  const files: string[] = [];
+  const write = async (name: string, text: string) => {
+    const p = join(dir, name);
+    await writeFile(p, text);
+    files.push(p);
+  };
+  await write('conformance.json', serializeReport(report));
+  await write('summary.md', renderSummary(report));
+  await write('junit.xml', renderJunit(report));
+  if (opts.html) {
+    files.push(...(await buildAllureHtml(dir, { name: `fsapi-conformance: ${report.verdict} (${report.target.base_url})` })));
+  }
+  await writeChecksums(dir);
+  files.push(join(dir, CHECKSUMS_FILE));
+  await refreshLatest(opts.reportRoot, dir);
+  // Written all the same, so the evidence is not lost; but a report that breaks its own schema is a suite bug.
+  const problems = validateReport(report);
+  if (problems.length) {
+    throw new Error(
+      `conformance.json does not match its schema: ${problems
+        .slice(0, 3)
+        .map((p) => `${p.pointer} ${p.message}`)
+        .join('; ')} (the reports were written to ${dir})`,
+    );
+  }
+  return { dir, files, regression: report.baseline?.regression ?? false, report };
+}
+
+export { buildAllureHtml, ALLURE_REPORT_DIR, ALLURE_RESULTS_DIR } from './allure.js';
+export { writeChecksums, CHECKSUMS_FILE } from './checksums.js';
+export { diffReports, loadReport, renderDiffMarkdown, renderDiffText, isRegression } from './diff.js';
+export { gapsFromChecks } from './gaps.js';
+export { renderJunit } from './junit.js';
+export { refreshLatest } from './latest.js';
+export { renderSummary } from './markdown.js';
+export { mergeReports } from './merge.js';
+export { CONFORMANCE_SCHEMA_PATH, SCHEMA_VERSION, validateReport } from './schema.js';

@@ -1,0 +1,153 @@
+/**
+ * Merging shard reports: `run --shard=i/n` on n machines gives n reports of one run; merged, they are the report
+ * the run would have written unsharded: every check, counts, gaps and verdict recomputed, merged_from set.
+ *
+ * Refused (UsageError): a report without run.shard; reports of different suite versions, specs, requirement
+ * catalogues, targets, seeds, strictness or shard counts; a shard index given twice or out of range; a missing
+ * shard; a check id present in two shards.
+ *
+ * How run fields combine: started_at is the earliest, finished_at the latest, duration_ms the wall time between
+ * them; phases are the longest of each phase (shards run side by side); requests_sent and resources_created add
+ * up; groups are the union; concurrency is the largest; node and platform list the distinct values. The merged
+ * verdict is incomplete when any shard was.
+ */
+import { createHash } from 'node:crypto';
+import { UsageError } from '../errors.js';
+import type { RunReport } from '../results/model.js';
+import { computeVerdict, countStatuses } from '../results/verdict.js';
+import { gapsFromChecks } from './gaps.js';
+
+const distinct = <T>(xs: T[]): T[] => [...new Set(xs)];
+
+/**
+ * The merged run's id: like a run's (it sorts by time: the earliest shard start), marked as a merge, and the
+ * same for the same shards (a digest of their run ids): 20261120-231501-merged-a1b2c3.
+ */
+export function mergedRunId(startedAt: string, shardIds: readonly string[]): string {
+  const d = new Date(startedAt);
+  const p = (n: number) => String(n).padStart(2, '0');
+  const stamp = `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}-${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}`;
+  return `${stamp}-merged-${createHash('sha256').update(shardIds.join('\n')).digest('hex').slice(0, 6)}`;
+}
+
+export function mergeReports(reports: RunReport[], opts: { names?: string[] } = {}): RunReport {
+  const name = (i: number) => opts.names?.[i] ?? `report ${i + 1} (run ${reports[i]!.run.id})`;
+  if (reports.length === 0) throw new UsageError('merge: no report given', { fix: 'give the conformance.json (or report directory) of every shard' });
+  reports.forEach((r, i) => {
+    if (!r.run.shard) {
+      throw new UsageError(`${name(i)} is not a shard report (it has no run.shard)`, {
+        fix: 'merge only the reports of `run --shard=i/n`; an unsharded report is already complete',
+      });
+    }
+  });
+  const first = reports[0]!;
+  const same: [string, (r: RunReport) => unknown][] = [
+    ['suite version', (r) => r.suite.version],
+    ['spec (SHA-256)', (r) => r.spec.sha256],
+    ['requirement catalogue (SHA-256)', (r) => r.requirements.sha256],
+    ['target', (r) => r.target.base_url],
+    ['seed', (r) => r.run.seed],
+    ['--strict', (r) => r.run.strict],
+    ['shard count', (r) => r.run.shard!.count],
+  ];
+  for (const [what, get] of same) {
+    const i = reports.findIndex((r) => get(r) !== get(first));
+    if (i > 0) {
+      throw new UsageError(`${name(i)} and ${name(0)} are not shards of one run: their ${what} differ (${String(get(reports[i]!))} vs ${String(get(first))})`, {
+        fix: 'merge the shards of a single run: same suite version, spec, requirements, target, seed and --strict, with --shard=i/n for one n',
+      });
+    }
+  }
+  const count = first.run.shard!.count;
+  const byIndex = new Map<number, number>();
+  reports.forEach((r, i) => {
+    const { index } = r.run.shard!;
+    if (!Number.isInteger(index) || index < 1 || index > count) {
+      throw new UsageError(`${name(i)} says it is shard ${index}/${count}, which is out of range`, { fix: `shard indexes run from 1 to ${count}` });
+    }
+    const dup = byIndex.get(index);
+    if (dup !== undefined) {
+      throw new UsageError(`shard ${index}/${count} is given twice: ${name(dup)} and ${name(i)}`, { fix: 'give each shard once' });
+    }
+    byIndex.set(index, i);
+  });
+  const missing = Array.from({ length: count }, (_, k) => k + 1).filter((k) => !byIndex.has(k));
+  if (missing.length) {
+    throw new UsageError(`shard${missing.length > 1 ? 's' : ''} ${missing.map((k) => `${k}/${count}`).join(', ')} missing: got ${reports.length} of ${count}`, {
+      fix: 'give the report of every shard; rerun a missing shard with the same seed and --shard',
+    });
+  }
+  const ordered = [...byIndex.entries()].sort((a, b) => a[0] - b[0]).map(([, i]) => i);
+  const owner = new Map<string, number>();
+  const checks: RunReport['checks'] = [];
+  for (const i of ordered) {
+    for (const c of reports[i]!.checks) {
+      const prev = owner.get(c.id);
+      if (prev !== undefined) {
+        throw new UsageError(`check "${c.id}" is in two shards: ${name(prev)} and ${name(i)}`, {
+          fix: 'shards must split the checks: rerun them with the same seed and --shard=i/n',
+        });
+      }
+      owner.set(c.id, i);
+      checks.push(c);
+    }
+  }
+
+  const shards = ordered.map((i) => reports[i]!);
+  const byTime = (xs: string[]) => [...xs].sort((a, b) => Date.parse(a) - Date.parse(b));
+  const started = byTime(shards.map((r) => r.run.started_at))[0]!;
+  const finished = byTime(shards.map((r) => r.run.finished_at)).at(-1)!;
+  const statements = new Map<string, string>();
+  for (const r of shards) for (const g of r.gaps) if (!statements.has(g.requirement)) statements.set(g.requirement, g.statement);
+  const incomplete = shards.filter((r) => r.verdict === 'incomplete');
+  const byType: Record<string, number> = {};
+  for (const r of shards) for (const [t, n] of Object.entries(r.run.resources_created.by_type)) byType[t] = (byType[t] ?? 0) + n;
+  const max = (f: (r: RunReport) => number) => Math.max(...shards.map(f));
+  const ids = shards.map((r) => r.run.id);
+  const faults = distinct(shards.flatMap((r) => r.target.sandbox_faults ?? []));
+
+  const run: RunReport['run'] = {
+    id: mergedRunId(started, ids),
+    seed: first.run.seed,
+    started_at: started,
+    finished_at: finished,
+    duration_ms: Math.max(0, Date.parse(finished) - Date.parse(started)),
+    phases: {
+      startup_ms: max((r) => r.run.phases.startup_ms),
+      preflight_ms: max((r) => r.run.phases.preflight_ms),
+      suites_ms: max((r) => r.run.phases.suites_ms),
+      reports_ms: max((r) => r.run.phases.reports_ms),
+    },
+    strict: first.run.strict,
+    groups: distinct(shards.flatMap((r) => r.run.groups)),
+    merged_from: ids,
+    concurrency: max((r) => r.run.concurrency),
+    requests_sent: shards.reduce((n, r) => n + r.run.requests_sent, 0),
+    resources_created: {
+      count: shards.reduce((n, r) => n + r.run.resources_created.count, 0),
+      by_type: byType,
+      label: distinct(shards.map((r) => r.run.resources_created.label)).join(' | '),
+    },
+    node: distinct(shards.map((r) => r.run.node)).join(', '),
+    platform: distinct(shards.map((r) => r.run.platform)).join(', '),
+  };
+  if (incomplete.length) {
+    run.incomplete_reason = incomplete.map((r) => `shard ${r.run.shard!.index}/${count}: ${r.run.incomplete_reason ?? 'interrupted'}`).join('; ');
+  }
+  const target: RunReport['target'] = { ...first.target };
+  if (faults.length) target.sandbox_faults = faults;
+  else delete target.sandbox_faults;
+
+  return {
+    schema_version: 1,
+    suite: { ...first.suite },
+    spec: { ...first.spec },
+    requirements: { ...first.requirements },
+    target,
+    run,
+    verdict: computeVerdict(checks, { incomplete: incomplete.length > 0 }),
+    counts: countStatuses(checks),
+    checks,
+    gaps: gapsFromChecks(checks, statements),
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * Text helpers shared by the writers. Every writer renders only what the RunReport holds (already redacted when
+ * recorded); nothing here reads the environment or the command line, so no writer can re-introduce a secret.
+ */
+
+/** Characters XML 1.0 forbids (C0 controls but tab/LF/CR, lone surrogates, U+FFFE/U+FFFF). */
+const XML_FORBIDDEN = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+/** C0/C1 controls but tab and newline, plus lone surrogates: never useful in Markdown or a console. */
+const TEXT_CONTROLS = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+export function stripXmlForbidden(s: string): string {
+  return s.replace(XML_FORBIDDEN, '');
+}
+
+/** Removes control characters (keeps tab and newline; CRLF becomes LF). */
+export function stripControls(s: string): string {
+  return s.replace(/\r\n?/g, '\n').replace(TEXT_CONTROLS, '');
+}
+
+/** Cuts text to `max` characters (never inside a surrogate pair), saying how much was left out. */
+export function truncate(s: string, max: number): string {
+  if (s.length <= max) return s;
+  let cut = max;
+  const code = s.charCodeAt(cut - 1);
+  if (code >= 0xd800 && code <= 0xdbff) cut--;
+  return `${s.slice(0, cut)}… [${s.length - cut} more characters in conformance.json]`;
+}
+
+/** One line: whitespace runs (newlines included) become one space. */
+export function oneLine(s: string): string {
+  return stripControls(s).replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * A URL fit to show: user info (user:password@) is masked. The base URL comes from configuration,
+ * not from the redacted exchanges, so it gets this one extra guard wherever it is written.
+ */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.username && !u.password) return url;
+    u.username = u.username ? '***' : '';
+    u.password = u.password ? '***' : '';
+    return u.toString();
+  } catch {
+    // Not a URL we can parse: mask anything that looks like user info all the same.
+    return url.replace(/\/\/[^/@\s]*@/, '//***@');
+  }
+}
+
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(1)} s`;
+  const m = Math.floor(s / 60);
+  return `${m} min ${Math.round(s - m * 60)} s`;
+}

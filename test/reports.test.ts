@@ -1,0 +1,299 @@
+/** The report writers: conformance.json and its schema, summary.md, junit.xml, SHA256SUMS, reports/latest. */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderJunit, renderSummary, validateReport, writeReports } from '../src/reports/index.js';
+import { mdBlock, mdCode, mdEscape } from '../src/reports/markdown-text.js';
+import { redactUrl, stripXmlForbidden } from '../src/reports/text.js';
+import type { RunReport } from '../src/results/model.js';
+import { check, largeReport, NASTY, report, standardChecks, standardReport } from './fixtures/reports/build.js';
+
+const root = mkdtempSync(join(tmpdir(), 'fsapi-reports-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const SECRET = 'sk_test_SENTINEL_9f8e7d6c5b4a';
+let dir: string;
+let written: Awaited<ReturnType<typeof writeReports>>;
+
+beforeAll(async () => {
+  // A secret in the environment, as a run has one: no writer may read it into a report.
+  process.env['FSAPI_API_KEY'] = SECRET;
+  dir = join(root, 'reports', 'run-1');
+  written = await writeReports(standardReport(), { dir, reportRoot: join(root, 'reports'), html: false });
+});
+afterAll(() => {
+  delete process.env['FSAPI_API_KEY'];
+});
+
+const read = (name: string) => readFileSync(join(dir, name), 'utf8');
+
+/** Markdown with fenced blocks and code spans removed, as CommonMark delimits them (a run of n backticks closes at the next run of exactly n). */
+function withoutCode(md: string): string {
+  const noBlocks = md.replace(/^(`{3,})[^\n]*\n[\s\S]*?\n\1\s*$/gm, '');
+  let out = '';
+  for (let i = 0; i < noBlocks.length; ) {
+    const run = /^`+/.exec(noBlocks.slice(i))?.[0];
+    if (!run) {
+      out += noBlocks[i++];
+      continue;
+    }
+    const close = new RegExp(`(?<!\`)${run}(?!\`)`, 'g');
+    close.lastIndex = i + run.length;
+    const m = close.exec(noBlocks);
+    if (!m) {
+      out += run;
+      i += run.length;
+      continue;
+    }
+    i = m.index + run.length;
+  }
+  return out;
+}
+
+describe('writeReports', () => {
+  it('writes conformance.json, summary.md, junit.xml and SHA256SUMS last, and returns them', () => {
+    expect(written.files.map((f) => f.slice(dir.length + 1))).toEqual(['conformance.json', 'summary.md', 'junit.xml', 'SHA256SUMS']);
+    expect(written.regression).toBe(false);
+    for (const f of written.files) expect(existsSync(f)).toBe(true);
+  });
+
+  it('points reports/latest at the run (a relative link), and moves it on the next run', async () => {
+    const latest = join(root, 'reports', 'latest');
+    expect(lstatSync(latest).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(latest)).toBe('run-1');
+    expect(JSON.parse(readFileSync(join(latest, 'conformance.json'), 'utf8')).run.id).toBe(standardReport().run.id);
+    const second = join(root, 'reports', 'run-2');
+    await writeReports(report(standardChecks(), { id: 'run-2' }), { dir: second, reportRoot: join(root, 'reports'), html: false });
+    expect(readlinkSync(latest)).toBe('run-2');
+  });
+
+  it('writes no secret from the environment and masks user info in the base URL', async () => {
+    for (const f of written.files) expect(readFileSync(f, 'utf8')).not.toContain(SECRET);
+    const r = standardReport();
+    r.target.base_url = 'https://alice:hunter2@sandbox.example.test/v1';
+    const d = join(root, 'userinfo');
+    const w = await writeReports(r, { dir: d, reportRoot: root, html: false });
+    for (const f of w.files) expect(readFileSync(f, 'utf8')).not.toContain('hunter2');
+    expect(w.report.target.base_url).toBe('https://***:***@sandbox.example.test/v1');
+    expect(redactUrl('https://sandbox.example.test/v1')).toBe('https://sandbox.example.test/v1');
+  });
+});
+
+describe('conformance.json', () => {
+  it('is the RunReport and validates against its schema', () => {
+    const data = JSON.parse(read('conformance.json')) as RunReport;
+    expect(validateReport(data)).toEqual([]);
+    expect(data.checks).toHaveLength(standardChecks().length);
+    // The exact evidence survives, control characters and all.
+    expect(data.checks.find((c) => c.requirement === 'FSAPI-AUTH-002')!.message).toContain(NASTY);
+  });
+
+  it('validates every optional member (shard, merged_from, incomplete_reason, baseline)', () => {
+    const r = report(standardChecks(), { shard: { index: 1, count: 2 }, incomplete: 'SIGINT after 3 s' });
+    r.run.merged_from = ['a', 'b'];
+    r.baseline = {
+      baseline: { path: 'reports/old/conformance.json', run_id: 'old', verdict: 'conformant', started_at: '2025-01-01T00:00:00.000Z' },
+      newly_failing: [{ id: 'x', requirement: 'FSAPI-AUTH-002', level: 'MUST', before: 'passed', after: 'failed', message: 'm' }],
+      fixed: [],
+      added: [],
+      removed: [{ id: 'y', requirement: 'FSAPI-AUTH-001', level: 'MUST', before: 'passed' }],
+      regression: true,
+    };
+    expect(validateReport(JSON.parse(JSON.stringify(r)))).toEqual([]);
+  });
+
+  it('rejects broken reports, naming the place', () => {
+    const broken = (f: (r: Record<string, any>) => void) => {
+      const r = JSON.parse(JSON.stringify(standardReport())) as Record<string, any>;
+      f(r);
+      return validateReport(r);
+    };
+    expect(broken((r) => (r['checks'][0].status = 'flaky'))[0]!.pointer).toBe('/checks/0/status');
+    expect(broken((r) => delete r['verdict'])[0]!.pointer).toBe('/verdict');
+    expect(broken((r) => (r['surprise'] = 1))[0]!.message).toMatch(/not allowed/);
+    expect(broken((r) => (r['checks'][1].exchanges[0].response.status = 999)).length).toBeGreaterThan(0);
+    expect(broken((r) => (r['spec'].sha256 = 'abc')).length).toBeGreaterThan(0);
+    expect(broken((r) => (r['schema_version'] = 2)).length).toBeGreaterThan(0);
+    expect(broken((r) => (r['checks'][1].id = r['checks'][0].id))[0]!.message).toMatch(/repeats the id/);
+  });
+});
+
+describe('summary.md', () => {
+  it('puts the verdict and its exit code first', () => {
+    const md = read('summary.md');
+    expect(md.split('\n')[0]).toMatch(/^# ❌ Non-conformant/);
+    expect(md).toMatch(/\*\*Verdict: non-conformant\*\*\. Exit code \*\*1\*\*/);
+  });
+
+  it('carries every check, each failure and error with requirement, level, message and reproduction', () => {
+    const md = read('summary.md');
+    for (const c of standardChecks()) expect(md, c.name).toContain(c.name);
+    const failures = md.slice(md.indexOf('## Failures and errors'), md.indexOf('## Warnings'));
+    for (const c of standardChecks().filter((c) => c.status === 'failed' || c.status === 'error')) {
+      expect(failures).toContain(`${c.requirement} · ${c.level} · ${c.status}`);
+    }
+    expect(failures).toContain('expected 401 without a key, got 200');
+    expect(failures).toContain('```sh\ncurl -sS -X POST');
+  });
+
+  it('has sections in order: groups, failures, warnings (collapsed), gap report, footer', () => {
+    const md = read('summary.md');
+    const at = (s: string) => md.indexOf(s);
+    const order = ['## Results by group', '## Failures and errors', '## Warnings', '## Gap report', 'Seed: `4242`'].map(at);
+    expect(order.every((n) => n > 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(md.slice(at('## Warnings'))).toMatch(/^## Warnings\n\n<details><summary>2 warnings/);
+    expect(md).toContain('**FSAPI-GAP-005**: The pagination style of lists.');
+    expect(md).toContain('observed: `GET /accounts without x-tenant-id: 400`');
+    expect(md).toContain(`SHA-256 \`${'a'.repeat(64)}\``);
+  });
+
+  it('keeps hostile text inert: no raw HTML, no control characters, balanced <details>', () => {
+    const md = read('summary.md');
+    expect(md).not.toMatch(/[\u0000-\u0008\u000B-\u001F\u007F]/);
+    // Every occurrence of the hostile markup is inside a code span or block.
+    const outsideCode = withoutCode(md);
+    expect(outsideCode).not.toContain('<script>');
+    expect(outsideCode).not.toContain('@octocat');
+    expect((outsideCode.match(/<details>/g) ?? []).length).toBe((outsideCode.match(/<\/details>/g) ?? []).length);
+    // Table rows keep their column count (an escaped pipe is not a separator).
+    for (const row of md.split('\n').filter((l) => l.startsWith('| ') && l.includes('`FSAPI-'))) {
+      expect(row.replace(/\\\|/g, '').split('|').length, row).toBeGreaterThanOrEqual(5);
+    }
+  });
+
+  it('escapes Markdown helpers correctly', () => {
+    expect(mdCode('a `b` c')).toBe('`` a `b` c ``');
+    expect(mdCode('x | y', true)).toBe('`x \\| y`');
+    expect(mdEscape('*a* <b> @c')).toBe('\\*a\\* \\<b\\> \\@c');
+    expect(mdBlock('```\nx\n```')).toMatch(/^````text\n```\nx\n```\n````$/);
+  });
+
+  it('stays under the size budget for a large run, capping lists with "and N more"', () => {
+    const big = largeReport(800, 2000);
+    const md = renderSummary(big);
+    expect(Buffer.byteLength(md)).toBeLessThanOrEqual(60_000);
+    expect(md).toMatch(/…and \d+ more/);
+    expect(md).toContain('conformance.json');
+    expect(md.split('\n')[0]).toMatch(/^# ❌ Non-conformant/);
+  });
+
+  it('says conformant, with exit 0, for a clean run; and explains a regression', () => {
+    const clean = report([check({ requirement: 'FSAPI-AUTH-001', level: 'MUST', group: 'customers', status: 'passed' })]);
+    expect(renderSummary(clean)).toMatch(/^# ✅ Conformant[\s\S]*Exit code \*\*0\*\*/);
+    clean.baseline = {
+      baseline: { path: 'old.json', run_id: 'old', verdict: 'conformant', started_at: '2025-01-01T00:00:00.000Z' },
+      newly_failing: [{ id: 'FSAPI-X', requirement: 'FSAPI-AUTH-009', level: 'MUST', before: 'passed', after: 'failed' }],
+      fixed: [],
+      added: [],
+      removed: [],
+      regression: true,
+    };
+    const md = renderSummary(clean);
+    expect(md).toMatch(/Exit code \*\*4\*\*/);
+    expect(md).toContain('## Compared with the baseline');
+    expect(md).toContain('**Newly failing** (1)');
+  });
+});
+
+describe('junit.xml', () => {
+  const xml = () => read('junit.xml');
+
+  it('is well-formed XML 1.0 with no forbidden character', () => {
+    expect(XMLValidator.validate(xml())).toBe(true);
+    expect(stripXmlForbidden(xml())).toBe(xml());
+  });
+
+  it('parses with a conforming XML parser (expat), when python3 is there', () => {
+    const py = spawnSync('python3', ['-c', 'import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); print(len(r.findall("./testsuite/testcase")))', join(dir, 'junit.xml')], { encoding: 'utf8' });
+    if (py.error) return; // no python3 here: the structural checks below still run
+    expect(py.stderr).toBe('');
+    expect(Number(py.stdout.trim())).toBe(standardChecks().length);
+  });
+
+  it('has one testcase per check with classname = group, name starting with the requirement, and properties', () => {
+    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (n) => ['testsuite', 'testcase', 'property'].includes(n) }).parse(xml());
+    type Prop = { name: string; value: string };
+    type Case = { classname: string; name: string; properties: { property: Prop[] }; failure?: unknown; error?: unknown; skipped?: { message: string }; 'system-out'?: string };
+    const suites = doc.testsuites.testsuite as { name: string; testcase: Case[] }[];
+    const cases = suites.flatMap((s) => s.testcase);
+    const checks = standardChecks();
+    expect(cases).toHaveLength(checks.length);
+    expect(Number(doc.testsuites.tests)).toBe(checks.length);
+    for (const c of checks) {
+      const tc = cases.find((x) => x.properties.property.some((p) => p.name === 'check_id' && p.value === c.id));
+      expect(tc, c.id).toBeDefined();
+      expect(tc!.classname).toBe(c.group);
+      expect(tc!.name.startsWith(c.requirement)).toBe(true);
+      const prop = (n: string) => tc!.properties.property.find((p) => p.name === n)?.value;
+      expect(prop('requirement')).toBe(c.requirement);
+      expect(prop('level')).toBe(c.level);
+      expect(prop('operation')).toBe(c.operation);
+      expect(tc!.failure !== undefined).toBe(c.status === 'failed');
+      expect(tc!.error !== undefined).toBe(c.status === 'error');
+      expect(tc!.skipped !== undefined).toBe(c.status === 'skipped');
+      if (c.status === 'skipped') expect(tc!.skipped!.message).toBe(c.message);
+      if (c.status === 'warning') expect(tc!['system-out']).toMatch(/^WARNING \[(SHOULD|PROFILE)\]: /);
+    }
+    expect(Number(doc.testsuites.failures)).toBe(2);
+    expect(Number(doc.testsuites.errors)).toBe(4);
+    expect(Number(doc.testsuites.skipped)).toBe(5);
+  });
+
+  it('escapes markup in attributes and text, keeping the evidence readable', () => {
+    const x = xml();
+    expect(x).toContain('a &lt; b &amp;&amp; c &gt; d');
+    expect(x).toContain('"q" \'s\'');
+    expect(x).toContain('é 中文 😀');
+    expect(x).not.toContain('<script>');
+    // Exchanges of a failure are in its body.
+    expect(x).toContain('&lt; 200 (');
+    const one = renderJunit(report([check({ requirement: 'FSAPI-AUTH-001', level: 'MUST', group: 'customers', status: 'skipped', message: 'why "\n<x>' })]));
+    expect(one).toContain('<skipped message="why &quot;&#10;&lt;x&gt;"/>');
+  });
+});
+
+describe('SHA256SUMS', () => {
+  it('verifies with sha256sum -c, and detects a tampered file', () => {
+    const sums = read('SHA256SUMS');
+    expect(sums).toMatch(/^[a-f0-9]{64} {2}conformance\.json$/m);
+    expect(sums).not.toMatch(/SHA256SUMS/);
+    expect(execFileSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: dir, encoding: 'utf8' })).toMatch(/junit\.xml: OK/);
+    const copy = join(root, 'tamper');
+    mkdirSync(copy);
+    for (const f of ['conformance.json', 'summary.md', 'junit.xml', 'SHA256SUMS']) writeFileSync(join(copy, f), read(f));
+    writeFileSync(join(copy, 'summary.md'), read('summary.md').replace('non-conformant', 'conformant'));
+    const r = spawnSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: copy, encoding: 'utf8' });
+    expect(r.status).not.toBe(0);
+    expect(r.stdout).toMatch(/summary\.md: FAILED/);
+  });
+
+  it('covers files in subdirectories (allure-results)', async () => {
+    const d = join(root, 'with-results');
+    mkdirSync(join(d, 'allure-results'), { recursive: true });
+    writeFileSync(join(d, 'allure-results', 'abc-result.json'), '{"name":"x"}');
+    await writeReports(standardReport(), { dir: d, reportRoot: root, html: false });
+    expect(readFileSync(join(d, 'SHA256SUMS'), 'utf8')).toMatch(/ {2}allure-results\/abc-result\.json$/m);
+    expect(spawnSync('sha256sum', ['-c', '--quiet', 'SHA256SUMS'], { cwd: d }).status).toBe(0);
+  });
+});
+
+describe('a large run', () => {
+  it('writes 800 checks and 2000 exchanges (timing printed, not asserted)', async () => {
+    const big = largeReport(800, 2000);
+    expect(big.checks.reduce((n, c) => n + c.exchanges.length, 0)).toBe(2000);
+    const d = join(root, 'large');
+    const t0 = performance.now();
+    const w = await writeReports(big, { dir: d, reportRoot: root, html: false });
+    const ms = performance.now() - t0;
+    const sizes = w.files.map((f) => `${f.slice(d.length + 1)} ${readFileSync(f).length} B`).join(', ');
+    console.log(`[reports] large run (800 checks, 2000 exchanges): written in ${ms.toFixed(0)} ms: ${sizes}`);
+    const xml = readFileSync(join(d, 'junit.xml'), 'utf8');
+    expect(xml.match(/<testcase /g)).toHaveLength(800);
+    expect(XMLValidator.validate(xml)).toBe(true);
+    expect(validateReport(JSON.parse(readFileSync(join(d, 'conformance.json'), 'utf8')))).toEqual([]);
+  });
+});
