@@ -1,9 +1,9 @@
 import { relative } from 'node:path';
 import { loadRunConfig } from '../../config/run-config.js';
+import { renderEnvExample } from '../../config/env-example.js';
 import { SETTINGS } from '../../config/variables.js';
 import type { RunReport } from '../../results/model.js';
 import { EXIT_CODE_HELP, exitCodeFor } from '../../results/verdict.js';
-import { runConformance } from '../../runner/run.js';
 import type { CommandSpec, OptionSpec } from '../command.js';
 
 const options: OptionSpec[] = SETTINGS.filter((s) => s.flag && !s.secret).map((s) => ({
@@ -28,11 +28,16 @@ Point it at your own target with FSAPI_BASE_URL, FSAPI_API_KEY and FSAPI_TENANT_
 Flags override the environment for everything except secrets, which are read only from the environment.
 Reports go to <report-dir>/<run-id>/ (conformance.json, summary.md, junit.xml, allure-results/, SHA256SUMS)
 and <report-dir>/latest points at the newest.`,
-  options,
+  options: [...options, { name: 'print-env-example', type: 'boolean', description: 'Print a commented .env.example of every setting and exit.' }],
   env: SETTINGS.filter((s) => s.secret).map((s) => ({ name: s.env, description: s.description, secret: true })),
   exitCodes: EXIT_CODE_HELP,
   async run(args) {
-    const cfg = loadRunConfig(args.values);
+    if (args.values['print-env-example']) {
+      process.stdout.write(renderEnvExample());
+      return 0;
+    }
+    const { ['print-env-example']: _, ...values } = args.values;
+    const cfg = loadRunConfig(values);
     const log = (line: string) => process.stderr.write(`${line}\n`);
     const target = cfg.target ? `${cfg.target.baseUrl} (${cfg.environment})` : `embedded reference sandbox${cfg.sandboxFaults.length ? ` with fault(s) ${cfg.sandboxFaults.join(', ')}` : ''}`;
     log(`fsapi-conformance: ${target}`);
@@ -52,6 +57,8 @@ and <report-dir>/latest points at the newest.`,
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     try {
+      // Loaded only for a real run: --help and configuration errors stay instant.
+      const { runConformance } = await import('../../runner/run.js');
       const { report, written } = await runConformance(cfg, log, interrupt.signal);
       log('');
       log(renderConsoleSummary(report, written.dir));

@@ -1,0 +1,144 @@
+/** Harness units: how a check's outcome becomes a status, redaction, reproduction lines, shards, the receiver. */
+import { describe, expect, it } from 'vitest';
+import { loadRequirements, REQUIREMENTS_PATH } from '../src/catalogue/index.js';
+import { CheckFailure, CheckSkipped } from '../src/harness/assert.js';
+import { EvidenceLog, executeCheck, type CheckContext, type CheckDef } from '../src/harness/check.js';
+import { idempotencyKeyFor, seededFaker } from '../src/harness/runtime.js';
+import { inShard } from '../src/harness/suite.js';
+import { TransportError } from '../src/http/client.js';
+import { Redactor } from '../src/http/redact.js';
+import type { RecordedExchange } from '../src/results/model.js';
+import { curlFor } from '../src/results/reproduce.js';
+import { computeVerdict, exitCodeFor } from '../src/results/verdict.js';
+import { FAIL_FIRST_MARKER, WebhookReceiver } from '../src/runner/receiver.js';
+
+const requirements = loadRequirements(REQUIREMENTS_PATH);
+const redactor = new Redactor([{ name: 'FSAPI_API_KEY', value: 'sk_canary_secret_123456' }]);
+const exchange: RecordedExchange = {
+  started_at: new Date().toISOString(),
+  duration_ms: 1,
+  request: { method: 'POST', url: 'https://h.test/v1/customers', headers: { 'Api-Key': '[REDACTED:FSAPI_API_KEY]', 'content-type': 'application/json' }, body: `{"name":"O'Brien"}` },
+  response: { status: 201, headers: {}, size_bytes: 2, body: '{}' },
+};
+
+async function outcome(requirement: string, run: CheckDef['run'], strict = false) {
+  const def: CheckDef = { requirement, family: 'auth', group: 'customers', operation: 'createCustomer', variant: 'v', title: 't', run };
+  const evidence = new EvidenceLog();
+  const observations: string[] = [];
+  const ctx = {
+    skip: (r: string) => {
+      throw new CheckSkipped(r);
+    },
+    observe: (t: string) => observations.push(t),
+  } as unknown as CheckContext;
+  evidence.add(exchange);
+  return executeCheck(def, ctx, { requirements, strict, redactor, evidence, observations, reproduce: (x) => curlFor(x) });
+}
+
+describe('executeCheck', () => {
+  it('fails a MUST, warns a SHOULD (fails it under --strict), errors on anything unexpected', async () => {
+    const boom = async () => {
+      throw new CheckFailure('expected 401, got 200 with key sk_canary_secret_123456');
+    };
+    const must = await outcome('FSAPI-AUTH-001', boom);
+    expect(must.status).toBe('failed');
+    expect(must.message).not.toContain('sk_canary_secret_123456');
+    expect(must.message).toContain('[REDACTED:FSAPI_API_KEY]');
+    expect((await outcome('FSAPI-AUTH-101', boom)).status).toBe('warning');
+    expect((await outcome('FSAPI-AUTH-101', boom, true)).status).toBe('failed');
+    expect((await outcome('FSAPI-PAGE-001', boom)).status).toBe('warning');
+    const transport = await outcome('FSAPI-AUTH-001', async () => {
+      throw new TransportError('timeout', 'no complete response within 10 ms', exchange);
+    });
+    expect(transport).toMatchObject({ status: 'error', message: 'no complete response within 10 ms' });
+    expect((await outcome('FSAPI-AUTH-001', async () => void JSON.parse('{'))).status).toBe('error');
+  });
+
+  it('never lets an INFO check fail, and keeps its observation for the gap report', async () => {
+    const info = await outcome('FSAPI-GAP-008', async (ctx) => ctx.observe('missing key → 400'));
+    expect(info).toMatchObject({ status: 'passed', observation: 'missing key → 400' });
+    expect((await outcome('FSAPI-GAP-008', async () => { throw new CheckFailure('x'); })).status).toBe('error');
+  });
+
+  it('skips with the reason, and names the check by requirement, level and operation', async () => {
+    const r = await outcome('FSAPI-AUTH-005', async (ctx) => ctx.skip('needs FSAPI_PUBLIC_KEY'));
+    expect(r).toMatchObject({ status: 'skipped', message: 'needs FSAPI_PUBLIC_KEY', id: 'FSAPI-AUTH-005 createCustomer v' });
+    expect(r.name).toBe('FSAPI-AUTH-005 [MUST] createCustomer: t');
+    expect(r.clause).toMatch(/^seed spec: Authentication > Keys/);
+  });
+});
+
+describe('verdict', () => {
+  it('blocks on MUST/CONTRACT failures and errors only; INFO and warnings never block', () => {
+    const c = (level: 'MUST' | 'SHOULD' | 'INFO' | 'CONTRACT', status: 'failed' | 'error' | 'warning' | 'passed') => ({ level, status }) as never;
+    expect(computeVerdict([c('MUST', 'passed'), c('SHOULD', 'warning')])).toBe('conformant');
+    expect(computeVerdict([c('CONTRACT', 'failed')])).toBe('non-conformant');
+    expect(computeVerdict([c('MUST', 'error')])).toBe('non-conformant');
+    expect(computeVerdict([c('SHOULD', 'error')])).toBe('conformant');
+    expect(computeVerdict([c('SHOULD', 'failed')])).toBe('non-conformant'); // --strict records it as failed
+    expect(computeVerdict([], { incomplete: true })).toBe('incomplete');
+    expect([exitCodeFor('conformant'), exitCodeFor('non-conformant'), exitCodeFor('conformant', true), exitCodeFor('incomplete')]).toEqual([0, 1, 4, 5]);
+  });
+});
+
+describe('redaction and reproduction', () => {
+  it('redacts plain and URL-encoded secrets, longest first', () => {
+    const r = new Redactor([
+      { name: 'A', value: 'key_abc' },
+      { name: 'B', value: 'key_abc_longer' },
+    ]);
+    expect(r.text('x key_abc_longer y key_abc z key%5Fabc')).toBe('x [REDACTED:B] y [REDACTED:A] z key%5Fabc');
+    expect(r.leaks('has key_abc')).toBe(true);
+  });
+
+  it('prints a curl line where redacted keys become shell variables', () => {
+    const line = curlFor(exchange, { caFile: true })!;
+    expect(line).toContain(`-X POST 'https://h.test/v1/customers'`);
+    expect(line).toContain(`-H "Api-Key: $FSAPI_API_KEY"`);
+    expect(line).toContain(`--cacert "$FSAPI_CA_FILE"`);
+    expect(line).toContain(`--data-binary '{"name":"O'\\''Brien"}'`);
+  });
+});
+
+describe('determinism and sharding', () => {
+  it('seeds data per check, independent of order, and keeps idempotency keys run-unique', () => {
+    expect(seededFaker(42, 'a').person.firstName()).toBe(seededFaker(42, 'a').person.firstName());
+    expect(seededFaker(42, 'a').string.alphanumeric(12)).not.toBe(seededFaker(42, 'b').string.alphanumeric(12));
+    expect(idempotencyKeyFor('run1', 'c', 0)).toBe(idempotencyKeyFor('run1', 'c', 0));
+    expect(idempotencyKeyFor('run1', 'c', 0)).not.toBe(idempotencyKeyFor('run2', 'c', 0));
+    expect(idempotencyKeyFor('run1', 'c', 0)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-a[0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
+  it('puts every check in exactly one shard, evenly', () => {
+    const ids = Array.from({ length: 2000 }, (_, i) => `FSAPI-X-${i} op v${i % 7}`);
+    for (const count of [2, 4]) {
+      const sizes = Array.from({ length: count }, (_, i) => ids.filter((id) => inShard(id, { index: i + 1, count })).length);
+      expect(sizes.reduce((a, b) => a + b)).toBe(ids.length);
+      for (const s of sizes) expect(Math.abs(s - ids.length / count)).toBeLessThan(ids.length * 0.05);
+    }
+  });
+});
+
+describe('WebhookReceiver', () => {
+  it('records deliveries, fails the first attempt of marked events, and long-polls for arrivals', async () => {
+    const rx = new WebhookReceiver();
+    const { url, inspectUrl } = await rx.listen('127.0.0.1', 0);
+    const body = (marked: boolean) => JSON.stringify({ id: 'evt_1', type: 'customer.created', data: { object: { id: 'cus_1', object: 'customer', metadata: marked ? { fsapi_webhook: FAIL_FIRST_MARKER } : {} } } });
+    // The long-poll is sent first and answers once two attempts have arrived: no sleeping.
+    const waiting = fetch(`${inspectUrl}?object_id=cus_1&min=2&timeout_ms=5000`).then((r) => r.json() as Promise<{ answered: number; webhook_id: string }[]>);
+    const first = await fetch(url, { method: 'POST', headers: { 'webhook-id': 'evt_1' }, body: body(true) });
+    const second = await fetch(url, { method: 'POST', headers: { 'webhook-id': 'evt_1' }, body: body(true) });
+    expect([first.status, second.status]).toEqual([503, 200]);
+    const got = await waiting;
+    expect(got.map((d) => d.answered)).toEqual([503, 200]);
+    expect(got.every((d) => d.webhook_id === 'evt_1')).toBe(true);
+    const plain = await fetch(url, { method: 'POST', headers: { 'webhook-id': 'evt_2' }, body: body(false).replace('cus_1', 'cus_2') });
+    expect(plain.status).toBe(200);
+    const none = await fetch(`${inspectUrl}?object_id=cus_404&timeout_ms=0`).then((r) => r.json() as Promise<unknown[]>);
+    expect(none).toEqual([]);
+    const wrongToken = await fetch(inspectUrl.replace(/__fsapi\/[0-9a-f]+/, '__fsapi/guess'));
+    expect(wrongToken.status).toBe(200); // treated as a delivery, revealing nothing
+    expect(await wrongToken.text()).toBe('ok');
+    await rx.close();
+  });
+});

@@ -1,0 +1,128 @@
+/** The HTTP client against misbehaving servers: it never follows redirects, times out, caps bodies, verifies TLS. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TargetClient, TransportError } from '../src/http/client.js';
+import { Redactor } from '../src/http/redact.js';
+import { httpServer, httpsServer, json, makeCert, type TestServer } from './helpers/servers.js';
+
+const KEY = 'sk_sandbox_canary_4f1d9a7c2b8e';
+const redactor = new Redactor([{ name: 'FSAPI_API_KEY', value: KEY }]);
+const servers: TestServer[] = [];
+afterAll(async () => Promise.all(servers.map((s) => s.close())));
+
+async function client(server: TestServer & { cert?: { cert: string } }, opts: Partial<ConstructorParameters<typeof TargetClient>[0]> = {}) {
+  return new TargetClient({ baseUrl: server.url, ...(server.cert ? { caPem: server.cert.cert } : {}), timeoutMs: 2_000, maxResponseBytes: 64 * 1024, redactor, ...opts });
+}
+
+describe('TargetClient', () => {
+  let api: Awaited<ReturnType<typeof httpsServer>>;
+  let elsewhere: TestServer;
+  beforeAll(async () => {
+    elsewhere = await httpServer((_req, res) => json(res, 200, { stolen: true }));
+    api = await httpsServer((req, res) => {
+      const u = new URL(req.url ?? '/', 'https://x');
+      if (u.pathname === '/v1/echo') return json(res, 200, { key: req.headers['api-key'] }, { 'x-echo': String(req.headers['api-key']) });
+      if (u.pathname === '/v1/redirect') return res.writeHead(307, { location: `${elsewhere.url}steal` }).end();
+      if (u.pathname === '/v1/hang') return; // never answers
+      if (u.pathname === '/v1/headers-then-nothing') return res.writeHead(200, { 'content-type': 'application/json' }).write('{"partial":');
+      if (u.pathname === '/v1/huge') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const chunk = Buffer.alloc(64 * 1024, 'a');
+        let sent = 0;
+        const pump = () => {
+          while (sent < 50 && res.write(chunk)) sent++;
+          if (sent < 50) res.once('drain', pump);
+          else res.end();
+        };
+        res.on('close', () => (sent = 50));
+        return pump();
+      }
+      if (u.pathname === '/v1/bad-utf8') return res.writeHead(200, { 'content-type': 'application/json' }).end(Buffer.from([0x22, 0xff, 0xfe, 0x22]));
+      if (u.pathname === '/v1/limited') {
+        const n = Number(u.searchParams.get('n'));
+        if (api.requests.filter((r) => r.url.startsWith('/v1/limited')).length <= n) return json(res, 429, { title: 'slow down' }, { 'retry-after': '0' });
+        return json(res, 200, { ok: true });
+      }
+      json(res, 404, { title: 'nope' });
+    });
+    servers.push(api, elsewhere);
+  });
+
+  it('records every exchange with the key redacted, in request and response alike', async () => {
+    const c = await client(api);
+    const recorded: unknown[] = [];
+    const res = await c.send({ method: 'GET', path: 'echo', headers: { 'Api-Key': KEY }, query: { api_key: KEY } }, (x) => recorded.push(x));
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ key: KEY });
+    const text = JSON.stringify(recorded);
+    expect(text).not.toContain(KEY);
+    expect(text).toContain('[REDACTED:FSAPI_API_KEY]');
+    await c.close();
+  });
+
+  it('never follows a redirect: the other host receives nothing', async () => {
+    const c = await client(api);
+    const res = await c.send({ method: 'GET', path: 'redirect', headers: { 'Api-Key': KEY } });
+    expect(res.status).toBe(307);
+    expect(res.headers['location']).toContain(elsewhere.url);
+    expect(elsewhere.requests).toHaveLength(0);
+    await c.close();
+  });
+
+  it('times out a server that never answers, and one that stops mid-body', async () => {
+    const c = await client(api, { timeoutMs: 300 });
+    for (const path of ['hang', 'headers-then-nothing']) {
+      const e = await c.send({ method: 'GET', path }).then(() => undefined, (x: unknown) => x);
+      expect(e, path).toBeInstanceOf(TransportError);
+      expect((e as TransportError).kind, path).toBe('timeout');
+      expect((e as TransportError).message).toMatch(/within 300 ms/);
+    }
+    await c.close();
+  });
+
+  it('cuts a huge body at the cap and says so', async () => {
+    const c = await client(api);
+    const e = (await c.send({ method: 'GET', path: 'huge' }).catch((x: unknown) => x)) as TransportError;
+    expect(e).toBeInstanceOf(TransportError);
+    expect(e.kind).toBe('too-large');
+    expect(e.exchange.response?.status).toBe(200);
+    expect(e.message).toMatch(/exceeds the 65536-byte cap/);
+    await c.close();
+  });
+
+  it('flags a body that is not valid UTF-8 instead of parsing it', async () => {
+    const c = await client(api);
+    const res = await c.send({ method: 'GET', path: 'bad-utf8' });
+    expect(res.json).toBeUndefined();
+    expect(res.jsonError).toMatch(/UTF-8/);
+    await c.close();
+  });
+
+  it('backs off on 429 with Retry-After, within its retry budget', async () => {
+    const c = await client(api);
+    const res = await c.send({ method: 'GET', path: 'limited', query: { n: 2 } });
+    expect(res.status).toBe(200);
+    const refused = await c.send({ method: 'GET', path: 'limited', query: { n: 99 }, noRetry: true });
+    expect(refused.status).toBe(429);
+    await c.close();
+  });
+
+  it('verifies TLS: an untrusted, an expired and a wrong-host certificate are refused', async () => {
+    const untrusted = await httpsServer((_q, r) => json(r, 200, {}));
+    const expired = await httpsServer((_q, r) => json(r, 200, {}), await makeCert({ expired: true }));
+    const wrongHost = await httpsServer((_q, r) => json(r, 200, {}), await makeCert({ names: ['api.example.test'], ips: ['10.9.8.7'] }));
+    servers.push(untrusted, expired, wrongHost);
+    const cases: [TestServer & { cert?: { cert: string } }, RegExp, boolean][] = [
+      [untrusted, /self-signed|not trusted|not signed/, false],
+      [expired, /expired/, true],
+      [wrongHost, /does not name this host|altname|IP/i, true],
+    ];
+    for (const [server, re, trustCa] of cases) {
+      const c = new TargetClient({ baseUrl: server.url, ...(trustCa ? { caPem: server.cert!.cert } : {}), timeoutMs: 2000, maxResponseBytes: 1024, redactor });
+      const e = (await c.send({ method: 'GET', path: 'x' }).catch((x: unknown) => x)) as TransportError;
+      expect(e, server.url).toBeInstanceOf(TransportError);
+      expect(e.kind).toBe('tls');
+      expect(e.message).toMatch(re);
+      await c.close();
+    }
+  });
+});
