@@ -68,6 +68,12 @@ describe('the Allure HTML report', () => {
     expect(r.stdout + r.stderr).toBe('');
     expect(r.status).toBe(0);
   });
+  it('is built, empty, for a run that recorded no result', async () => {
+    const d = join(root, 'reports', 'run-empty');
+    const w = await writeReports(standardReport(), { dir: d, reportRoot: join(root, 'reports'), html: true });
+    expect(w.files).toContain(join(d, 'allure-report', 'index.html'));
+    expect(spawnSync('sha256sum', ['-c', '--quiet', 'SHA256SUMS'], { cwd: d }).status).toBe(0);
+  });
 });
 
 describe('fsapi-conformance report', () => {

@@ -181,6 +181,13 @@ describe('summary.md', () => {
     expect(md.split('\n')[0]).toMatch(/^# ❌ Non-conformant/);
   });
 
+  it('says incomplete, with exit 5 and the reason', () => {
+    const md = renderSummary(report(standardChecks(), { incomplete: 'the run was interrupted (SIGINT/SIGTERM)' }));
+    expect(md).toMatch(/^# ⏸️ Incomplete/);
+    expect(md).toMatch(/Exit code \*\*5\*\*/);
+    expect(md).toContain('Incomplete: the run was interrupted (SIGINT/SIGTERM)');
+  });
+
   it('says conformant, with exit 0, for a clean run; and explains a regression', () => {
     const clean = report([check({ requirement: 'FSAPI-AUTH-001', level: 'MUST', group: 'customers', status: 'passed' })]);
     expect(renderSummary(clean)).toMatch(/^# ✅ Conformant[\s\S]*Exit code \*\*0\*\*/);

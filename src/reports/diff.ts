@@ -1,7 +1,7 @@
 /**
  * Baseline diff: today's run against a stored one, check by check (keyed on CheckResult.id).
  *
- * Semantics (also in `diff --help` and docs/reports.md):
+ * Semantics (also in `diff --help`):
  * - "bad" means failed, error or warning; "not evaluated" means skipped or absent.
  * - newly_failing: bad now, and passed, skipped or absent in the baseline. (bad -> bad, e.g. warning -> failed,
  *   is not newly failing: it was not passing before.)

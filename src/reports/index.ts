@@ -10,7 +10,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { RunReport } from '../results/model.js';
-import { buildAllureHtml } from './allure.js';
+import { ALLURE_RESULTS_DIR, buildAllureHtml } from './allure.js';
 import { writeChecksums, CHECKSUMS_FILE } from './checksums.js';
 import { diffReports, loadReport } from './diff.js';
 import { renderJunit } from './junit.js';
@@ -63,12 +63,21 @@ export async function writeReports(input: RunReport, opts: WriteReportsOptions):
   await write('conformance.json', serializeReport(report));
   await write('summary.md', renderSummary(report));
   await write('junit.xml', renderJunit(report));
+  let htmlFailure: unknown;
   if (opts.html) {
-    files.push(...(await buildAllureHtml(dir, { name: `fsapi-conformance: ${report.verdict} (${report.target.base_url})` })));
+    // A run that recorded no result (every group filtered out, interrupted at once) still gets its (empty) HTML.
+    await mkdir(join(dir, ALLURE_RESULTS_DIR), { recursive: true });
+    try {
+      files.push(...(await buildAllureHtml(dir, { name: `fsapi-conformance: ${report.verdict} (${report.target.base_url})` })));
+    } catch (e) {
+      // The verdict and evidence are written already: checksum them and move latest before reporting the failure.
+      htmlFailure = e;
+    }
   }
   await writeChecksums(dir);
   files.push(join(dir, CHECKSUMS_FILE));
   await refreshLatest(opts.reportRoot, dir);
+  if (htmlFailure) throw htmlFailure;
   // Written all the same, so the evidence is not lost; but a report that breaks its own schema is a suite bug.
   const problems = validateReport(report);
   if (problems.length) {
