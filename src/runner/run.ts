@@ -16,7 +16,7 @@ import type { WorkerConfig } from '../harness/worker-config.js';
 import { ALLURE_RESULTS_DIR, gapsFromChecks, writeReports, type WrittenReports } from '../reports/index.js';
 import type { CheckResult, RunReport } from '../results/model.js';
 import { computeVerdict, countStatuses } from '../results/verdict.js';
-import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
+import type { RunningSandbox } from '../../sandbox/index.js';
 import { ResultCollector, type SuiteStats } from './collector.js';
 import { preflight } from './preflight.js';
 import { WebhookReceiver } from './receiver.js';
@@ -66,6 +66,7 @@ export async function runConformance(cfg: RunConfig, log: (line: string) => void
       ({ baseUrl, credentials } = cfg.target);
       caPem = cfg.target.caPem;
     } else {
+      const { startSandbox } = await import('../../sandbox/index.js');
       sandbox = await startSandbox({ httpPort: 0, faults: cfg.sandboxFaults, webhookRetryDelaysMs: [50, 100, 200, 400] });
       const [alpha, beta] = sandbox.tenants;
       baseUrl = sandbox.base_url;
