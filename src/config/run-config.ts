@@ -41,6 +41,7 @@ export interface RunConfig {
   baseline?: string;
   shard?: { index: number; count: number };
   sandboxFaults: string[];
+  sandboxFixtures?: string;
   idempotencyParallel: number;
   webhookWaitMs: number;
   replayDelayMs: number;
@@ -199,6 +200,9 @@ export function loadRunConfig(flags: Flags, opts: { env?: NodeJS.ProcessEnv; cwd
     throw new UsageError('sandbox faults apply only to the embedded sandbox', { fix: 'unset FSAPI_BASE_URL, or drop --sandbox-fault' });
   }
 
+  const fixturesRaw = raw('FSAPI_SANDBOX_FIXTURES');
+  if (fixturesRaw && target) throw new UsageError('sandbox fixtures apply only to the embedded sandbox', { fix: 'unset FSAPI_BASE_URL, or drop FSAPI_SANDBOX_FIXTURES' });
+
   const baseline = raw('FSAPI_BASELINE');
   if (baseline && !existsSync(resolve(cwd, baseline))) {
     throw new UsageError(`baseline ${baseline} does not exist`, { fix: 'point --baseline at an earlier conformance.json (e.g. reports/latest/conformance.json from a stored run)' });
@@ -226,6 +230,7 @@ export function loadRunConfig(flags: Flags, opts: { env?: NodeJS.ProcessEnv; cwd
     ...(baseline ? { baseline: resolve(cwd, baseline) } : {}),
     ...(shard ? { shard } : {}),
     sandboxFaults,
+    ...(fixturesRaw ? { sandboxFixtures: resolve(cwd, fixturesRaw) } : {}),
     idempotencyParallel: int('FSAPI_IDEMPOTENCY_PARALLEL', 8, 2, 100),
     webhookWaitMs: int('FSAPI_WEBHOOK_WAIT_MS', 10_000, 100, 600_000),
     replayDelayMs: int('FSAPI_REPLAY_DELAY_MS', 2_000, 0, 600_000),

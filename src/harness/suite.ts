@@ -1,5 +1,5 @@
 import * as allure from 'allure-js-commons';
-import { afterAll, describe, inject, test } from 'vitest';
+import { describe, inject, test } from 'vitest';
 import { groupTag, isGroupSlug, type SuiteSlug } from '../catalogue/groups.js';
 import type { Operation } from '../catalogue/openapi.js';
 import { genericChecks } from '../checks/index.js';
@@ -85,7 +85,8 @@ export async function defineSuite(suite: SuiteSlug, flows: CheckDef[]): Promise<
     const req = rt.catalogue.requirements.get(def.requirement);
     test(testName(def, req), { timeout: def.timeoutMs ?? Math.max(30_000, cfg.timeoutMs * 4) }, async ({ task, skip }) => {
       const result = await runOne(rt, def, observer, send, worldOf);
-      (task.meta as { fsapi?: CheckResult }).fsapi = result;
+      // The suite's running totals ride along with every result (suite meta set in afterAll never reaches reporters).
+      Object.assign(task.meta, { fsapi: result, fsapi_stats: { suite, requests: stats.requests, created: { ...stats.created } } });
       await allure.epic(isGroupSlug(suite) ? groupTag(suite) : suite);
       await allure.feature(def.family);
       await allure.story(def.requirement);
@@ -110,9 +111,6 @@ export async function defineSuite(suite: SuiteSlug, flows: CheckDef[]): Promise<
   // Checks over everything the suite observed run after all the others (describe blocks run in order).
   describe(`${suite}: observed traffic`, () => {
     for (const def of defs.filter((d) => d.last)) register(def);
-    afterAll((s) => {
-      ((s as { meta: Record<string, unknown> }).meta as { fsapi_stats?: SuiteStats }).fsapi_stats = stats;
-    });
   });
 }
 

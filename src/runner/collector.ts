@@ -18,7 +18,7 @@ const ICON: Record<CheckResult['status'], string> = { passed: '.', failed: 'F', 
 export class ResultCollector implements Reporter {
   readonly results: CheckResult[] = [];
   readonly suiteErrors: string[] = [];
-  readonly stats: SuiteStats = { requests: 0, created: {} };
+  private readonly suiteStats = new Map<string, SuiteStats>();
   private done = 0;
   private readonly started = performance.now();
 
@@ -28,7 +28,9 @@ export class ResultCollector implements Reporter {
   ) {}
 
   onTestCaseResult(test: TestCase): void {
-    const meta = test.meta() as { fsapi?: CheckResult };
+    const meta = test.meta() as { fsapi?: CheckResult; fsapi_stats?: SuiteStats & { suite: string } };
+    const st = meta.fsapi_stats;
+    if (st && (this.suiteStats.get(st.suite)?.requests ?? -1) < st.requests) this.suiteStats.set(st.suite, { requests: st.requests, created: st.created });
     const state = test.result().state;
     if (meta.fsapi) {
       this.results.push(meta.fsapi);
@@ -43,12 +45,6 @@ export class ResultCollector implements Reporter {
   onTestModuleEnd(module: TestModule): void {
     const suite = basename(module.moduleId).replace(/\.conformance\.ts$/, '');
     for (const e of module.errors()) this.suiteErrors.push(`suite ${suite}: ${e.message}`);
-    for (const s of module.children.allSuites()) {
-      const st = (s.meta() as { fsapi_stats?: SuiteStats }).fsapi_stats;
-      if (!st) continue;
-      this.stats.requests += st.requests;
-      for (const [op, n] of Object.entries(st.created)) this.stats.created[op] = (this.stats.created[op] ?? 0) + n;
-    }
     const mine = this.results.filter((r) => r.group === suite || module.moduleId.endsWith(`/${r.group}.conformance.ts`));
     const counts = { passed: 0, failed: 0, warning: 0, skipped: 0, error: 0 };
     for (const r of mine) counts[r.status]++;
@@ -56,6 +52,16 @@ export class ResultCollector implements Reporter {
     const parts = Object.entries(counts).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`);
     const line = `  ${marks.padEnd(3)} ${suite.padEnd(18)} ${String(mine.length).padStart(4)} checks  ${parts.join(', ')}  (${((module.diagnostic().duration ?? 0) / 1000).toFixed(1)} s)`;
     this.out.write(`${this.out.isTTY ? '\r\x1b[K' : ''}${line}\n`);
+  }
+
+  /** Requests sent and resources created, summed over suites (each suite's latest running totals). */
+  get stats(): SuiteStats {
+    const out: SuiteStats = { requests: 0, created: {} };
+    for (const st of this.suiteStats.values()) {
+      out.requests += st.requests;
+      for (const [op, n] of Object.entries(st.created)) out.created[op] = (out.created[op] ?? 0) + n;
+    }
+    return out;
   }
 
   /** A one-character-per-check strip, for logs where no TTY shows progress. */

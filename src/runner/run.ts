@@ -67,7 +67,12 @@ export async function runConformance(cfg: RunConfig, log: (line: string) => void
       caPem = cfg.target.caPem;
     } else {
       const { startSandbox } = await import('../../sandbox/index.js');
-      sandbox = await startSandbox({ httpPort: 0, faults: cfg.sandboxFaults, webhookRetryDelaysMs: [50, 100, 200, 400] });
+      sandbox = await startSandbox({
+        httpPort: 0,
+        faults: cfg.sandboxFaults,
+        webhookRetryDelaysMs: [50, 100, 200, 400],
+        ...(cfg.sandboxFixtures ? { fixturesPath: cfg.sandboxFixtures } : {}),
+      });
       const [alpha, beta] = sandbox.tenants;
       baseUrl = sandbox.base_url;
       caPem = sandbox.ca_pem;

@@ -3,6 +3,7 @@ import { runCommand } from './run.js';
 import { reportCommand } from './report.js';
 import { diffCommand } from './diff.js';
 import { mergeCommand } from './merge.js';
+import { requirementsCommand } from './requirements.js';
 
 /** Every command of the CLI, in the order `--help` lists them. Each lives in its own module here. */
-export const COMMANDS: CommandSpec[] = [runCommand, reportCommand, diffCommand, mergeCommand];
+export const COMMANDS: CommandSpec[] = [runCommand, reportCommand, diffCommand, mergeCommand, requirementsCommand];

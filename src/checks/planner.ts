@@ -1,0 +1,29 @@
+import { pathToFileURL, fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { CROSS_CUTTING, GROUPS, type SuiteSlug } from '../catalogue/groups.js';
+import type { Catalogue } from '../catalogue/index.js';
+import { checkId, type CheckDef } from '../harness/check.js';
+import { genericChecks } from './index.js';
+
+const SUITES_DIR = fileURLToPath(new URL('../../suites/', import.meta.url));
+export const ALL_SUITE_SLUGS: SuiteSlug[] = [...GROUPS.map((g) => g.slug), ...CROSS_CUTTING];
+
+export interface PlannedCheck {
+  id: string;
+  suite: SuiteSlug;
+  def: CheckDef;
+}
+
+/**
+ * Every check a full run would register, without running anything: the generic families over the spec in use,
+ * plus each suite file's flows (suite files only register tests inside a conformance run).
+ */
+export async function planChecks(catalogue: Catalogue): Promise<PlannedCheck[]> {
+  const plan = { spec: catalogue.spec, isReferenceProfile: catalogue.isReferenceProfile };
+  const out: PlannedCheck[] = [];
+  for (const suite of ALL_SUITE_SLUGS) {
+    const mod = (await import(pathToFileURL(join(SUITES_DIR, `${suite}.conformance.ts`)).href)) as { flows?: CheckDef[] };
+    for (const def of [...genericChecks(suite, plan), ...(mod.flows ?? [])]) out.push({ id: checkId(def), suite, def });
+  }
+  return out;
+}
