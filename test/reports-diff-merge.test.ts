@@ -174,13 +174,24 @@ describe('mergeReports', () => {
   it('refuses duplicate or missing shards, shards of other runs, overlapping checks and unsharded reports', () => {
     expect(usageError(() => mergeReports([shard(1, 3), shard(1, 3), shard(3, 3)])).message).toMatch(/shard 1\/3 is given twice/);
     expect(usageError(() => mergeReports([shard(1, 3), shard(3, 3)])).message).toMatch(/shard 2\/3 missing: got 2 of 3/);
-    expect(usageError(() => mergeReports([shard(1, 2), shard(2, 2, { seed: 7 })])).message).toMatch(/their seed differ \(7 vs 4242\)/);
-    const other = shard(2, 2);
-    other.target.base_url = 'https://other.example.test';
-    expect(usageError(() => mergeReports([shard(1, 2), other])).message).toMatch(/target differ/);
+    expect(usageError(() => mergeReports([shard(1, 2), shard(2, 2, { seed: 7 })])).message).toMatch(/the seed differs \(7 vs 4242\)/);
+    const live = (i: number, url: string) => {
+      const r = shard(i, 2);
+      r.target = { ...r.target, embedded: false, environment: 'live', base_url: url };
+      return r;
+    };
+    expect(usageError(() => mergeReports([live(1, 'https://a.example.test'), live(2, 'https://b.example.test')])).message).toMatch(/the target differs/);
+    expect(mergeReports([live(1, 'https://a.example.test'), live(2, 'https://a.example.test')]).target.base_url).toBe('https://a.example.test');
+    // The embedded sandbox listens on a new port in each shard's process: that is still one target.
+    const port = shard(2, 2);
+    port.target.base_url = 'https://127.0.0.1:40000/v1/';
+    expect(mergeReports([shard(1, 2), port]).checks).toHaveLength(all.length);
+    const faulty = shard(2, 2);
+    faulty.target.sandbox_faults = ['slow'];
+    expect(usageError(() => mergeReports([shard(1, 2), faulty])).message).toMatch(/the target differs \(the embedded reference sandbox with faults slow vs/);
     const spec = shard(2, 2);
     spec.spec.sha256 = 'c'.repeat(64);
-    expect(usageError(() => mergeReports([shard(1, 2), spec])).message).toMatch(/spec \(SHA-256\) differ/);
+    expect(usageError(() => mergeReports([shard(1, 2), spec])).message).toMatch(/spec \(SHA-256\) differs/);
     const overlap = report(all.slice(0, 3), { id: 'x', shard: { index: 2, count: 2 } });
     expect(usageError(() => mergeReports([shard(1, 2), overlap])).message).toMatch(/is in two shards/);
     expect(usageError(() => mergeReports([shard(1, 2), standardReport()])).message).toMatch(/is not a shard report/);

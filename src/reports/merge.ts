@@ -3,7 +3,8 @@
  * the run would have written unsharded: every check, counts, gaps and verdict recomputed, merged_from set.
  *
  * Refused (UsageError): a report without run.shard; reports of different suite versions, specs, requirement
- * catalogues, targets, seeds, strictness or shard counts; a shard index given twice or out of range; a missing
+ * catalogues, targets (for the embedded sandbox, which gets a new port in every process: its fault set), seeds,
+ * strictness or shard counts; a shard index given twice or out of range; a missing
  * shard; a check id present in two shards.
  *
  * How run fields combine: started_at is the earliest, finished_at the latest, duration_ms the wall time between
@@ -45,7 +46,8 @@ export function mergeReports(reports: RunReport[], opts: { names?: string[] } = 
     ['suite version', (r) => r.suite.version],
     ['spec (SHA-256)', (r) => r.spec.sha256],
     ['requirement catalogue (SHA-256)', (r) => r.requirements.sha256],
-    ['target', (r) => r.target.base_url],
+    // The embedded sandbox listens on a new port in every process: its shards share no base URL, only the faults.
+    ['target', (r) => (r.target.embedded ? `the embedded reference sandbox${r.target.sandbox_faults?.length ? ` with faults ${[...r.target.sandbox_faults].sort().join(',')}` : ''}` : r.target.base_url)],
     ['seed', (r) => r.run.seed],
     ['--strict', (r) => r.run.strict],
     ['shard count', (r) => r.run.shard!.count],
@@ -53,7 +55,7 @@ export function mergeReports(reports: RunReport[], opts: { names?: string[] } = 
   for (const [what, get] of same) {
     const i = reports.findIndex((r) => get(r) !== get(first));
     if (i > 0) {
-      throw new UsageError(`${name(i)} and ${name(0)} are not shards of one run: their ${what} differ (${String(get(reports[i]!))} vs ${String(get(first))})`, {
+      throw new UsageError(`${name(i)} and ${name(0)} are not shards of one run: the ${what} differs (${String(get(reports[i]!))} vs ${String(get(first))})`, {
         fix: 'merge the shards of a single run: same suite version, spec, requirements, target, seed and --strict, with --shard=i/n for one n',
       });
     }
@@ -104,7 +106,6 @@ export function mergeReports(reports: RunReport[], opts: { names?: string[] } = 
   for (const r of shards) for (const [t, n] of Object.entries(r.run.resources_created.by_type)) byType[t] = (byType[t] ?? 0) + n;
   const max = (f: (r: RunReport) => number) => Math.max(...shards.map(f));
   const ids = shards.map((r) => r.run.id);
-  const faults = distinct(shards.flatMap((r) => r.target.sandbox_faults ?? []));
 
   const run: RunReport['run'] = {
     id: mergedRunId(started, ids),
@@ -135,8 +136,6 @@ export function mergeReports(reports: RunReport[], opts: { names?: string[] } = 
     run.incomplete_reason = incomplete.map((r) => `shard ${r.run.shard!.index}/${count}: ${r.run.incomplete_reason ?? 'interrupted'}`).join('; ');
   }
   const target: RunReport['target'] = { ...first.target };
-  if (faults.length) target.sandbox_faults = faults;
-  else delete target.sandbox_faults;
 
   return {
     schema_version: 1,

@@ -37,7 +37,8 @@ absent or skipped in the baseline.`,
       console.log(renderDiffText(diff, current, currentPath));
       const notes: string[] = [];
       if (baseline.spec.sha256 !== current.spec.sha256) notes.push('the two runs used different specs');
-      if (baseline.target.base_url !== current.target.base_url) notes.push('the two runs tested different targets');
+      const target = (r: typeof current) => (r.target.embedded ? 'embedded' : r.target.base_url);
+      if (target(baseline) !== target(current)) notes.push('the two runs tested different targets');
       if (baseline.suite.version !== current.suite.version) notes.push(`suite versions differ (${baseline.suite.version} vs ${current.suite.version})`);
       if (notes.length) console.log(`note: ${notes.join('; ')}`);
     }
