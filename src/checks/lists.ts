@@ -1,0 +1,82 @@
+/**
+ * Walking paginated lists (the profile's envelope: data, has_more, next_cursor) and filling a list with enough
+ * objects for a check to be decidable.
+ */
+import type { Operation } from '../catalogue/openapi.js';
+import { describeRequest, listItems, STATUS, summariseBody } from '../harness/assert.js';
+import type { CheckContext, RequestParts } from '../harness/check.js';
+import type { HttpResponse } from '../http/client.js';
+import { driverFor, validRequest } from './requests.js';
+import { creatorOf } from './support.js';
+
+export interface Page {
+  res: HttpResponse;
+  items: Record<string, unknown>[];
+  hasMore: boolean | undefined;
+  nextCursor: string | null | undefined;
+}
+
+export interface Walk {
+  pages: Page[];
+  /** Why the walk stopped early (a non-2xx page, a page without a data array), if it did. */
+  stopped?: string;
+}
+
+/** The identity of a list item: its id, or for items without one, its stable members (feature name, currency pair). */
+export function itemKey(item: Record<string, unknown>): string {
+  if (typeof item['id'] === 'string') return item['id'];
+  const stable = Object.entries(item)
+    .filter(([k, v]) => typeof v === 'string' && !/(_at|timestamp|rate|balance)$/.test(k))
+    .sort(([a], [b]) => a.localeCompare(b));
+  return JSON.stringify(stable);
+}
+
+/** Reads up to `maxPages` pages of `limit`, following next_cursor while has_more is true. */
+export async function walk(
+  ctx: CheckContext,
+  op: Operation,
+  parts: RequestParts,
+  opts: { limit: number; maxPages: number; as?: 'primary' | 'second' },
+): Promise<Walk> {
+  const pages: Page[] = [];
+  let cursor: string | undefined;
+  for (let i = 0; i < opts.maxPages; i++) {
+    const res = await ctx.call(op, parts, { ...(opts.as ? { as: opts.as } : {}), query: { limit: opts.limit, ...(cursor ? { cursor } : {}) } });
+    if (!STATUS.is2xx(res.status)) return { pages, stopped: `${describeRequest(res)} answered ${res.status}${summariseBody(res)}` };
+    const items = listItems(res);
+    if (!items) return { pages, stopped: `${describeRequest(res)} answered ${res.status} without a data array` };
+    const j = res.json as { has_more?: unknown; next_cursor?: unknown };
+    const page: Page = {
+      res,
+      items,
+      hasMore: typeof j.has_more === 'boolean' ? j.has_more : undefined,
+      nextCursor: typeof j.next_cursor === 'string' ? j.next_cursor : j.next_cursor === null ? null : undefined,
+    };
+    pages.push(page);
+    if (page.hasMore !== true || typeof page.nextCursor !== 'string') break;
+    cursor = page.nextCursor;
+  }
+  return { pages };
+}
+
+export const walkedItems = (w: Walk): Record<string, unknown>[] => w.pages.flatMap((p) => p.items);
+
+/**
+ * Makes sure the list holds at least `n` objects, creating the missing ones through the create operation on the
+ * same path (with the list's path parameters) when its driver exists. Best effort: where nothing can be created
+ * (a vendor spec, live without --allow-live-writes, no such operation), the list stays as it is.
+ */
+export async function fillList(ctx: CheckContext, op: Operation, parts: RequestParts, n: number, as: 'primary' | 'second' = 'primary'): Promise<void> {
+  const creator = creatorOf(ctx.spec, op);
+  if (!creator || !driverFor(ctx, creator)) return;
+  if (ctx.config.environment === 'live' && !ctx.config.allowLiveWrites) return;
+  if (ctx.config.capabilities?.excludeOperations.includes(creator.operationId)) return;
+  const first = await ctx.call(op, parts, { as, query: { limit: n } });
+  const have = listItems(first)?.length ?? 0;
+  for (let i = have; i < n; i++) {
+    // Fresh: creating in the shared scope could disturb what other checks expect of it (balances, states).
+    const make = await validRequest(ctx, creator, { as, fresh: true });
+    const res = await ctx.call(creator, { ...make, pathParams: { ...make.pathParams, ...parts.pathParams } }, { as });
+    if (!STATUS.is2xx(res.status)) return;
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * What the check families share: how operations are classified from the spec in use, and how a check sees
+ * whether a request took effect (through the operation's driver, or by re-reading the resource).
+ */
+import type { Operation, SpecDocument } from '../catalogue/openapi.js';
+import type { DriverScope, OperationDriver } from '../drivers/types.js';
+import { describeRequest, fail, idOf, listItems, summariseBody } from '../harness/assert.js';
+import type { CheckContext, RequestParts } from '../harness/check.js';
+import type { HttpResponse } from '../http/client.js';
+import { driverFor, scopeOf, validRequest } from './requests.js';
+
+// --- Classification (from the spec in use only, so it holds for a vendor's document too) -----------------------
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export const isWrite = (op: Operation): boolean => WRITE_METHODS.has(op.method);
+
+export const pathParamsOf = (op: Operation) => op.parameters.filter((p) => p.in === 'path');
+
+/** A POST that documents 201: each processed request creates one resource. */
+export const isCreate = (op: Operation): boolean => op.method === 'POST' && op.responses.some((r) => r.status === '201');
+
+/** A paginated GET (it takes a page size or a cursor). */
+export const isList = (op: Operation): boolean =>
+  op.method === 'GET' && op.parameters.some((p) => p.in === 'query' && (p.name === 'limit' || p.name === 'cursor'));
+
+/** A GET of one object (or one customer's sub-resource) named by path parameters. */
+export const isGetById = (op: Operation): boolean => op.method === 'GET' && !isList(op) && pathParamsOf(op).length > 0;
+
+/** The JSON request body the operation documents, if any. */
+export const jsonBodyOf = (op: Operation) => op.requestBody?.content.find((c) => c.mediaType === 'application/json');
+
+/** The GET on the same path (re-reads what a PATCH or DELETE changed). */
+export const readerOf = (spec: SpecDocument, op: Operation): Operation | undefined =>
+  spec.operations.find((o) => o.method === 'GET' && o.path === op.path && o !== op);
+
+/** The create on the same path as a list (fills the list when a check needs more objects in it). */
+export const creatorOf = (spec: SpecDocument, list: Operation): Operation | undefined =>
+  spec.operations.find((o) => isCreate(o) && o.path === list.path);
+
+/** The operations of a group in document order. */
+export const opsOfGroup = (spec: SpecDocument, group: string): Operation[] => spec.operations.filter((o) => o.group === group);
+
+/** Whether the status is one the operation documents as a success (exactly, or by a 2XX range). */
+export function documented2xx(op: Operation, status: number): boolean {
+  return status >= 200 && status < 300 && op.responses.some((r) => r.status === String(status) || r.status === '2XX');
+}
+
+export const documentedSuccesses = (op: Operation): string => op.responses.filter((r) => r.status.startsWith('2')).map((r) => r.status).join(' or ') || 'none';
+
+// --- Effects ------------------------------------------------------------------------------------------------------
+
+/** A request in a scope, and how to see what it did there. */
+export interface Scoped {
+  op: Operation;
+  parts: RequestParts;
+  scope: DriverScope;
+  driver: OperationDriver | undefined;
+  /** How many times requests like `parts` took effect in the scope; undefined when it cannot be known (see `why`). */
+  count: ((parts?: RequestParts) => Promise<number>) | undefined;
+  why: string;
+}
+
+/** A valid request (in a fresh scope of its own when asked) with its effect counter when the driver has one. */
+export async function scoped(ctx: CheckContext, op: Operation, opts: { fresh?: boolean; as?: 'primary' | 'second' } = {}): Promise<Scoped> {
+  const as = opts.as ?? 'primary';
+  const driver = driverFor(ctx, op);
+  const scope = scopeOf(ctx, as);
+  const parts = await validRequest(ctx, op, { fresh: opts.fresh ?? false, as });
+  const effects = driver?.effects;
+  const why = !ctx.config.isReferenceProfile
+    ? `the spec in use is a vendor's own, and no driver knows how to see the effects of ${op.operationId}`
+    : !driver
+      ? `no driver for ${op.operationId} yet (src/drivers)`
+      : `the driver of ${op.operationId} has no effects()`;
+  return {
+    op,
+    parts,
+    scope,
+    driver,
+    count: effects ? (p = parts) => effects.call(driver, scope, p) : undefined,
+    why,
+  };
+}
+
+/**
+ * A comparable picture of the state a write would change: the effect count from the driver, or for a PATCH or
+ * DELETE without one, the resource as re-read on its own path. Undefined (with the reason) when neither exists.
+ */
+export interface StateProbe {
+  read(): Promise<string>;
+  what: string;
+}
+
+export function stateProbe(ctx: CheckContext, s: Scoped): StateProbe | string {
+  if (s.count) {
+    const count = s.count;
+    return { read: async () => String(await count()), what: `effects of ${s.op.operationId} in its scope` };
+  }
+  const reader = s.op.method === 'PATCH' || s.op.method === 'DELETE' ? readerOf(ctx.spec, s.op) : undefined;
+  if (reader) {
+    return {
+      what: `${reader.operationId} of the same resource`,
+      read: async () => {
+        const res = await ctx.call(reader, { pathParams: s.parts.pathParams ?? {} });
+        return `${res.status} ${canonicalJson(res.json ?? res.text)}`;
+      },
+    };
+  }
+  return s.why;
+}
+
+/** Skips the rest of a check, saying what was judged and why the effect part cannot be. */
+export function skipEffects(ctx: CheckContext, judged: string, why: string): never {
+  ctx.skip(`${judged}; whether the request took effect is not verified: ${why}`);
+}
+
+/** Expects the probe to read the same before and after; describes the change otherwise. */
+export async function expectUnchanged(ctx: CheckContext, probe: StateProbe, before: string, what: string): Promise<void> {
+  const after = await probe.read();
+  if (after !== before) {
+    fail(`${what} took effect: ${probe.what} went from ${shorten(before)} to ${shorten(after)}`);
+  }
+}
+
+function shorten(s: string): string {
+  return s.length > 160 ? `${s.slice(0, 160)}...` : s;
+}
+
+/** JSON with sorted object keys (stable comparison of re-read resources). */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .sort()
+      .filter((k) => o[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+/** Skips the check when a request it builds on did not succeed (that is another check's finding). */
+export function requireSuccess(ctx: CheckContext, res: HttpResponse, judgedBy = 'FSAPI-CONTRACT-004'): void {
+  if (res.status < 200 || res.status >= 300) {
+    ctx.skip(`the valid request it builds on was answered ${res.status}${summariseBody(res)} (${describeRequest(res)}; ${judgedBy} judges that)`);
+  }
+}
+
+/** Ids in a response: the object's own id, or the ids of a list page's items. */
+export function idsIn(res: HttpResponse): string[] {
+  const items = listItems(res);
+  if (items) return items.map((i) => i['id']).filter((x): x is string => typeof x === 'string');
+  const id = idOf(res);
+  return id ? [id] : [];
+}
+
+/** Headers that identify a request to the target as the configured (or second) business, for raw probes. */
+export function credentialHeaders(ctx: CheckContext, as: 'primary' | 'second' = 'primary'): Record<string, string> {
+  const c = ctx.config.credentials;
+  const p = as === 'second' ? c.second : { apiKey: c.apiKey, tenantId: c.tenantId };
+  if (!p) ctx.skip('no second business configured (FSAPI_SECOND_API_KEY, FSAPI_SECOND_TENANT_ID)');
+  return { accept: 'application/json', 'Api-Key': p.apiKey, 'x-tenant-id': p.tenantId };
+}
+
+/** The first GET of the spec that needs no path parameter and no required query parameter (listAccounts preferred). */
+export function simpleRead(spec: SpecDocument, group?: string): Operation | undefined {
+  const plain = (o: Operation) => o.method === 'GET' && pathParamsOf(o).length === 0 && !o.parameters.some((p) => p.in === 'query' && p.required);
+  const pool = group ? spec.operations.filter((o) => o.group === group) : spec.operations;
+  const preferred = group ? undefined : spec.byId.get('listAccounts');
+  return preferred && plain(preferred) ? preferred : pool.find(plain);
+}
