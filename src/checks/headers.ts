@@ -1,0 +1,133 @@
+/**
+ * Request headers and media types: x-tenant-id required and bound to the key's business (profile), request
+ * bodies as JSON (seed, Endpoints), and what a body in another media type or malformed JSON gets (RFC 9110).
+ * Every write here owns a fresh scope; "not processed" is judged by its effects.
+ */
+import type { Operation } from '../catalogue/openapi.js';
+import { check, describeRequest, expectStatus, fail, STATUS, summariseBody } from '../harness/assert.js';
+import type { CheckContext, CheckDef, RequestParts } from '../harness/check.js';
+import type { HttpResponse } from '../http/client.js';
+import type { CheckFamily } from './plan.js';
+import { validRequest } from './requests.js';
+import {
+  documented2xx,
+  documentedSuccesses,
+  expectUnchanged,
+  isCreate,
+  isWrite,
+  jsonBodyOf,
+  scoped,
+  skipEffects,
+  stateProbe,
+  type StateProbe,
+} from './support.js';
+
+type Def = Omit<CheckDef, 'family' | 'group' | 'operation'>;
+
+/** A request that must be refused and not processed: not 2xx, effects unchanged (writes), then the exact status. */
+async function refusedUnprocessed(
+  ctx: CheckContext,
+  op: Operation,
+  send: (parts: RequestParts) => Promise<HttpResponse>,
+  what: string,
+  status: number,
+): Promise<void> {
+  if (!isWrite(op)) {
+    const res = await send(await validRequest(ctx, op));
+    check(!STATUS.is2xx(res.status), `${describeRequest(res)} ${what} was processed: ${res.status}${summariseBody(res)}`);
+    expectStatus(res, status);
+    return;
+  }
+  const s = await scoped(ctx, op, { fresh: true });
+  const probe: StateProbe | string = stateProbe(ctx, s);
+  const before = typeof probe === 'string' ? undefined : await probe.read();
+  const res = await send(s.parts);
+  check(!STATUS.is2xx(res.status), `${describeRequest(res)} ${what} was processed: ${res.status}${summariseBody(res)}`);
+  if (typeof probe !== 'string') await expectUnchanged(ctx, probe, before!, `${what} (answered ${res.status})`);
+  expectStatus(res, status);
+  if (typeof probe === 'string') skipEffects(ctx, `refused with ${res.status}`, probe);
+}
+
+function tenantChecks(op: Operation): Def[] {
+  return [
+    {
+      requirement: 'FSAPI-TEN-101',
+      variant: 'no-tenant',
+      title: 'a request without x-tenant-id is refused with 400 and not processed',
+      writes: isWrite(op),
+      run: (ctx) => refusedUnprocessed(ctx, op, (parts) => ctx.call(op, parts, { headers: { 'x-tenant-id': undefined }, noRetry: true }), 'without x-tenant-id', 400),
+    },
+    {
+      requirement: 'FSAPI-TEN-102',
+      variant: 'foreign-tenant',
+      title: "the configured key with the second business's x-tenant-id is refused with 403",
+      needs: ['second-tenant'],
+      writes: isWrite(op),
+      async run(ctx) {
+        // The second business's own objects, so that a target trusting the header would find and serve them.
+        const parts = await validRequest(ctx, op, { fresh: isWrite(op), as: 'second' });
+        const other = ctx.config.credentials.second!.tenantId;
+        const res = await ctx.call(op, parts, { headers: { 'x-tenant-id': other }, noRetry: true });
+        expectStatus(res, 403, "status for the second business's x-tenant-id with the configured key");
+      },
+    },
+  ];
+}
+
+function mediaChecks(op: Operation): Def[] {
+  const defs: Def[] = [];
+  if (jsonBodyOf(op) && isWrite(op)) {
+    defs.push({
+      requirement: 'FSAPI-MEDIA-002',
+      variant: 'json-body',
+      title: 'a valid JSON body sent as application/json is accepted with a documented 2xx',
+      writes: true,
+      async run(ctx) {
+        const parts = await validRequest(ctx, op, { fresh: true });
+        const res = await ctx.call(op, parts, { headers: { 'content-type': 'application/json' } });
+        check(documented2xx(op, res.status), `${describeRequest(res)} with a valid JSON body answered ${res.status}${summariseBody(res)}; documented: ${documentedSuccesses(op)}`);
+      },
+    });
+  }
+  if (isCreate(op) && jsonBodyOf(op)) {
+    defs.push(
+      {
+        requirement: 'FSAPI-MEDIA-101',
+        variant: 'text-plain',
+        title: 'a valid body labelled text/plain is refused with 415 and creates nothing',
+        writes: true,
+        async run(ctx) {
+          await refusedUnprocessed(
+            ctx,
+            op,
+            (parts) => ctx.call(op, parts, { rawBody: JSON.stringify(parts.body ?? {}), headers: { 'content-type': 'text/plain' }, noRetry: true }),
+            'with a body labelled text/plain',
+            415,
+          );
+        },
+      },
+      {
+        requirement: 'FSAPI-MEDIA-102',
+        variant: 'truncated-json',
+        title: 'a truncated JSON body is refused with 400',
+        writes: true,
+        async run(ctx) {
+          const parts = await validRequest(ctx, op, { fresh: true });
+          const text = JSON.stringify(parts.body ?? {});
+          const res = await ctx.call(op, parts, { rawBody: text.slice(0, Math.max(1, Math.floor(text.length / 2))), noRetry: true });
+          if (res.status >= 500) fail(`${describeRequest(res)} with truncated JSON caused a server error: ${res.status}${summariseBody(res)}`);
+          expectStatus(res, 400, 'status for truncated JSON');
+        },
+      },
+    );
+  }
+  return defs;
+}
+
+export const headersFamily: CheckFamily = {
+  name: 'headers and media types',
+  forOperation(op) {
+    if (!op.group) return [];
+    return [...tenantChecks(op), ...mediaChecks(op)].map((d) => ({ ...d, family: 'headers' as const, group: op.group!, operation: op.operationId }));
+  },
+};

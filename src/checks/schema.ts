@@ -1,0 +1,33 @@
+/**
+ * The contract's positive side: a valid request built from the spec in use (driver data, or the spec's own
+ * examples for a vendor's document) is accepted with a success the spec documents. What the responses look
+ * like is judged on all traffic (src/checks/traffic.ts).
+ */
+import { check, describeRequest, summariseBody } from '../harness/assert.js';
+import type { CheckFamily } from './plan.js';
+import { validRequest } from './requests.js';
+import { documented2xx, documentedSuccesses, isWrite } from './support.js';
+
+export const schemaFamily: CheckFamily = {
+  name: 'contract (valid requests)',
+  forOperation(op) {
+    if (!op.group) return [];
+    return [
+      {
+        requirement: 'FSAPI-CONTRACT-004',
+        family: 'schema',
+        group: op.group,
+        operation: op.operationId,
+        variant: 'valid-request',
+        title: 'a valid request is accepted with a documented 2xx',
+        writes: isWrite(op),
+        async run(ctx) {
+          // Writes change state: a fresh scope keeps the shared prerequisites as other checks expect them.
+          const parts = await validRequest(ctx, op, { fresh: isWrite(op) });
+          const res = await ctx.call(op, parts);
+          check(documented2xx(op, res.status), `${describeRequest(res)} answered ${res.status}${summariseBody(res)}; documented successes: ${documentedSuccesses(op)}`);
+        },
+      },
+    ];
+  },
+};

@@ -1,0 +1,139 @@
+/**
+ * Tenancy: a key acts only for its own business (seed, Authentication > Keys, rules 1-2, and Request headers).
+ * With a second business configured, each business's objects are read with the other's credentials (never
+ * served) and every list is walked as both (never a foreign item); and the configured key with the second
+ * business's x-tenant-id never sees the second business's data.
+ */
+import type { Operation } from '../catalogue/openapi.js';
+import { check, describeRequest, fail, STATUS, summariseBody } from '../harness/assert.js';
+import type { CheckContext, CheckDef, RequestParts } from '../harness/check.js';
+import type { HttpResponse } from '../http/client.js';
+import { fillList, walk, walkedItems } from './lists.js';
+import type { CheckFamily } from './plan.js';
+import { validRequest } from './requests.js';
+import { isGetById, isList, pathParamsOf } from './support.js';
+
+const PAGES = 5;
+const LIMIT = 2;
+
+/** Ids an object (or list page) carries at its top level: its id and every *_id reference. */
+export function idsOf(json: unknown): Set<string> {
+  const out = new Set<string>();
+  const add = (o: unknown) => {
+    if (typeof o !== 'object' || o === null || Array.isArray(o)) return;
+    for (const [k, v] of Object.entries(o)) if ((k === 'id' || k.endsWith('_id')) && typeof v === 'string' && v.length >= 6) out.add(v);
+  };
+  const data = (json as { data?: unknown } | undefined)?.data;
+  if (Array.isArray(data)) data.forEach(add);
+  else add(json);
+  return out;
+}
+
+/** Ids named in a request (path, query, body top level): the objects the request is about. */
+function idsOfRequest(parts: RequestParts): Set<string> {
+  const out = new Set<string>(Object.values(parts.pathParams ?? {}).filter((v) => v.length >= 6));
+  for (const id of idsOf(parts.body)) out.add(id);
+  return out;
+}
+
+/** String values of an object that a refusal has no reason to repeat (not the ids named in the request). */
+function distinctiveValues(json: unknown, requestUrl: string): string[] {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return [];
+  return Object.values(json).filter((v): v is string => typeof v === 'string' && v.length >= 8 && !requestUrl.includes(encodeURIComponent(v)) && !requestUrl.includes(v));
+}
+
+function byIdCheck(op: Operation): CheckDef {
+  return {
+    requirement: 'FSAPI-TEN-001',
+    family: 'tenancy',
+    group: op.group!,
+    operation: op.operationId,
+    variant: 'foreign-object',
+    title: "the first business's object read with the second business's credentials is 403 or 404 and reveals nothing",
+    needs: ['second-tenant'],
+    async run(ctx) {
+      const parts = await validRequest(ctx, op);
+      const own = await ctx.call(op, parts);
+      if (!STATUS.is2xx(own.status)) ctx.skip(`the object cannot be read by its own business: ${describeRequest(own)} answered ${own.status} (FSAPI-CONTRACT-004 judges that)`);
+      const res = await ctx.call(op, parts, { as: 'second', noRetry: true });
+      if (STATUS.is2xx(res.status)) fail(`${describeRequest(res)} with the second business's credentials answered ${res.status}: the first business's object was served`);
+      check(res.status === 403 || res.status === 404, `${describeRequest(res)} with the second business's credentials answered ${res.status}${summariseBody(res)}; expected 403 or 404`);
+      const leaked = distinctiveValues(own.json, res.exchange.request.url).filter((v) => res.text.includes(v));
+      check(leaked.length === 0, `the ${res.status} answer to the second business repeats the first business's data (${leaked.slice(0, 3).join(', ')})`);
+    },
+  };
+}
+
+function listCheck(op: Operation): CheckDef {
+  return {
+    requirement: 'FSAPI-TEN-001',
+    family: 'tenancy',
+    group: op.group!,
+    operation: op.operationId,
+    variant: 'foreign-items',
+    title: `walking ${PAGES} pages of ${LIMIT} as each business never lists the other business's objects`,
+    needs: ['second-tenant'],
+    async run(ctx) {
+      const mine = await validRequest(ctx, op);
+      const theirs = await validRequest(ctx, op, { as: 'second' });
+      // Enough objects on each side that the walks reach a second page (where cursors and merges go wrong).
+      await Promise.all([fillList(ctx, op, mine, LIMIT * 2 + 1), fillList(ctx, op, theirs, LIMIT * 2 + 1, 'second')]);
+      const [a, b] = await Promise.all([walk(ctx, op, mine, { limit: LIMIT, maxPages: PAGES }), walk(ctx, op, theirs, { limit: LIMIT, maxPages: PAGES, as: 'second' })]);
+      if (a.pages.length === 0) ctx.skip(`the first business's list cannot be read: ${a.stopped ?? 'no page'}`);
+      if (b.pages.length === 0) ctx.skip(`the second business's list cannot be read: ${b.stopped ?? 'no page'}`);
+      const itemsA = walkedItems(a);
+      const itemsB = walkedItems(b);
+      const knownA = new Set([...itemsA.map((i) => i['id']).filter((x): x is string => typeof x === 'string'), ...idsOfRequest(mine)]);
+      const knownB = new Set([...itemsB.map((i) => i['id']).filter((x): x is string => typeof x === 'string'), ...idsOfRequest(theirs)]);
+      const foreignIn = (items: Record<string, unknown>[], other: Set<string>) => items.find((i) => [...idsOf(i)].some((id) => other.has(id)));
+      const inB = foreignIn(itemsB, knownA);
+      if (inB) fail(`the second business's list (${b.pages.length} pages) holds ${String(inB['id'] ?? JSON.stringify(inB).slice(0, 80))}, which belongs to the first business`);
+      const inA = foreignIn(itemsA, knownB);
+      if (inA) fail(`the first business's list (${a.pages.length} pages) holds ${String(inA['id'] ?? JSON.stringify(inA).slice(0, 80))}, which belongs to the second business`);
+      if (pathParamsOf(op).length > 0) {
+        // A list under the first business's object (its customer's documents), asked for by the second business.
+        const res = await ctx.call(op, mine, { as: 'second', noRetry: true });
+        const served = idsOf(res.json);
+        const leaked = [...served].filter((id) => knownA.has(id) && !idsOfRequest(mine).has(id));
+        if (STATUS.is2xx(res.status) && leaked.length > 0) fail(`${describeRequest(res)} with the second business's credentials listed the first business's objects (${leaked.slice(0, 3).join(', ')})`);
+      }
+      ctx.observe(`${itemsA.length} items on ${a.pages.length} pages as the first business, ${itemsB.length} on ${b.pages.length} as the second; none foreign`);
+    },
+  };
+}
+
+function headerCheck(op: Operation): CheckDef {
+  return {
+    requirement: 'FSAPI-TEN-002',
+    family: 'tenancy',
+    group: op.group!,
+    operation: op.operationId,
+    variant: 'foreign-tenant-header',
+    title: "the configured key with the second business's x-tenant-id does not see the second business's data",
+    needs: ['second-tenant'],
+    async run(ctx) {
+      const parts = await validRequest(ctx, op, { as: 'second' });
+      if (isList(op)) await fillList(ctx, op, parts, 1, 'second');
+      const ref = await ctx.call(op, parts, { as: 'second' });
+      if (!STATUS.is2xx(ref.status)) ctx.skip(`the second business cannot read this itself: ${describeRequest(ref)} answered ${ref.status}`);
+      const theirs = [...idsOf(ref.json)].filter((id) => id !== ctx.config.credentials.second!.tenantId);
+      const res: HttpResponse = await ctx.call(op, parts, { headers: { 'x-tenant-id': ctx.config.credentials.second!.tenantId }, noRetry: true });
+      if (!STATUS.is2xx(res.status)) return;
+      if (theirs.length === 0) ctx.skip(`answered ${res.status}, but the second business's own view names no object to look for`);
+      const seen = theirs.filter((id) => res.text.includes(id));
+      check(seen.length === 0, `${describeRequest(res)} with the configured key and the second business's x-tenant-id answered ${res.status} with the second business's data (${seen.slice(0, 3).join(', ')})`);
+    },
+  };
+}
+
+export const tenancyFamily: CheckFamily = {
+  name: 'tenancy',
+  forOperation(op) {
+    if (!op.group || op.method !== 'GET') return [];
+    const defs: CheckDef[] = [];
+    if (isGetById(op)) defs.push(byIdCheck(op));
+    if (isList(op)) defs.push(listCheck(op));
+    defs.push(headerCheck(op));
+    return defs;
+  },
+};
