@@ -1,0 +1,239 @@
+/**
+ * HTTP semantics (RFC 9110: 404, 405 with Allow), resource limits (OWASP API4: 413, capped page sizes),
+ * pagination (profile: cursor envelope) and the existence of every endpoint group (seed, Endpoint groups).
+ */
+import type { SuiteSlug } from '../catalogue/groups.js';
+import { isGroupSlug } from '../catalogue/groups.js';
+import type { Operation, SpecDocument } from '../catalogue/openapi.js';
+import { check, describeRequest, expectStatus, fail, STATUS, summariseBody } from '../harness/assert.js';
+import type { CheckDef } from '../harness/check.js';
+import { fillList, itemKey, walk } from './lists.js';
+import type { CheckFamily } from './plan.js';
+import { driverFor, validRequest } from './requests.js';
+import { creatorOf, credentialHeaders, isCreate, isGetById, isList, opsOfGroup, pathParamsOf, scoped, skipEffects } from './support.js';
+
+const TWO_MIB = 2 * 1024 * 1024;
+const ABSURD_LIMIT = 100_000;
+
+function groupChecks(suite: SuiteSlug, spec: SpecDocument): CheckDef[] {
+  if (!isGroupSlug(suite)) return [];
+  const ops = opsOfGroup(spec, suite);
+  if (ops.length === 0) return [];
+  const defs: CheckDef[] = [
+    {
+      requirement: 'FSAPI-HTTP-001',
+      family: 'http',
+      group: suite,
+      variant: 'unknown-path',
+      title: 'an unknown path under the base URL answers 404',
+      async run(ctx) {
+        const res = await ctx.send({ method: 'GET', path: `fsapi-conformance-no-such-path-${ctx.faker.string.alphanumeric(10).toLowerCase()}`, headers: credentialHeaders(ctx), noRetry: true });
+        expectStatus(res, 404, 'status for an unknown path');
+      },
+    },
+  ];
+
+  // PUT on each collection (a path without parameters) of the group: no operation documents PUT in the profile.
+  const collections = [...new Set(ops.filter((o) => pathParamsOf(o).length === 0).map((o) => o.path))];
+  for (const path of collections) {
+    const documented = spec.operations.filter((o) => o.path === path).map((o) => o.method);
+    if (documented.includes('PUT')) continue;
+    defs.push({
+      requirement: 'FSAPI-HTTP-002',
+      family: 'http',
+      group: suite,
+      variant: `put${path.replace(/\//g, '-')}`,
+      title: `PUT ${path} answers 405 with Allow: ${documented.join(', ')}`,
+      writes: true,
+      async run(ctx) {
+        const res = await ctx.send({
+          method: 'PUT',
+          path: path.replace(/^\//, ''),
+          headers: { ...credentialHeaders(ctx), 'content-type': 'application/json', 'Idempotency-Key': ctx.idempotencyKey() },
+          json: {},
+          noRetry: true,
+        });
+        expectStatus(res, 405, `status for PUT ${path}`);
+        const allow = res.headers['allow'];
+        check(allow !== undefined && allow.trim() !== '', `405 for PUT ${path} without an Allow header (RFC 9110 section 15.5.6 requires one)`);
+        const listed = new Set(allow.split(',').map((m) => m.trim().toUpperCase()));
+        const missing = documented.filter((m) => !listed.has(m));
+        check(missing.length === 0, `Allow: ${allow} for ${path} lacks the documented ${missing.join(', ')}`);
+      },
+    });
+  }
+
+  const read = ops.find((o) => o.method === 'GET' && pathParamsOf(o).length === 0 && !o.parameters.some((p) => p.in === 'query' && p.required)) ?? ops.find((o) => o.method === 'GET');
+  if (read) {
+    defs.push({
+      requirement: 'FSAPI-GRP-001',
+      family: 'http',
+      group: suite,
+      operation: read.operationId,
+      variant: 'group-read',
+      title: 'a read of the group answers 2xx',
+      async run(ctx) {
+        const res = await ctx.call(read, await validRequest(ctx, read));
+        check(STATUS.is2xx(res.status), `${describeRequest(res)}, a read of the ${suite} group, answered ${res.status}${summariseBody(res)}`);
+      },
+    });
+  }
+  return defs;
+}
+
+function unknownIdCheck(op: Operation): CheckDef | undefined {
+  const idParam = [...pathParamsOf(op)].reverse().find((p) => /(^id$|_id$)/.test(p.name));
+  if (!idParam) return undefined;
+  return {
+    requirement: 'FSAPI-HTTP-003',
+    family: 'http',
+    group: op.group!,
+    operation: op.operationId,
+    variant: 'unknown-id',
+    title: `a well-formed unknown ${idParam.name} answers 404`,
+    async run(ctx) {
+      const parts = await validRequest(ctx, op);
+      const known = parts.pathParams?.[idParam.name];
+      if (!known) return ctx.skip(`no valid ${idParam.name} to model an unknown one on`);
+      // Same prefix and length, another random tail: valid in form, found nowhere.
+      const prefix = /^[A-Za-z]+_/.exec(known)?.[0] ?? '';
+      const tail = ctx.faker.string.alphanumeric(Math.max(8, known.length - prefix.length));
+      const unknown = `${prefix}${tail}`;
+      const res = await ctx.call(op, { ...parts, pathParams: { ...parts.pathParams, [idParam.name]: unknown } }, { noRetry: true });
+      expectStatus(res, 404, `status for the unknown ${idParam.name} ${unknown}`);
+    },
+  };
+}
+
+function oversizedCheck(op: Operation): CheckDef {
+  return {
+    requirement: 'FSAPI-LIMIT-001',
+    family: 'http',
+    group: op.group!,
+    operation: op.operationId,
+    variant: 'two-mib-body',
+    title: 'a 2 MiB body is refused with 413 and creates nothing',
+    writes: true,
+    async run(ctx) {
+      const s = await scoped(ctx, op, { fresh: true });
+      const before = s.count ? await s.count() : undefined;
+      const body = { ...(s.parts.body as Record<string, unknown>), fsapi_padding: 'x'.repeat(TWO_MIB) };
+      const res = await ctx.call(op, s.parts, { rawBody: JSON.stringify(body), noRetry: true });
+      check(!STATUS.is2xx(res.status), `${describeRequest(res)} with a 2 MiB body was processed: ${res.status}`);
+      if (before !== undefined) {
+        const after = await s.count!();
+        check(after === before, `the 2 MiB body was answered ${res.status} but took effect (${before} before, ${after} after)`);
+      }
+      expectStatus(res, 413, 'status for a 2 MiB body');
+      if (before === undefined) skipEffects(ctx, `refused with ${res.status}`, s.why);
+    },
+  };
+}
+
+/** The documented page-size maximum of a list (its limit parameter's schema), if any. */
+function maxLimit(op: Operation): number | undefined {
+  const s = op.parameters.find((p) => p.in === 'query' && p.name === 'limit')?.schema;
+  return typeof s === 'object' && typeof s['maximum'] === 'number' ? s['maximum'] : undefined;
+}
+
+function absurdLimitCheck(op: Operation, spec: SpecDocument): CheckDef {
+  // One list is made to hold more objects than a page may: a child collection of a fresh parent (documents of one customer).
+  const creator = creatorOf(spec, op);
+  const overfill = creator !== undefined && pathParamsOf(op).length > 0;
+  return {
+    requirement: 'FSAPI-LIMIT-002',
+    family: 'http',
+    group: op.group!,
+    operation: op.operationId,
+    variant: 'absurd-limit',
+    title: `limit=${ABSURD_LIMIT} is refused (4xx) or capped at the documented maximum`,
+    ...(overfill ? { writes: true, uses: [creator.operationId], timeoutMs: 120_000 } : {}),
+    async run(ctx) {
+      const max = maxLimit(op) ?? 100;
+      let parts = await validRequest(ctx, op);
+      let existing: number | undefined;
+      if (overfill && driverFor(ctx, creator)) {
+        const make = await scoped(ctx, creator, { fresh: true });
+        parts = { ...parts, pathParams: { ...parts.pathParams, ...make.parts.pathParams } };
+        existing = max + 1;
+        for (let done = 0; done < existing; done += 10) {
+          const batch = await Promise.all(Array.from({ length: Math.min(10, existing - done) }, () => ctx.call(creator, make.parts)));
+          const bad = batch.find((r) => !STATUS.is2xx(r.status));
+          if (bad) ctx.skip(`could not fill the list with ${existing} objects: ${describeRequest(bad)} answered ${bad.status}${summariseBody(bad)}`);
+        }
+      }
+      const res = await ctx.call(op, parts, { query: { limit: ABSURD_LIMIT }, noRetry: true });
+      if (STATUS.is4xx(res.status)) {
+        ctx.observe(`limit=${ABSURD_LIMIT} refused with ${res.status}`);
+        return;
+      }
+      check(STATUS.is2xx(res.status), `${describeRequest(res)} answered ${res.status}${summariseBody(res)}; expected a 4xx or a capped page`);
+      const j = res.json as { data?: unknown; has_more?: unknown } | undefined;
+      const items = Array.isArray(j?.data) ? j.data.length : undefined;
+      if (items === undefined) return ctx.skip(`${res.status} without a data array: the page size cannot be judged`);
+      check(items <= max, `limit=${ABSURD_LIMIT} was served with ${items} items, more than the documented maximum ${max}`);
+      if (existing !== undefined && items === max) check(j?.has_more === true, `a page of ${items} of the ${existing} objects says has_more ${JSON.stringify(j?.has_more)}`);
+      ctx.observe(`limit=${ABSURD_LIMIT} answered ${res.status} with ${items} items${existing !== undefined ? ` of ${existing}` : ''}`);
+    },
+  };
+}
+
+function paginationCheck(op: Operation): CheckDef {
+  return {
+    requirement: 'FSAPI-PAGE-001',
+    family: 'http',
+    group: op.group!,
+    operation: op.operationId,
+    variant: 'walk-limit-1',
+    title: 'five pages of limit=1 repeat no object, respect the limit, advance the cursor and end with has_more false',
+    async run(ctx) {
+      const parts = await validRequest(ctx, op);
+      await fillList(ctx, op, parts, 3);
+      const w = await walk(ctx, op, parts, { limit: 1, maxPages: 5 });
+      // A list that does not answer is not paginated either.
+      if (w.pages.length === 0) fail(`the first page of limit=1 cannot be read: ${w.stopped ?? 'no page'}`);
+      const seen = new Map<string, number>();
+      const cursors = new Set<string>();
+      w.pages.forEach((p, i) => {
+        const n = i + 1;
+        check(p.items.length <= 1, `page ${n} of limit=1 holds ${p.items.length} items`);
+        check(p.hasMore !== undefined, `page ${n} has no boolean has_more`);
+        for (const item of p.items) {
+          const key = itemKey(item);
+          const first = seen.get(key);
+          if (first !== undefined) fail(`${key.slice(0, 60)} appears on page ${first} and again on page ${n}`);
+          seen.set(key, n);
+        }
+        if (p.hasMore) {
+          check(typeof p.nextCursor === 'string' && p.nextCursor.length > 0, `page ${n} says has_more true without a next_cursor`);
+          check(!cursors.has(p.nextCursor), `page ${n} hands out next_cursor ${p.nextCursor} again: the cursor does not advance`);
+          cursors.add(p.nextCursor);
+          if (n < w.pages.length) check(w.pages[n]!.items.length > 0, `page ${n} says has_more true but page ${n + 1} is empty`);
+        } else {
+          check(n === w.pages.length, `page ${n} says has_more false but the walk went on`);
+          check(p.nextCursor === null || p.nextCursor === undefined, `the last page (${n}) still hands out next_cursor ${String(p.nextCursor)}`);
+        }
+      });
+      if (w.stopped) fail(`the walk stopped on page ${w.pages.length + 1}: ${w.stopped}`);
+      if (seen.size < 2) ctx.skip(`the list holds ${seen.size} object${seen.size === 1 ? '' : 's'}: nothing to paginate`);
+      ctx.observe(`${w.pages.length} pages, ${seen.size} distinct objects`);
+    },
+  };
+}
+
+export const httpFamily: CheckFamily = {
+  name: 'HTTP semantics, limits and pagination',
+  forOperation(op, plan) {
+    if (!op.group) return [];
+    const defs: CheckDef[] = [];
+    if (isGetById(op)) {
+      const c = unknownIdCheck(op);
+      if (c) defs.push(c);
+    }
+    // LIMIT-001 on the seed's own create (POST /customers), whatever the spec in use calls it.
+    if (isCreate(op) && (op.operationId === 'createCustomer' || op.path === '/customers')) defs.push(oversizedCheck(op));
+    if (isList(op)) defs.push(absurdLimitCheck(op, plan.spec), paginationCheck(op));
+    return defs;
+  },
+  forSuite: (suite, plan) => groupChecks(suite, plan.spec),
+};
