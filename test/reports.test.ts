@@ -82,6 +82,17 @@ describe('writeReports', () => {
   });
 });
 
+describe('a report that breaks its own schema', () => {
+  it('is still written (the evidence is kept), then reported as an internal error', async () => {
+    const r = standardReport();
+    (r.checks[0] as { status: string }).status = 'flaky';
+    const d = join(root, 'invalid');
+    await expect(writeReports(r, { dir: d, reportRoot: root, html: false })).rejects.toThrow(/conformance\.json does not match its schema: \/checks\/0\/status/);
+    expect(existsSync(join(d, 'conformance.json'))).toBe(true);
+    expect(existsSync(join(d, 'SHA256SUMS'))).toBe(true);
+  });
+});
+
 describe('conformance.json', () => {
   it('is the RunReport and validates against its schema', () => {
     const data = JSON.parse(read('conformance.json')) as RunReport;

@@ -204,7 +204,7 @@ function footer(report: RunReport): string[] {
     `Spec: ${mdCode(report.spec.path)} (${mdEscape(report.spec.title)}, OpenAPI ${mdEscape(report.spec.openapi)}${report.spec.reference_profile ? ', reference profile' : ''}), SHA-256 ${mdCode(report.spec.sha256)}  `,
     `Requirements: ${report.requirements.count}, SHA-256 ${mdCode(report.requirements.sha256)}  `,
     `Started ${mdEscape(r.started_at)} · duration ${formatDuration(r.duration_ms)} · ${plural(r.requests_sent, 'request')} · fsapi-conformance ${mdEscape(report.suite.version)} · Node ${mdEscape(r.node)}  `,
-    'Full results: `conformance.json` (every check with its evidence), `junit.xml`, `allure-report/index.html`.',
+    'Full results: `conformance.json` (every check with its evidence), `junit.xml`, `allure-report/index.html` (HTML; `fsapi-conformance report` builds it when the run did not).',
   ];
 }
 
