@@ -8,6 +8,7 @@ import {
   fxTradeCreate,
   kycDocumentCreate,
   kycSubmission,
+  token,
   transferCreate,
   walletCreate,
   type Label,
@@ -22,7 +23,39 @@ export class SetupError extends Error {
   override readonly name = 'SetupError';
 }
 
-const FEATURES = ['cards', 'crypto_wallets', 'fx'];
+export const FEATURES = ['cards', 'crypto_wallets', 'fx'] as const;
+
+/**
+ * More prerequisites than the harness's World interface names, for the drivers and the group flows. Reached
+ * through `extrasOf(world)`, so the harness interface stays as it is.
+ */
+export interface WorldExtras {
+  /** A new customer whose KYC is approved and who has no feature active. */
+  newVerifiedCustomer(): Promise<Json>;
+  /** Uploads a document and submits KYC for a customer (approved unless `reject`); answers the submission's response body. */
+  submitKyc(customerId: string, opts?: { reject?: boolean }): Promise<Json>;
+  /** Reads the KYC status until it is decided (approved or rejected), bounded by the webhook wait. */
+  kycDecision(customerId: string): Promise<Json>;
+  /** A new external account (of the shared approved customer unless said otherwise). */
+  newExternalAccount(customerId?: string): Promise<Json>;
+  /** A new card on a new account of the shared approved customer; frozen when asked. */
+  newCard(opts?: { frozen?: boolean }): Promise<Json>;
+  /** A new wallet of the shared approved customer (or the given one, which needs crypto_wallets active). */
+  newWallet(opts?: { customerId?: string; asset?: string; network?: string; label?: string }): Promise<Json>;
+  /** A new FX quote. */
+  newQuote(source: string, target: string, amount: string): Promise<Json>;
+  /** Reads an account (its balance now). */
+  readAccount(accountId: string): Promise<Json>;
+}
+
+const EXTRAS = new WeakMap<World, WorldExtras>();
+
+/** The extra prerequisites of a world made by createWorld. */
+export function extrasOf(world: World): WorldExtras {
+  const e = EXTRAS.get(world);
+  if (!e) throw new SetupError('this World was not made by src/world (createWorld): its extra prerequisites are not available');
+  return e;
+}
 
 /**
  * Creates the prerequisites of checks through the API itself, following the profile's flows: a customer, KYC
@@ -40,6 +73,8 @@ export function createWorld(scope: WorldScope): World {
   const label: Label = scope.config.label;
   const f = scope.faker;
   const wait = Math.max(scope.config.webhookWaitMs, 5_000);
+  /** Set once the target refused a customer of type individual: later customers are created as business. */
+  let customerType: 'individual' | 'business' = 'individual';
 
   const ok = (res: HttpResponse, what: string): Json => {
     if (res.status < 200 || res.status >= 300 || typeof res.json !== 'object' || res.json === null) {
@@ -47,20 +82,75 @@ export function createWorld(scope: WorldScope): World {
     }
     return res.json as Json;
   };
+  const count = (type: string) => (counts[type] = (counts[type] ?? 0) + 1);
   const create = async (type: string, opId: string, parts: Parameters<WorldScope['call']>[1], what: string): Promise<Json> => {
     const json = ok(await scope.call(opId, parts), what);
-    counts[type] = (counts[type] ?? 0) + 1;
+    count(type);
     return json;
   };
   const idOf = (j: Json) => String(j['id']);
+
+  const extras: WorldExtras = {
+    submitKyc: async (cid, opts = {}) => {
+      const doc = await world.kycDocument(cid);
+      return ok(await scope.call('submitKyc', { pathParams: { customer_id: cid }, body: kycSubmission(f, [idOf(doc)], opts) }), 'submit KYC');
+    },
+    kycDecision: async (cid) => {
+      const decided = await pollUntil(
+        async () => ok(await scope.call('getKycStatus', { pathParams: { customer_id: cid } }), 'read the KYC status'),
+        (k) => k['status'] === 'approved' || k['status'] === 'rejected',
+        wait,
+      );
+      if (!decided.ok) throw new SetupError(`setup saw no KYC decision for ${cid} within ${wait} ms (status ${String(decided.value['status'])})`);
+      return decided.value;
+    },
+    newVerifiedCustomer: async () => {
+      const customer = await world.newCustomer();
+      const cid = idOf(customer);
+      await extras.submitKyc(cid);
+      const decision = await extras.kycDecision(cid);
+      if (decision['status'] !== 'approved') throw new SetupError(`setup could not get KYC approved for ${cid}: status ${String(decision['status'])}`);
+      return customer;
+    },
+    newExternalAccount: async (customerId) => {
+      const c = customerId ? { id: customerId, first_name: 'Test', last_name: 'Holder' } : await world.approvedCustomer();
+      return create('external_account', 'createExternalAccount', { body: externalAccountCreate(f, label, idOf(c), `${String(c['first_name'])} ${String(c['last_name'])}`) }, 'add an external account');
+    },
+    newCard: async (opts = {}) => {
+      const c = await world.approvedCustomer();
+      const a = await world.newAccount({ customerId: idOf(c) });
+      const card = await create('card', 'issueCard', { body: cardCreate(f, label, idOf(c), idOf(a)) }, 'issue a card');
+      if (!opts.frozen) return card;
+      return ok(await scope.call('freezeCard', { pathParams: { card_id: idOf(card) }, body: {} }), 'freeze a card');
+    },
+    newWallet: async (opts = {}) => {
+      const cid = opts.customerId ?? idOf(await world.approvedCustomer());
+      return create('wallet', 'createWallet', { body: walletCreate(label, cid, opts.asset, opts.network, opts.label ?? `fsapi-conformance ${token(f)}`) }, 'create a wallet');
+    },
+    newQuote: async (source, target, amount) => ok(await scope.call('createFxQuote', { body: fxQuoteCreate(source, target, amount) }), 'get an FX quote'),
+    readAccount: async (accountId) => ok(await scope.call('getAccount', { pathParams: { account_id: accountId } }), 'read an account'),
+  };
 
   const world: World = {
     principal: scope.principal,
     created: () => ({ ...counts }),
 
     customer: () => once('customer', () => world.newCustomer()),
-    newCustomer: (overrides = {}) =>
-      create('customer', 'createCustomer', { body: { ...customerCreate(f, label, `${scope.config.runId}${scope.principal[0]}${serial++}`), ...overrides } }, 'create a customer'),
+    newCustomer: async (overrides = {}) => {
+      const body = { ...customerCreate(f, label, `${scope.config.runId}${scope.principal[0]}${serial++}`), type: customerType, ...overrides };
+      const res = await scope.call('createCustomer', { body });
+      // A target that only serves business customers still gets a usable world (FSAPI-CUS-006 reports the refusal).
+      if (res.status >= 400 && res.status < 500 && body['type'] === 'individual' && overrides['type'] === undefined) {
+        const retry = await scope.call('createCustomer', { body: { ...body, type: 'business' } });
+        if (retry.status >= 200 && retry.status < 300) customerType = 'business';
+        const json = ok(retry, 'create a customer (individual refused, business tried)');
+        count('customer');
+        return json;
+      }
+      const json = ok(res, 'create a customer');
+      count('customer');
+      return json;
+    },
 
     kycDocument: async (customerId) => {
       const cid = customerId ?? idOf(await world.customer());
@@ -68,18 +158,8 @@ export function createWorld(scope: WorldScope): World {
     },
 
     newApprovedCustomer: async () => {
-      const customer = await world.newCustomer();
+      const customer = await extras.newVerifiedCustomer();
       const cid = idOf(customer);
-      const doc = await world.kycDocument(cid);
-      ok(await scope.call('submitKyc', { pathParams: { customer_id: cid }, body: kycSubmission(f, [idOf(doc)]) }), 'submit KYC');
-      const decided = await pollUntil(
-        async () => ok(await scope.call('getKycStatus', { pathParams: { customer_id: cid } }), 'read the KYC status'),
-        (k) => k['status'] === 'approved' || k['status'] === 'rejected',
-        wait,
-      );
-      if (decided.value['status'] !== 'approved') {
-        throw new SetupError(`setup could not get KYC approved for ${cid}: status ${String(decided.value['status'])} after ${wait} ms`);
-      }
       for (const feature of FEATURES) {
         ok(await scope.call('activateFeature', { pathParams: { customer_id: cid, feature }, body: {} }), `activate the ${feature} feature`);
       }
@@ -104,27 +184,14 @@ export function createWorld(scope: WorldScope): World {
         );
         if (settled.value['status'] !== 'succeeded') throw new SetupError(`setup could not fund ${idOf(account)}: collection ${idOf(col)} is ${String(settled.value['status'])}`);
       }
-      return ok(await scope.call('getAccount', { pathParams: { account_id: idOf(account) } }), 'read a funded account');
+      return extras.readAccount(idOf(account));
     },
 
-    externalAccount: () =>
-      once('externalAccount', async () => {
-        const c = await world.approvedCustomer();
-        return create('external_account', 'createExternalAccount', { body: externalAccountCreate(f, label, idOf(c), `${String(c['first_name'])} ${String(c['last_name'])}`) }, 'add an external account');
-      }),
+    externalAccount: () => once('externalAccount', () => extras.newExternalAccount()),
 
-    card: () =>
-      once('card', async () => {
-        const c = await world.approvedCustomer();
-        const a = await world.account();
-        return create('card', 'issueCard', { body: cardCreate(f, label, idOf(c), idOf(a)) }, 'issue a card');
-      }),
+    card: () => once('card', () => extras.newCard()),
 
-    wallet: () =>
-      once('wallet', async () => {
-        const c = await world.approvedCustomer();
-        return create('wallet', 'createWallet', { body: walletCreate(label, idOf(c)) }, 'create a wallet');
-      }),
+    wallet: () => once('wallet', () => extras.newWallet({ label: 'fsapi-conformance' })),
 
     collection: () =>
       once('collection', async () => {
@@ -143,7 +210,7 @@ export function createWorld(scope: WorldScope): World {
       once('fxTrade', async () => {
         const source = await world.fundedAccount('100.00');
         const target = await world.account('EUR');
-        const quote = ok(await scope.call('createFxQuote', { body: fxQuoteCreate('USD', 'EUR', '10.00') }), 'get an FX quote');
+        const quote = await extras.newQuote('USD', 'EUR', '10.00');
         return create('fx_trade', 'createFxTrade', { body: fxTradeCreate(label, idOf(quote), idOf(source), idOf(target)) }, 'execute an FX trade');
       }),
 
@@ -174,5 +241,6 @@ export function createWorld(scope: WorldScope): World {
         return list.value[0] as Json | undefined;
       }),
   };
+  EXTRAS.set(world, extras);
   return world;
 }

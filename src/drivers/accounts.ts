@@ -1,0 +1,45 @@
+/** Accounts: open (counted by customer and nickname), list, read. */
+import { accountCreate } from '../../fixtures/factories.js';
+import type { OperationDriver } from './types.js';
+import { bodyOf, idOf, listAll, READ_ONLY_TIMESTAMP, readOnlyFields, varyMetadata } from './shared.js';
+
+export const accountDrivers: OperationDriver[] = [
+  {
+    operationId: 'createAccount',
+    kind: 'create',
+    async build(scope, { fresh }) {
+      const c = fresh ? await scope.world.newCustomer() : await scope.world.approvedCustomer();
+      return { body: accountCreate(scope.ctx.faker, scope.ctx.config.label, idOf(c), 'USD') };
+    },
+    /** Accounts listed for the customer with the request's nickname (it ends with a token unique to the request). */
+    async effects(scope, parts) {
+      const b = bodyOf(parts);
+      const cid = String(b['customer_id']);
+      const items = await listAll(scope, 'listAccounts', { customer_id: cid }, `list the accounts of ${cid}`);
+      return items.filter((a) => a['customer_id'] === cid && a['nickname'] === b['nickname']).length;
+    },
+    vary: varyMetadata,
+    readOnly: readOnlyFields({
+      id: 'acc_FsapiReadOnly0001',
+      balance: '1000000.00',
+      available_balance: '1000000.00',
+      account_number: '9999999999',
+      created_at: READ_ONLY_TIMESTAMP,
+      updated_at: READ_ONLY_TIMESTAMP,
+      tenant_id: 'ten_fsapi_read_only',
+    }),
+  },
+  {
+    operationId: 'listAccounts',
+    kind: 'read',
+    build: async () => ({}),
+  },
+  {
+    operationId: 'getAccount',
+    kind: 'read',
+    async build(scope, { fresh }) {
+      const a = fresh ? await scope.world.newAccount() : await scope.world.account();
+      return { pathParams: { account_id: idOf(a) } };
+    },
+  },
+];

@@ -1,0 +1,40 @@
+/** Features: list, eligibility, activation (visible as status active). */
+import { extrasOf } from '../world/index.js';
+import type { OperationDriver } from './types.js';
+import { callAs, consumable, idOf, pathParam, readOk } from './shared.js';
+
+export const FEATURE_UNDER_TEST = 'cards';
+
+export const featureDrivers: OperationDriver[] = [
+  {
+    operationId: 'listFeatures',
+    kind: 'read',
+    async build(scope, { fresh }) {
+      const c = fresh ? await scope.world.newCustomer() : await scope.world.customer();
+      return { pathParams: { customer_id: idOf(c) } };
+    },
+  },
+  {
+    operationId: 'getFeatureEligibility',
+    kind: 'read',
+    async build(scope, { fresh }) {
+      const c = fresh ? await scope.world.newCustomer() : await scope.world.customer();
+      return { pathParams: { customer_id: idOf(c), feature: FEATURE_UNDER_TEST } };
+    },
+  },
+  {
+    operationId: 'activateFeature',
+    kind: 'action',
+    async build(scope, { fresh }) {
+      // Eligible (KYC approved) and not yet active; activation happens once, so never shared with another check.
+      const c = await consumable(scope, fresh, 'activateFeature', () => extrasOf(scope.world).newVerifiedCustomer());
+      return { pathParams: { customer_id: idOf(c), feature: FEATURE_UNDER_TEST }, body: {} };
+    },
+    async effects(scope, parts) {
+      const pathParams = { customer_id: pathParam(parts, 'customer_id'), feature: pathParam(parts, 'feature') };
+      const f = readOk(await callAs(scope, 'getFeatureEligibility', { pathParams }), `read feature ${pathParams.feature} of ${pathParams.customer_id}`);
+      return f['status'] === 'active' ? 1 : 0;
+    },
+    // The body is an empty object by schema: there is no other valid body to vary to.
+  },
+];

@@ -1,0 +1,69 @@
+/** FX: rates, quotes (no read operation, so no effects), trades (counted on the source account), list, read. */
+import { amount, fxQuoteCreate, fxTradeCreate } from '../../fixtures/factories.js';
+import { extrasOf } from '../world/index.js';
+import type { OperationDriver } from './types.js';
+import { bodyOf, consumable, idOf, listAll, READ_ONLY_TIMESTAMP, readOnlyFields, varyMetadata } from './shared.js';
+
+export const fxDrivers: OperationDriver[] = [
+  {
+    operationId: 'listFxRates',
+    kind: 'read',
+    build: async () => ({ query: { base: 'USD' } }),
+  },
+  {
+    operationId: 'createFxQuote',
+    kind: 'create',
+    build: async (scope) => ({ body: fxQuoteCreate('USD', 'EUR', amount(scope.ctx.faker, 10, 99)) }),
+    // No operation reads quotes back: effects stay undefined (the generic checks skip that part with the reason).
+    vary: (parts) => {
+      const b = bodyOf(parts);
+      return { ...parts, body: { ...b, source_amount: String(b['source_amount']) === '7.00' ? '8.00' : '7.00' } };
+    },
+    readOnly: readOnlyFields({
+      id: 'fxq_FsapiReadOnly0001',
+      rate: '9.9999',
+      target_amount: '999999.99',
+      expires_at: READ_ONLY_TIMESTAMP,
+      created_at: READ_ONLY_TIMESTAMP,
+    }),
+  },
+  {
+    operationId: 'createFxTrade',
+    kind: 'create',
+    async build(scope, { fresh }) {
+      // Accounts of this check's own (trades spend the source); a new quote per request (a quote trades once).
+      const { source, target } = await consumable(scope, fresh, 'createFxTrade', async () => ({
+        source: await scope.world.fundedAccount('100.00'),
+        target: await scope.world.newAccount({ currency: 'EUR' }),
+      }));
+      const quote = await extrasOf(scope.world).newQuote('USD', 'EUR', '10.00');
+      return { body: fxTradeCreate(scope.ctx.config.label, idOf(quote), idOf(source), idOf(target)) };
+    },
+    async effects(scope, parts) {
+      const source = String(bodyOf(parts)['source_account_id']);
+      const items = await listAll(scope, 'listFxTrades', { account_id: source }, `list the FX trades of ${source}`);
+      return items.filter((t) => t['source_account_id'] === source).length;
+    },
+    vary: varyMetadata,
+    readOnly: readOnlyFields({
+      id: 'fxt_FsapiReadOnly0001',
+      status: 'failed',
+      rate: '9.9999',
+      target_amount: '999999.99',
+      completed_at: READ_ONLY_TIMESTAMP,
+      created_at: READ_ONLY_TIMESTAMP,
+    }),
+  },
+  {
+    operationId: 'listFxTrades',
+    kind: 'read',
+    build: async () => ({}),
+  },
+  {
+    operationId: 'getFxTrade',
+    kind: 'read',
+    async build(scope) {
+      return { pathParams: { trade_id: idOf(await scope.world.fxTrade()) } };
+    },
+  },
+];

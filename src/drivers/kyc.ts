@@ -1,0 +1,74 @@
+/** KYC: verification status, submission (counted in the history), documents (counted in the list). */
+import { kycDocumentCreate, kycSubmission } from '../../fixtures/factories.js';
+import type { Json } from '../harness/world.js';
+import type { OperationDriver } from './types.js';
+import { bodyOf, callAs, consumable, idOf, listAll, pathParam, READ_ONLY_TIMESTAMP, readOk, readOnlyFields } from './shared.js';
+
+/**
+ * How many submissions a verification's history shows. Each submission adds pending and in_review, and its
+ * decision approved or rejected; the largest of those counts survives a history that leaves a step out.
+ */
+export function submissionsIn(history: unknown): number {
+  const steps = Array.isArray(history) ? (history as Json[]).map((h) => h['status']) : [];
+  const n = (...s: string[]) => steps.filter((x) => typeof x === 'string' && s.includes(x)).length;
+  return Math.max(n('pending'), n('in_review'), n('approved', 'rejected'));
+}
+
+export const kycDrivers: OperationDriver[] = [
+  {
+    operationId: 'getKycStatus',
+    kind: 'read',
+    async build(scope, { fresh }) {
+      const c = fresh ? await scope.world.newCustomer() : await scope.world.customer();
+      return { pathParams: { customer_id: idOf(c) } };
+    },
+  },
+  {
+    operationId: 'submitKyc',
+    kind: 'action',
+    async build(scope, { fresh }) {
+      // A submission is accepted once per customer (409 while in review or once approved): never shared.
+      const { customer, doc } = await consumable(scope, fresh, 'submitKyc', async () => {
+        const customer = await scope.world.newCustomer();
+        return { customer, doc: await scope.world.kycDocument(idOf(customer)) };
+      });
+      return { pathParams: { customer_id: idOf(customer) }, body: kycSubmission(scope.ctx.faker, [idOf(doc)]) };
+    },
+    async effects(scope, parts) {
+      const id = pathParam(parts, 'customer_id');
+      const k = readOk(await callAs(scope, 'getKycStatus', { pathParams: { customer_id: id } }), `read the KYC status of ${id}`);
+      return submissionsIn(k['history']);
+    },
+    vary: (parts, scope) => ({ ...parts, body: { ...bodyOf(parts), id_number: `N${scope.ctx.faker.string.numeric(8)}` } }),
+  },
+  {
+    operationId: 'uploadKycDocument',
+    kind: 'create',
+    async build(scope, { fresh }) {
+      const c = fresh ? await scope.world.newCustomer() : await scope.world.customer();
+      return { pathParams: { customer_id: idOf(c) }, body: kycDocumentCreate(scope.ctx.faker) };
+    },
+    /** Documents of the customer with the request's file name (unique per request). */
+    async effects(scope, parts) {
+      const id = pathParam(parts, 'customer_id');
+      const name = bodyOf(parts)['file_name'];
+      const docs = await listAll(scope, 'listKycDocuments', {}, `list the KYC documents of ${id}`, { customer_id: id });
+      return docs.filter((d) => d['file_name'] === name).length;
+    },
+    vary: (parts) => ({ ...parts, body: { ...bodyOf(parts), side: bodyOf(parts)['side'] === 'back' ? 'front' : 'back' } }),
+    readOnly: readOnlyFields({
+      id: 'doc_FsapiReadOnly0001',
+      size_bytes: 999_999,
+      sha256: 'ab'.repeat(32),
+      created_at: READ_ONLY_TIMESTAMP,
+    }),
+  },
+  {
+    operationId: 'listKycDocuments',
+    kind: 'read',
+    async build(scope, { fresh }) {
+      const c = fresh ? await scope.world.newCustomer() : await scope.world.customer();
+      return { pathParams: { customer_id: idOf(c) } };
+    },
+  },
+];

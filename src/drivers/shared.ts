@@ -1,0 +1,111 @@
+/** What the group drivers share: per-check prerequisites, list walking, field comparison. */
+import { describeRequest, listItems, summariseBody } from '../harness/assert.js';
+import type { RequestParts } from '../harness/check.js';
+import type { Json } from '../harness/world.js';
+import type { HttpResponse } from '../http/client.js';
+import type { DriverScope } from './types.js';
+
+/** An effect could not be observed (the read that shows it failed): the check errors with this message. */
+export class EffectsUnobservable extends Error {
+  override readonly name = 'EffectsUnobservable';
+}
+
+export const idOf = (j: Json): string => String(j['id']);
+
+/** The JSON body of request parts, as an object. */
+export function bodyOf(parts: RequestParts): Record<string, unknown> {
+  const b = parts.body;
+  return b !== null && typeof b === 'object' && !Array.isArray(b) ? (b as Record<string, unknown>) : {};
+}
+
+export function pathParam(parts: RequestParts, name: string): string {
+  const v = parts.pathParams?.[name];
+  if (v === undefined) throw new Error(`driver: path parameter ${name} missing from the request parts`);
+  return v;
+}
+
+const owned = new WeakMap<object, Map<string, Promise<unknown>>>();
+
+/**
+ * Prerequisites a valid request consumes (a card to freeze, a quote to trade, a KYC to submit): `fresh` makes
+ * new ones; otherwise they are made once per check and principal, never shared with another check, so the first
+ * valid request of every check is accepted whatever the other checks did.
+ */
+export function consumable<T>(scope: DriverScope, fresh: boolean, key: string, make: () => Promise<T>): Promise<T> {
+  if (fresh) return make();
+  let m = owned.get(scope.ctx);
+  if (!m) owned.set(scope.ctx, (m = new Map()));
+  const k = `${scope.as}:${key}`;
+  let p = m.get(k) as Promise<T> | undefined;
+  if (!p) m.set(k, (p = make()));
+  return p;
+}
+
+/** Calls an operation as the scope's principal (recorded as the check's evidence). */
+export function callAs(scope: DriverScope, opId: string, parts: RequestParts = {}): Promise<HttpResponse> {
+  return scope.ctx.call(opId, parts, { as: scope.as });
+}
+
+/** The JSON object of a 2xx response, or EffectsUnobservable. */
+export function readOk(res: HttpResponse, what: string): Json {
+  if (res.status < 200 || res.status >= 300 || typeof res.json !== 'object' || res.json === null) {
+    throw new EffectsUnobservable(`cannot ${what}: ${describeRequest(res)} answered ${res.status}${summariseBody(res)}`);
+  }
+  return res.json as Json;
+}
+
+const MAX_PAGES = 20;
+
+/** Every item of a list (walking next_cursor, at most 20 pages of 100), as the scope's principal. */
+export async function listAll(
+  scope: DriverScope,
+  opId: string,
+  query: Record<string, string> = {},
+  what = `list ${opId}`,
+  pathParams: Record<string, string> = {},
+): Promise<Json[]> {
+  const out: Json[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const res = await callAs(scope, opId, { pathParams, query: { ...query, limit: 100, ...(cursor ? { cursor } : {}) } });
+    const body = readOk(res, what);
+    const items = listItems(res);
+    if (!items) throw new EffectsUnobservable(`cannot ${what}: ${describeRequest(res)} answered no data array`);
+    out.push(...(items as Json[]));
+    const next = body['next_cursor'];
+    if (body['has_more'] !== true || typeof next !== 'string' || next === '') break;
+    cursor = next;
+  }
+  return out;
+}
+
+const DECIMAL = /^-?\d+(\.\d+)?$/;
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T/;
+
+/** Equality as a reader of the API means it: decimal strings by value, timestamps by instant, the rest as JSON. */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (typeof a === 'string' && typeof b === 'string') {
+    if (DECIMAL.test(a) && DECIMAL.test(b)) return Number(a) === Number(b);
+    if (TIMESTAMP.test(a) && TIMESTAMP.test(b)) return Date.parse(a) === Date.parse(b);
+    return a === b;
+  }
+  if ((typeof a === 'number' && typeof b === 'string') || (typeof a === 'string' && typeof b === 'number')) return Number(a) === Number(b);
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+export const READ_ONLY_TIMESTAMP = '2001-02-03T04:05:06Z';
+
+/** The read-only part of a create driver: smuggled fields, and those of them the created resource carries. */
+export function readOnlyFields(fields: Record<string, unknown>): { fields: Record<string, unknown>; applied(created: Record<string, unknown>): string[] } {
+  return {
+    fields,
+    applied: (created) => Object.entries(fields).filter(([k, v]) => k in created && sameValue(created[k], v)).map(([k]) => k),
+  };
+}
+
+/** The same request with one more metadata member: another body in the same scope (the reused-key check). */
+export function varyMetadata(parts: RequestParts): RequestParts {
+  const body = bodyOf(parts);
+  const meta = (body['metadata'] as Record<string, string> | undefined) ?? {};
+  return { ...parts, body: { ...body, metadata: { ...meta, fsapi_vary: 'changed body' } } };
+}

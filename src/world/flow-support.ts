@@ -1,0 +1,203 @@
+/**
+ * What the group flows (suites/*.conformance.ts) share: reading lists and balances as evidence of the check,
+ * exact decimal arithmetic, bounded waits for asynchronous state, and the webhook receiver's inspection endpoint.
+ * Every request goes through the check's context, so it is recorded as the check's evidence.
+ */
+import { check, describeRequest, expectStatus, fail, listItems, STATUS, summariseBody } from '../harness/assert.js';
+import type { CheckContext, RequestParts } from '../harness/check.js';
+import { pollUntil } from '../harness/poll.js';
+import type { Json } from '../harness/world.js';
+import type { HttpResponse } from '../http/client.js';
+
+export type { Json };
+
+export const idOf = (j: Json): string => String(j['id']);
+
+/** The JSON object of a response with the expected status (a 2xx unless said), or a CheckFailure that says why. */
+export function jsonOf(res: HttpResponse, expected: number | readonly number[] | ((s: number) => boolean) = STATUS.is2xx, what = 'status'): Json {
+  expectStatus(res, expected, what);
+  const j = res.json;
+  if (j === null || typeof j !== 'object' || Array.isArray(j)) fail(`${describeRequest(res)} answered ${res.status} without a JSON object body${summariseBody(res)}`);
+  return j as Json;
+}
+
+/** Calls an operation and expects a 2xx JSON object. */
+export async function ok(ctx: CheckContext, opId: string, parts: RequestParts = {}, what?: string): Promise<Json> {
+  return jsonOf(await ctx.call(opId, parts), STATUS.is2xx, what);
+}
+
+const MAX_PAGES = 50;
+
+/** Every item of a list, walking next_cursor (at most 50 pages of 100). */
+export async function listAll(ctx: CheckContext, opId: string, parts: RequestParts = {}): Promise<Json[]> {
+  const out: Json[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const res = await ctx.call(opId, { ...parts, query: { ...parts.query, limit: 100, ...(cursor ? { cursor } : {}) } });
+    const body = jsonOf(res);
+    const items = listItems(res);
+    if (!items) fail(`${describeRequest(res)} answered ${res.status} without a data array`);
+    out.push(...(items as Json[]));
+    const next = body['next_cursor'];
+    if (body['has_more'] !== true || typeof next !== 'string' || next === '') break;
+    cursor = next;
+  }
+  return out;
+}
+
+/**
+ * Reads a list (all its pages) until an item matches, bounded by the webhook wait (state a real target may reach
+ * later). Returns the match and the last complete list read.
+ */
+export async function findInList(
+  ctx: CheckContext,
+  opId: string,
+  parts: RequestParts,
+  match: (item: Json) => boolean,
+): Promise<{ item: Json | undefined; items: Json[] }> {
+  const r = await pollUntil(() => listAll(ctx, opId, parts), (items) => items.some(match), ctx.config.webhookWaitMs, ctx.signal);
+  return { item: r.value.find(match), items: r.value };
+}
+
+/** Reads a resource until a condition holds, bounded by the webhook wait; answers the last value read. */
+export async function readUntil(ctx: CheckContext, opId: string, parts: RequestParts, done: (j: Json) => boolean): Promise<{ value: Json; ok: boolean }> {
+  return pollUntil(async () => jsonOf(await ctx.call(opId, parts)), done, ctx.config.webhookWaitMs, ctx.signal);
+}
+
+// --- Money ----------------------------------------------------------------------------------------------------------
+
+const SCALE = 8;
+
+/** A decimal amount (string, or a number a non-conformant target may send) as an integer of 10^-8 units. */
+export function units(v: unknown, what = 'amount'): bigint {
+  const s = typeof v === 'number' ? String(v) : v;
+  if (typeof s !== 'string' || !/^-?\d+(\.\d+)?$/.test(s)) fail(`${what} is not a decimal amount: ${JSON.stringify(v)}`);
+  const negative = s.startsWith('-');
+  const [whole = '0', frac = ''] = (negative ? s.slice(1) : s).split('.');
+  const value = BigInt(whole) * 10n ** BigInt(SCALE) + BigInt((frac + '0'.repeat(SCALE)).slice(0, SCALE));
+  return negative ? -value : value;
+}
+
+/** 10^-8 units as a decimal string with 2 places (cents) when exact, else with as many as needed. */
+export function show(u: bigint): string {
+  const negative = u < 0n;
+  const a = negative ? -u : u;
+  const whole = a / 10n ** BigInt(SCALE);
+  let frac = (a % 10n ** BigInt(SCALE)).toString().padStart(SCALE, '0').replace(/0+$/, '');
+  if (frac.length < 2) frac = frac.padEnd(2, '0');
+  return `${negative ? '-' : ''}${whole}.${frac}`;
+}
+
+export const CENT = 10n ** BigInt(SCALE - 2);
+
+/** amount × rate in 10^-8 units, exactly (before any rounding). */
+export function times(amount: bigint, rate: bigint): bigint {
+  return (amount * rate) / 10n ** BigInt(SCALE);
+}
+
+/** An account's balance now (GET by id, as the check's evidence). */
+export async function balanceOf(ctx: CheckContext, accountId: string): Promise<bigint> {
+  const a = await ok(ctx, 'getAccount', { pathParams: { account_id: accountId } });
+  return units(a['balance'], `the balance of ${accountId}`);
+}
+
+/** Expects an account's balance to move by `delta` from `before` (read until it does, bounded by the webhook wait). */
+export async function expectBalance(ctx: CheckContext, accountId: string, before: bigint, delta: bigint, why: string): Promise<void> {
+  const want = before + delta;
+  const r = await pollUntil(() => balanceOf(ctx, accountId), (b) => b === want, ctx.config.webhookWaitMs, ctx.signal);
+  check(r.ok, `${why}: account ${accountId} holds ${show(r.value)}; expected ${show(want)} (${show(before)} ${delta < 0n ? '-' : '+'} ${show(delta < 0n ? -delta : delta)})`);
+}
+
+// --- Webhook receiver -------------------------------------------------------------------------------------------------
+
+/** One attempt as the run's receiver got it (src/runner/receiver.ts). */
+export interface Received {
+  seq: number;
+  received_at: string;
+  headers: Record<string, string>;
+  body: string;
+  answered: number;
+  webhook_id?: string;
+  event_type?: string;
+  object_id?: string;
+}
+
+/**
+ * What the run's receiver got: attempts for an object (and event type), waiting (long poll, no sleeps) until at
+ * least `min` arrived or the webhook wait passed.
+ */
+export async function received(ctx: CheckContext, q: { objectId?: string; type?: string; min?: number }): Promise<Received[]> {
+  const receiver = ctx.config.receiver;
+  if (!receiver) ctx.skip('no webhook receiver in this run (FSAPI_WEBHOOK_LISTEN)');
+  const wait = ctx.config.webhookWaitMs;
+  const res = await ctx.send({
+    method: 'GET',
+    path: receiver.inspectUrl,
+    query: { object_id: q.objectId, type: q.type, min: q.min ?? 1, timeout_ms: q.min === 0 ? 0 : wait },
+    timeoutMs: wait + 10_000,
+    noRetry: true,
+  });
+  if (res.status !== 200 || !Array.isArray(res.json)) throw new Error(`the webhook receiver's inspection answered ${res.status}`);
+  return res.json as Received[];
+}
+
+/** The event a delivery carried (its body parsed), or a failure naming the attempt. */
+export function deliveredEvent(d: Received): Json {
+  try {
+    const j = JSON.parse(d.body) as unknown;
+    if (j && typeof j === 'object' && !Array.isArray(j)) return j as Json;
+  } catch {
+    // fall through
+  }
+  fail(`delivery attempt ${d.seq} (webhook-id ${d.webhook_id ?? 'none'}) carried a body that is not a JSON object: ${d.body.slice(0, 120)}`);
+}
+
+/** Deep equality of JSON values (object member order ignored). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]));
+  }
+  if (a && b && typeof a === 'object' && typeof b === 'object') {
+    const ka = Object.keys(a as object).sort();
+    const kb = Object.keys(b as object).sort();
+    return sameJson(ka, kb) && ka.every((k) => sameJson((a as Json)[k], (b as Json)[k]));
+  }
+  return false;
+}
+
+/** The first member path where two JSON values differ ("created_at: x vs y"), for failure messages. */
+export function firstDifference(a: unknown, b: unknown, path = ''): string | undefined {
+  if (sameJson(a, b)) return undefined;
+  if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
+    for (const k of new Set([...Object.keys(a as object), ...Object.keys(b as object)])) {
+      const d = firstDifference((a as Json)[k], (b as Json)[k], path ? `${path}.${k}` : k);
+      if (d) return d;
+    }
+  }
+  return `${path || '(root)'}: ${JSON.stringify(a)?.slice(0, 80)} vs ${JSON.stringify(b)?.slice(0, 80)}`;
+}
+
+/** A digit run of 12 to 19 digits (a card or account number) anywhere in a text. */
+export const LONG_NUMBER = /(?<!\d)\d{12,19}(?!\d)/;
+
+/** Calls until the answer is a 2xx (a read-after-write a real target may serve late), bounded by the webhook wait. */
+export async function readBack(ctx: CheckContext, opId: string, parts: RequestParts): Promise<HttpResponse> {
+  const r = await pollUntil(() => ctx.call(opId, parts), (res) => STATUS.is2xx(res.status), ctx.config.webhookWaitMs, ctx.signal);
+  return r.value;
+}
+
+/** The value at a member path ("address.country") of a JSON object. */
+export function at(j: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Json)[k] : undefined), j);
+}
+
+/** A copy of a JSON object with the value at a member path replaced. */
+export function withValue(j: Json, path: string, value: unknown): Json {
+  const out = structuredClone(j);
+  const keys = path.split('.');
+  let o: Json = out;
+  for (const k of keys.slice(0, -1)) o = o[k] as Json;
+  o[keys[keys.length - 1]!] = value;
+  return out;
+}
