@@ -1,0 +1,242 @@
+/**
+ * A small client for the sandbox's own tests: calls operations by operationId with the right credentials, and
+ * holds every response to the spec (documented status, media type, schema, required headers) and to the rule that
+ * no response shows a stack trace or names the framework.
+ */
+import { randomUUID } from 'node:crypto';
+import { Agent, request } from 'undici';
+import type { Operation, SpecDocument } from '../src/catalogue/index.js';
+import type { AccountView } from './handlers/accounts.js';
+import type { CollectionView } from './handlers/collections.js';
+import type { CustomerView } from './handlers/customers.js';
+import type { KycDocumentView } from './handlers/kyc.js';
+import type { SandboxInfo, SandboxTenant } from './index.js';
+
+export interface CallOptions {
+  params?: Record<string, string>;
+  query?: Record<string, string | number>;
+  body?: unknown;
+  /** Sent as is instead of `body`. */
+  rawBody?: string | Buffer;
+  /** Default application/json when a body is sent; null sends none. */
+  contentType?: string | null;
+  /** Api-Key; default the client tenant's secret key; null sends none. */
+  key?: string | null;
+  /** x-tenant-id; default the client's tenant; null sends none. */
+  tenantId?: string | null;
+  /** Default a fresh UUID on POST; null sends none. */
+  idempotencyKey?: string | null;
+  headers?: Record<string, string>;
+  /** Skip the contract checks (fault tests, where breaking the contract is the point). */
+  unchecked?: boolean;
+}
+
+export interface ApiResponse<T> {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+  body: T;
+}
+
+/** Stack frames, file paths and framework names that must never reach a client. */
+export const LEAK_PATTERN = /fastify|FST_[A-Z_]+|(?:\\n|\n)\s+at\s|node:internal|[\w/.-]+\.(?:ts|js|mjs|cjs):\d+/i;
+
+export class SandboxClient {
+  /** Statuses seen (and checked) per operationId. */
+  readonly seen: Map<string, Set<number>>;
+
+  constructor(
+    readonly sandbox: SandboxInfo,
+    readonly spec: SpecDocument,
+    readonly tenant: SandboxTenant,
+    readonly agent: Agent = new Agent({ connect: { ca: sandbox.ca_pem }, pipelining: 1 }),
+    seen?: Map<string, Set<number>>,
+  ) {
+    this.seen = seen ?? new Map();
+  }
+
+  /** The same client acting for another tenant (shares connections and the record of what was seen). */
+  as(tenant: SandboxTenant): SandboxClient {
+    return new SandboxClient(this.sandbox, this.spec, tenant, this.agent, this.seen);
+  }
+
+  op(operationId: string): Operation {
+    const op = this.spec.byId.get(operationId);
+    if (!op) throw new Error(`no operation ${operationId}`);
+    return op;
+  }
+
+  async call<T = unknown>(operationId: string, opts: CallOptions = {}): Promise<ApiResponse<T>> {
+    const op = this.op(operationId);
+    const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+      const v = opts.params?.[name];
+      if (v === undefined) throw new Error(`${operationId} needs ${name}`);
+      return encodeURIComponent(v);
+    });
+    const query = new URLSearchParams(Object.entries(opts.query ?? {}).map(([k, v]): [string, string] => [k, String(v)])).toString();
+    const headers: Record<string, string> = {};
+    const key = opts.key === undefined ? this.tenant.secret_key : opts.key;
+    if (key !== null) headers['api-key'] = key;
+    const tenantId = opts.tenantId === undefined ? this.tenant.tenant_id : opts.tenantId;
+    if (tenantId !== null) headers['x-tenant-id'] = tenantId;
+    if (op.method === 'POST') {
+      const idem = opts.idempotencyKey === undefined ? randomUUID() : opts.idempotencyKey;
+      if (idem !== null) headers['idempotency-key'] = idem;
+    }
+    const payload = opts.rawBody ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
+    const contentType = opts.contentType === undefined ? (payload !== undefined ? 'application/json' : null) : opts.contentType;
+    if (contentType !== null) headers['content-type'] = contentType;
+    Object.assign(headers, opts.headers);
+    const res = await this.raw(op.method, `${path.slice(1)}${query ? `?${query}` : ''}`, { headers, body: payload });
+    if (!opts.unchecked) {
+      const problems = contractProblems(this.spec, op, res.status, res.headers, res.text);
+      if (problems.length > 0) {
+        throw new Error(`${operationId} ${res.status} breaks the contract:\n  ${problems.join('\n  ')}\n  body: ${res.text.slice(0, 500)}`);
+      }
+      let statuses = this.seen.get(operationId);
+      if (!statuses) this.seen.set(operationId, (statuses = new Set()));
+      statuses.add(res.status);
+    }
+    return { ...res, body: parse(res.text) as T };
+  }
+
+  /** A request relative to the base URL (or absolute), with nothing added and nothing checked. */
+  async raw(method: string, path: string, opts: { headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<ApiResponse<unknown>> {
+    const url = /^https?:/.test(path) ? path : `${this.sandbox.base_url}${path}`;
+    const res = await request(url, { method: method as 'GET', headers: opts.headers ?? {}, body: opts.body, dispatcher: this.agent });
+    const text = await res.body.text();
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    return { status: res.statusCode, headers, text, body: parse(text) };
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
+
+function parse(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/** Everything wrong with one response, measured against the spec; empty when it conforms. */
+export function contractProblems(spec: SpecDocument, op: Operation, status: number, headers: Record<string, string>, text: string): string[] {
+  const problems: string[] = [];
+  const contentType = headers['content-type'];
+  let body: unknown;
+  try {
+    body = text === '' ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    problems.push('body is not JSON');
+  }
+  const verdict = spec.validateResponse(op, status, contentType, body);
+  if (verdict.kind === 'undocumented-status') problems.push(`status ${status} is not documented (${verdict.documented.join(', ')})`);
+  if (verdict.kind === 'undocumented-media-type') problems.push(`media type ${verdict.mediaType} is not documented (${verdict.documented.join(', ')})`);
+  if (verdict.kind === 'schema') for (const p of verdict.problems) problems.push(`${p.pointer} ${p.message}`);
+  if (status >= 200 && status < 300 && !/^application\/json; charset=utf-8$/i.test(contentType ?? '')) {
+    problems.push(`success Content-Type is ${contentType ?? '(none)'}, not application/json; charset=utf-8`);
+  }
+  if (status >= 400 && typeof body === 'object' && body !== null && (body as { status?: unknown }).status !== status) {
+    problems.push(`problem status ${(body as { status?: unknown }).status} differs from HTTP ${status}`);
+  }
+  for (const h of spec.responseFor(op, status)?.headers ?? []) {
+    if (h.required && !headers[h.name]) problems.push(`required header ${h.name} is missing`);
+  }
+  if (LEAK_PATTERN.test(text)) problems.push('body shows a stack trace, a file path or the framework');
+  return problems;
+}
+
+/** A customer body valid for POST /customers; `n` varies the fields. */
+export function customerBody(n = 1, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    first_name: 'Ada',
+    middle_name: 'King',
+    last_name: `Lovelace${String.fromCharCode(65 + (n % 26))}`,
+    email: `ada.${n}@example.com`,
+    phone: `+1415555${String(1000 + (n % 9000)).padStart(4, '0')}`,
+    type: 'individual',
+    gender: 'female',
+    date_of_birth: '1990-12-10',
+    address: { address_line1: '12 Analytical Way', city: 'San Francisco', country: 'US', postal_code: '94105', state: 'US-CA' },
+    ...overrides,
+  };
+}
+
+/** A small PNG, base64, for KYC uploads. */
+export const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+/** Response bodies the tests read, typed as the sandbox renders them. */
+export type { CustomerView } from './handlers/customers.js';
+export type { KycDocumentView, KycVerificationView } from './handlers/kyc.js';
+export type { FeatureView } from './handlers/features.js';
+export type { AccountView, ExternalAccountView } from './handlers/accounts.js';
+export type { TransferView } from './handlers/transfers.js';
+export type { CardView } from './handlers/cards.js';
+export type { CollectionView } from './handlers/collections.js';
+export type { WalletView } from './handlers/wallets.js';
+export type { FxRateView, FxQuoteView, FxTradeView } from './handlers/fx.js';
+export type { TransactionView, EventView, DeliveryView } from './handlers/activity.js';
+export type { ListEnvelope } from './store.js';
+export type { ProblemBody } from './problem.js';
+
+/** The steps most tests need before the thing they test: a customer, approved KYC, features, a funded account. */
+export class Flows {
+  private n = 0;
+
+  constructor(readonly api: SandboxClient) {}
+
+  async customer(overrides: Record<string, unknown> = {}): Promise<CustomerView> {
+    const res = await this.api.call<CustomerView>('createCustomer', { body: customerBody(++this.n + Math.floor(Math.random() * 1e6), overrides) });
+    if (res.status !== 201) throw new Error(`createCustomer answered ${res.status}: ${res.text}`);
+    return res.body;
+  }
+
+  async document(customerId: string): Promise<KycDocumentView> {
+    const res = await this.api.call<KycDocumentView>('uploadKycDocument', {
+      params: { customer_id: customerId },
+      body: { type: 'passport', side: 'front', file_name: 'passport.png', content_type: 'image/png', content: PNG_BASE64 },
+    });
+    if (res.status !== 201) throw new Error(`uploadKycDocument answered ${res.status}: ${res.text}`);
+    return res.body;
+  }
+
+  /** A customer whose KYC is approved, with the given features active. */
+  async approvedCustomer(features: string[] = []): Promise<CustomerView> {
+    const c = await this.customer();
+    const doc = await this.document(c.id);
+    const submitted = await this.api.call('submitKyc', {
+      params: { customer_id: c.id },
+      body: { id_type: 'passport', id_number: 'P12345678', nationality: 'US', document_ids: [doc.id] },
+    });
+    if (submitted.status !== 202) throw new Error(`submitKyc answered ${submitted.status}: ${submitted.text}`);
+    for (const feature of features) {
+      const res = await this.api.call('activateFeature', { params: { customer_id: c.id, feature }, body: {} });
+      if (res.status !== 200) throw new Error(`activateFeature ${feature} answered ${res.status}: ${res.text}`);
+    }
+    return c;
+  }
+
+  async account(customerId: string, currency = 'USD'): Promise<AccountView> {
+    const res = await this.api.call<AccountView>('createAccount', { body: { customer_id: customerId, currency, type: 'checking' } });
+    if (res.status !== 201) throw new Error(`createAccount answered ${res.status}: ${res.text}`);
+    return res.body;
+  }
+
+  /** Credits an account by a card collection (which settles at once). */
+  async fund(account: { id: string; currency: string }, amount: string): Promise<CollectionView> {
+    const res = await this.api.call<CollectionView>('createCollection', {
+      body: { account_id: account.id, amount, currency: account.currency, method: { type: 'card', card: { number: '4242424242424242', expiry_month: 12, expiry_year: 2030, cvc: '123' } } },
+    });
+    if (res.status !== 201 || res.body.status !== 'succeeded') throw new Error(`funding collection answered ${res.status}: ${res.text}`);
+    return res.body;
+  }
+
+  async balance(accountId: string): Promise<string> {
+    return (await this.api.call<AccountView>('getAccount', { params: { account_id: accountId } })).body.balance;
+  }
+}
