@@ -2,29 +2,18 @@
  * A dead or misconfigured target ends in one clear message and exit 2, within seconds, before any suite runs:
  * unreachable, TLS mismatch (untrusted, expired, wrong host), wrong base path, refused credentials, redirect.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from './helpers/cli.js';
 import { httpsServer, json, makeCert, type TestServer } from './helpers/servers.js';
 
-const BIN = new URL('../bin/fsapi-conformance.js', import.meta.url).pathname;
 const KEY = 'sk_sandbox_canary_preflight_9a8b7c';
 const servers: TestServer[] = [];
 afterAll(async () => Promise.all(servers.map((s) => s.close())));
 
-export function runCli(args: string[], env: Record<string, string>, cwd = mkdtempSync(join(tmpdir(), 'fsapi-cli-'))): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 async function freePortThatRefuses(): Promise<number> {
   // Bind, learn the port, close: nothing listens there afterwards, so connecting is refused.

@@ -9,6 +9,9 @@ import { fillPath } from '../harness/runtime.js';
  * answer at the base URL, are the credentials accepted. A dead or misconfigured target gives one message and
  * exit 2, not hundreds of failures.
  */
+/** The preflight is a one-off reachability probe: a cold TLS start must not read as "unreachable". */
+export const PREFLIGHT_MIN_TIMEOUT_MS = 5_000;
+
 export async function preflight(client: TargetClient, spec: SpecDocument, creds: Credentials, baseUrl: string): Promise<void> {
   const probe = spec.byId.get('listAccounts') ?? spec.operations.find((o) => o.method === 'GET' && !o.path.includes('{'));
   const path = probe ? fillPath(probe.path, {}) : 'accounts';
@@ -16,7 +19,7 @@ export async function preflight(client: TargetClient, spec: SpecDocument, creds:
   let status: number;
   let location: string | undefined;
   try {
-    const res = await client.send({ method: 'GET', path, headers: { 'Api-Key': creds.apiKey, 'x-tenant-id': creds.tenantId, accept: 'application/json' }, noRetry: true });
+    const res = await client.send({ method: 'GET', path, headers: { 'Api-Key': creds.apiKey, 'x-tenant-id': creds.tenantId, accept: 'application/json' }, noRetry: true, timeoutMs: Math.max(client.opts.timeoutMs, PREFLIGHT_MIN_TIMEOUT_MS) });
     status = res.status;
     location = res.headers['location'];
   } catch (e) {

@@ -3,8 +3,6 @@ import { mkdirSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import AllureReporter from 'allure-vitest/reporter';
-import { createVitest } from 'vitest/node';
 import { loadCatalogue, REFERENCE_SPEC_PATH, type Catalogue } from '../catalogue/index.js';
 import { isGroupSlug } from '../catalogue/groups.js';
 import { secretsOf, type Credentials, type RunConfig } from '../config/run-config.js';
@@ -170,6 +168,8 @@ async function runSuites(
   log: (line: string) => void,
   interrupt: AbortSignal,
 ): Promise<{ results: CheckResult[]; suiteErrors: string[]; interrupted: boolean; stats: SuiteStats }> {
+  // vitest and the Allure reporter load only once the preflight has passed: a bad target fails fast.
+  const [{ createVitest }, { default: AllureReporter }] = await Promise.all([import('vitest/node'), import('allure-vitest/reporter')]);
   const collector = new ResultCollector(process.stderr, () => 0);
   const vitest = await createVitest(
     'test',
