@@ -117,7 +117,6 @@ export function mergeReports(reports: RunReport[], opts: { names?: string[] } = 
       startup_ms: max((r) => r.run.phases.startup_ms),
       preflight_ms: max((r) => r.run.phases.preflight_ms),
       suites_ms: max((r) => r.run.phases.suites_ms),
-      reports_ms: max((r) => r.run.phases.reports_ms),
     },
     strict: first.run.strict,
     groups: distinct(shards.flatMap((r) => r.run.groups)),

@@ -1,7 +1,7 @@
 /**
  * The result model: what a run produces, independent of how it is rendered.
  * The harness fills it; the reporters (JSON, Markdown, JUnit, Allure, diff, merge) read it.
- * `RunReport` is exactly the content of conformance.json (schema: reports/conformance.schema.json).
+ * `RunReport` is exactly the content of conformance.json (schema: src/reports/conformance.schema.json).
  */
 import type { Level } from '../catalogue/requirements.js';
 import type { SuiteSlug } from '../catalogue/groups.js';
@@ -120,7 +120,8 @@ export interface RunReport {
     started_at: string;
     finished_at: string;
     duration_ms: number;
-    phases: { startup_ms: number; preflight_ms: number; suites_ms: number; reports_ms: number };
+    /** Report writing is not here: it cannot be known while this file is written (the console prints it). */
+    phases: { startup_ms: number; preflight_ms: number; suites_ms: number };
     strict: boolean;
     groups: SuiteSlug[];
     shard?: { index: number; count: number };

@@ -38,6 +38,8 @@ and <report-dir>/latest points at the newest.`,
     }
     const { ['print-env-example']: _, ...values } = args.values;
     const cfg = loadRunConfig(values);
+    // A bad baseline fails now, before a single request, not after every suite has run.
+    if (cfg.baseline) (await import('../../reports/diff.js')).loadReport(cfg.baseline);
     const log = (line: string) => process.stderr.write(`${line}\n`);
     const target = cfg.target ? `${cfg.target.baseUrl} (${cfg.environment})` : `embedded reference sandbox${cfg.sandboxFaults.length ? ` with fault(s) ${cfg.sandboxFaults.join(', ')}` : ''}`;
     log(`fsapi-conformance: ${target}`);
@@ -59,9 +61,9 @@ and <report-dir>/latest points at the newest.`,
     try {
       // Loaded only for a real run: --help and configuration errors stay instant.
       const { runConformance } = await import('../../runner/run.js');
-      const { report, written } = await runConformance(cfg, log, interrupt.signal);
+      const { report, written, reportsMs } = await runConformance(cfg, log, interrupt.signal);
       log('');
-      log(renderConsoleSummary(report, written.dir));
+      log(renderConsoleSummary(report, written.dir, reportsMs));
       return exitCodeFor(report.verdict, written.regression);
     } finally {
       process.off('SIGINT', onSignal);
@@ -70,7 +72,7 @@ and <report-dir>/latest points at the newest.`,
   },
 };
 
-function renderConsoleSummary(r: RunReport, dir: string): string {
+function renderConsoleSummary(r: RunReport, dir: string, reportsMs: number): string {
   const c = r.counts.by_status;
   const lines = [
     `verdict: ${r.verdict.toUpperCase()}${r.run.incomplete_reason ? ` (${r.run.incomplete_reason})` : ''}`,
@@ -94,6 +96,6 @@ function renderConsoleSummary(r: RunReport, dir: string): string {
     lines.push('', `baseline ${b.baseline.run_id}: ${b.newly_failing.length} newly failing, ${b.fixed.length} fixed, ${b.added.length} added, ${b.removed.length} removed`);
   }
   const rel = relative(process.cwd(), dir) || dir;
-  lines.push('', `reports: ${rel}/ (summary.md, conformance.json, junit.xml${r.run ? '' : ''})`);
+  lines.push('', `reports: ${rel}/ (summary.md, conformance.json, junit.xml, allure-results/, SHA256SUMS; written in ${(reportsMs / 1000).toFixed(1)} s)`);
   return lines.join('\n');
 }
