@@ -28,6 +28,8 @@ export interface SandboxCore {
   pipeline: Pipeline;
   world: World;
   events: EventBus;
+  /** Background work (webhook attempts and retries); empty after close(). */
+  scheduler: Scheduler;
   faults: FaultSet;
   fixtures: Fixtures;
   setWebhook(tenantId: string, hook: { url: string; secret: string } | undefined): void;
@@ -84,6 +86,7 @@ export async function createCore(opts: CoreOptions = {}): Promise<SandboxCore> {
     pipeline,
     world,
     events,
+    scheduler,
     faults,
     fixtures,
     setWebhook(tenantId, hook) {

@@ -23,6 +23,11 @@ export class Scheduler {
     this.timers.add(handle);
   }
 
+  /** Work waiting to run. */
+  get pending(): number {
+    return this.immediates.size + this.timers.size;
+  }
+
   get isClosed(): boolean {
     return this.closed;
   }

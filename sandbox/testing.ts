@@ -4,6 +4,9 @@
  * no response shows a stack trace or names the framework.
  */
 import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as pause } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import type { Operation, SpecDocument } from '../src/catalogue/index.js';
 import type { AccountView } from './handlers/accounts.js';
@@ -238,5 +241,72 @@ export class Flows {
 
   async balance(accountId: string): Promise<string> {
     return (await this.api.call<AccountView>('getAccount', { params: { account_id: accountId } })).body.balance;
+  }
+}
+
+export interface Received {
+  headers: Record<string, string>;
+  body: string;
+  /** Milliseconds since the epoch at arrival. */
+  at: number;
+}
+
+/**
+ * A webhook receiver on loopback for the tests: records every delivery, answers what `respond` says, and lets a
+ * test wait for deliveries (a promise, resolved by arrival; no fixed sleeps).
+ */
+export class TestReceiver {
+  readonly received: Received[] = [];
+  /** The status to answer a delivery with; 200 unless a test says otherwise. */
+  respond: (r: Received) => number = () => 200;
+  private server: Server | undefined;
+  private waiters: { pred: (r: Received) => boolean; count: number; resolve: (r: Received[]) => void }[] = [];
+
+  async listen(): Promise<string> {
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const headers: Record<string, string> = {};
+        for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
+        const r: Received = { headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+        this.received.push(r);
+        res.writeHead(this.respond(r)).end();
+        this.waiters = this.waiters.filter((w) => {
+          const hits = this.received.filter(w.pred);
+          if (hits.length < w.count) return true;
+          w.resolve(hits);
+          return false;
+        });
+      });
+    });
+    this.server = server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  }
+
+  /** Resolves once `count` deliveries matching `pred` have arrived (counting those already here). */
+  waitFor(pred: (r: Received) => boolean, count = 1): Promise<Received[]> {
+    const hits = this.received.filter(pred);
+    if (hits.length >= count) return Promise.resolve(hits);
+    return new Promise((resolve) => this.waiters.push({ pred, count, resolve }));
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+/** Re-reads until `ok` holds (for state the sandbox records after the fact, such as delivery history). */
+export async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (ok(v)) return v;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(v).slice(0, 400)}`);
+    await pause(10);
   }
 }
