@@ -1,7 +1,72 @@
 /** Accounts: create and manage internal accounts (seed: GET /accounts with Api-Key and x-tenant-id). */
+import { accountCreate } from '../fixtures/factories.js';
+import { check, describeRequest, fail, listItems } from '../src/harness/assert.js';
 import type { CheckDef } from '../src/harness/check.js';
 import { defineSuite } from '../src/harness/suite.js';
+import { findInList, idOf, jsonOf, units, type Json } from '../src/world/flow-support.js';
 
-export const flows: CheckDef[] = [];
+const MAX_PAGES = 100;
+
+export const flows: CheckDef[] = [
+  {
+    requirement: 'FSAPI-ACC-001',
+    family: 'flow',
+    group: 'accounts',
+    operation: 'listAccounts',
+    variant: 'seed-request',
+    title: 'GET /accounts with only Api-Key and x-tenant-id and no body answers 2xx JSON listing an account the suite opened',
+    uses: ['createAccount'],
+    writes: true,
+    async run(ctx) {
+      const account = await ctx.world.newAccount();
+      const id = idOf(account);
+      // Exactly the seed's request: the two headers (the call adds them), no Accept, no body, no query on the first page.
+      let cursor: string | undefined;
+      let seen = 0;
+      for (let page = 0; page < MAX_PAGES; page++) {
+        const res = await ctx.call('listAccounts', cursor ? { query: { cursor } } : {}, { headers: { accept: undefined } });
+        check(res.status >= 200 && res.status < 300, `${describeRequest(res)} with Api-Key and x-tenant-id answered ${res.status}`);
+        check(/^application\/(.+\+)?json$/.test(res.contentType), `${describeRequest(res)} answered ${res.status} labelled ${res.contentType || 'without a media type'}, not JSON`);
+        check(res.json !== undefined, `${describeRequest(res)} answered a body that does not parse as JSON (${res.jsonError ?? 'empty'})`);
+        const items = listItems(res) ?? (Array.isArray(res.json) ? (res.json as Json[]) : undefined);
+        if (!items) fail(`${describeRequest(res)} answered JSON without a list of accounts (no data array): ${res.text.slice(0, 120)}`);
+        seen += items.length;
+        if (items.some((a) => a['id'] === id)) return;
+        const body = res.json as Json;
+        const next = body['next_cursor'];
+        if (body['has_more'] !== true || typeof next !== 'string' || next === '') break;
+        cursor = next;
+      }
+      fail(`account ${id}, opened by the suite, is not among the ${seen} accounts GET /accounts listed`);
+    },
+  },
+  {
+    requirement: 'FSAPI-ACC-101',
+    family: 'flow',
+    group: 'accounts',
+    operation: 'createAccount',
+    variant: 'zero-balance',
+    title: 'a new account opens with balance 0 in its currency, reads so by id, and is listed for its customer',
+    uses: ['getAccount', 'listAccounts'],
+    writes: true,
+    async run(ctx) {
+      const customer = await ctx.world.newCustomer();
+      const cid = idOf(customer);
+      const body = accountCreate(ctx.faker, ctx.config.label, cid, 'EUR');
+      const created = jsonOf(await ctx.call('createAccount', { body }), 201);
+      const id = idOf(created);
+      const zero = (a: Json, where: string) => {
+        check(units(a['balance'], `balance ${where}`) === 0n, `account ${id} opened with balance ${JSON.stringify(a['balance'])} ${where}; expected 0`);
+        if ('available_balance' in a) check(units(a['available_balance'], `available_balance ${where}`) === 0n, `account ${id} opened with available_balance ${JSON.stringify(a['available_balance'])} ${where}`);
+        check(a['currency'] === 'EUR', `account ${id} is in ${JSON.stringify(a['currency'])} ${where}; it was opened in EUR`);
+      };
+      zero(created, 'in the create answer');
+      zero(jsonOf(await ctx.call('getAccount', { pathParams: { account_id: id } }), 200), `on GET ${id}`);
+      const { item } = await findInList(ctx, 'listAccounts', { query: { customer_id: cid } }, (a) => a['id'] === id);
+      check(item !== undefined, `account ${id} is not listed by GET /accounts?customer_id=${cid}`);
+      zero(item, 'in the list');
+    },
+  },
+];
 
 await defineSuite('accounts', flows);

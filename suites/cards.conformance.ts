@@ -1,0 +1,85 @@
+/** Cards: issue and manage virtual and physical cards. */
+import { cardCreate } from '../fixtures/factories.js';
+import { check, describeRequest } from '../src/harness/assert.js';
+import type { CheckDef } from '../src/harness/check.js';
+import type { HttpResponse } from '../src/http/client.js';
+import { defineSuite } from '../src/harness/suite.js';
+import { extrasOf } from '../src/world/index.js';
+import { idOf, jsonOf, LONG_NUMBER } from '../src/world/flow-support.js';
+
+const base = { family: 'flow', group: 'cards', writes: true } as const;
+
+function noFullNumber(res: HttpResponse): void {
+  const m = LONG_NUMBER.exec(res.text);
+  check(!m, `${describeRequest(res)} answered ${res.status} with a ${m?.[0].length}-digit number in its body: a card body never carries a full card number`);
+}
+
+export const flows: CheckDef[] = [
+  {
+    ...base,
+    requirement: 'FSAPI-CARD-001',
+    operation: 'issueCard',
+    variant: 'lifecycle',
+    title: 'a card is issued active, freezes to frozen, unfreezes to active, and no body carries a 12-19 digit number',
+    uses: ['freezeCard', 'unfreezeCard', 'getCard', 'listCards'],
+    async run(ctx) {
+      const customer = await ctx.world.approvedCustomer();
+      const account = await ctx.world.newAccount({ customerId: idOf(customer) });
+      const step = async (what: string, res: Promise<HttpResponse>, status: number, expected: string) => {
+        const r = await res;
+        const card = jsonOf(r, status, `status of ${what}`);
+        noFullNumber(r);
+        check(card['status'] === expected, `${what}: the card reads ${JSON.stringify(card['status'])}, expected ${expected}`);
+        return card;
+      };
+      const card = await step('issue', ctx.call('issueCard', { body: cardCreate(ctx.faker, ctx.config.label, idOf(customer), idOf(account)) }), 201, 'active');
+      const pathParams = { card_id: idOf(card) };
+      await step('freeze', ctx.call('freezeCard', { pathParams, body: {} }), 200, 'frozen');
+      await step('read after freeze', ctx.call('getCard', { pathParams }), 200, 'frozen');
+      await step('unfreeze', ctx.call('unfreezeCard', { pathParams, body: {} }), 200, 'active');
+      await step('read after unfreeze', ctx.call('getCard', { pathParams }), 200, 'active');
+      const list = await ctx.call('listCards', { query: { account_id: idOf(account) } });
+      jsonOf(list, 200);
+      noFullNumber(list);
+    },
+  },
+  {
+    ...base,
+    requirement: 'FSAPI-CARD-002',
+    operation: 'freezeCard',
+    variant: 'invalid-transitions',
+    title: 'unfreezing an active card and freezing a frozen one are refused with 409 and leave the status unchanged',
+    uses: ['unfreezeCard', 'getCard', 'issueCard'],
+    async run(ctx) {
+      const card = await extrasOf(ctx.world).newCard();
+      const pathParams = { card_id: idOf(card) };
+      const status = async () => jsonOf(await ctx.call('getCard', { pathParams }), 200)['status'];
+      const unfreeze = await ctx.call('unfreezeCard', { pathParams, body: {} });
+      check(unfreeze.status === 409, `unfreezing the active card ${pathParams.card_id} answered ${unfreeze.status}; expected 409`);
+      check((await status()) === 'active', `after the refused unfreeze card ${pathParams.card_id} no longer reads active`);
+      jsonOf(await ctx.call('freezeCard', { pathParams, body: {} }), 200, 'status of the first freeze');
+      const again = await ctx.call('freezeCard', { pathParams, body: {} });
+      check(again.status === 409, `freezing the frozen card ${pathParams.card_id} answered ${again.status}; expected 409`);
+      check((await status()) === 'frozen', `after the refused freeze card ${pathParams.card_id} no longer reads frozen`);
+    },
+  },
+  {
+    ...base,
+    requirement: 'FSAPI-CARD-003',
+    operation: 'issueCard',
+    variant: 'feature-required',
+    title: 'a KYC-approved customer without the cards feature is refused a card with 422',
+    uses: ['listCards', 'createAccount', 'submitKyc'],
+    async run(ctx) {
+      const customer = await extrasOf(ctx.world).newVerifiedCustomer();
+      const account = await ctx.world.newAccount({ customerId: idOf(customer) });
+      const res = await ctx.call('issueCard', { body: cardCreate(ctx.faker, ctx.config.label, idOf(customer), idOf(account)) });
+      check(res.status === 422, `issuing a card to ${idOf(customer)}, whose cards feature is not active, answered ${res.status}; expected 422`);
+      const list = jsonOf(await ctx.call('listCards', { query: { customer_id: idOf(customer) } }), 200);
+      const n = Array.isArray(list['data']) ? list['data'].length : 0;
+      check(n === 0, `the refused issue left ${n} card(s) listed for ${idOf(customer)}`);
+    },
+  },
+];
+
+await defineSuite('cards', flows);

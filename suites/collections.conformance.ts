@@ -1,0 +1,66 @@
+/** Collections: accept payments by card, bank transfer and mobile money. */
+import { amount, bankTransferCollection, cardCollection, DECLINED_CARD_NUMBER, mobileMoneyCollection } from '../fixtures/factories.js';
+import { check } from '../src/harness/assert.js';
+import type { CheckContext, CheckDef } from '../src/harness/check.js';
+import { defineSuite } from '../src/harness/suite.js';
+import { balanceOf, expectBalance, findInList, idOf, jsonOf, readUntil, show, units, type Json } from '../src/world/flow-support.js';
+
+const base = { family: 'flow', group: 'collections', operation: 'createCollection', writes: true } as const;
+const settled = (c: Json) => c['status'] === 'succeeded' || c['status'] === 'failed';
+
+/** One collection: it succeeds (bounded wait), the account rises by its amount, a credit transaction references it. */
+async function collect(ctx: CheckContext, method: string, accountId: string, body: Json): Promise<void> {
+  const before = await balanceOf(ctx, accountId);
+  const created = jsonOf(await ctx.call('createCollection', { body }), 201, `status of the ${method} collection`);
+  const id = idOf(created);
+  const end = await readUntil(ctx, 'getCollection', { pathParams: { collection_id: id } }, settled);
+  check(end.ok, `${method} collection ${id} still reads ${JSON.stringify(end.value['status'])} after ${ctx.config.webhookWaitMs} ms`);
+  check(end.value['status'] === 'succeeded', `${method} collection ${id} ended ${JSON.stringify(end.value['status'])} (${JSON.stringify(end.value['failure_reason'])}), not succeeded`);
+  const value = units(body['amount']);
+  await expectBalance(ctx, accountId, before, value, `${method} collection ${id} of ${String(body['amount'])}`);
+  const refers = (t: Json) => (t['source'] as Json | undefined)?.['id'] === id;
+  const { item, items } = await findInList(ctx, 'listTransactions', { query: { account_id: accountId } }, refers);
+  check(item !== undefined, `no transaction of ${accountId} references ${method} collection ${id} (${items.length} listed)`);
+  check(item['direction'] === 'credit', `the transaction for ${method} collection ${id} is a ${JSON.stringify(item['direction'])}, not a credit`);
+  check(units(item['amount'], 'transaction amount') === value, `the credit for ${method} collection ${id} is ${JSON.stringify(item['amount'])}; ${show(value)} was collected`);
+}
+
+export const flows: CheckDef[] = [
+  {
+    ...base,
+    requirement: 'FSAPI-COL-001',
+    variant: 'three-methods',
+    title: 'a card, a bank-transfer and a mobile-money collection each succeed, credit the account by their amount and write a credit transaction',
+    uses: ['getCollection', 'getAccount', 'listTransactions', 'createAccount'],
+    async run(ctx) {
+      const { label } = ctx.config;
+      const usd = idOf(await ctx.world.newAccount());
+      const kes = idOf(await ctx.world.newAccount({ currency: 'KES' }));
+      await collect(ctx, 'card', usd, cardCollection(ctx.faker, label, usd, amount(ctx.faker, 10, 90)));
+      await collect(ctx, 'bank_transfer', usd, bankTransferCollection(ctx.faker, label, usd, amount(ctx.faker, 10, 90)));
+      await collect(ctx, 'mobile_money', kes, mobileMoneyCollection(ctx.faker, label, kes, amount(ctx.faker, 100, 900)));
+    },
+  },
+  {
+    ...base,
+    requirement: 'FSAPI-COL-002',
+    variant: 'declined-card',
+    title: 'a card collection with the declined card 4000000000000002 fails with a reason and credits nothing',
+    uses: ['getCollection', 'getAccount', 'createAccount'],
+    referenceOnly: true,
+    async run(ctx) {
+      const account = idOf(await ctx.world.newAccount());
+      const before = await balanceOf(ctx, account);
+      const body = cardCollection(ctx.faker, ctx.config.label, account, amount(ctx.faker, 10, 90), 'USD', DECLINED_CARD_NUMBER);
+      const created = jsonOf(await ctx.call('createCollection', { body }), 201, 'status of the declined card collection');
+      const end = await readUntil(ctx, 'getCollection', { pathParams: { collection_id: idOf(created) } }, settled);
+      check(end.value['status'] === 'failed', `the collection with the declined card ${DECLINED_CARD_NUMBER} reads ${JSON.stringify(end.value['status'])}, not failed`);
+      const reason = end.value['failure_reason'];
+      check(typeof reason === 'string' && reason !== '', `the failed collection ${idOf(created)} carries no failure_reason (${JSON.stringify(reason)})`);
+      const after = await balanceOf(ctx, account);
+      check(after === before, `the declined collection credited ${account}: ${show(before)} → ${show(after)}`);
+    },
+  },
+];
+
+await defineSuite('collections', flows);
