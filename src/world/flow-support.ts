@@ -45,9 +45,28 @@ export async function listAll(ctx: CheckContext, opId: string, parts: RequestPar
   return out;
 }
 
+/** The first item of a list matching (walking pages until found), and how many items were read. */
+export async function firstMatch(ctx: CheckContext, opId: string, parts: RequestParts, match: (item: Json) => boolean): Promise<{ item: Json | undefined; items: Json[] }> {
+  const items: Json[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const res = await ctx.call(opId, { ...parts, query: { ...parts.query, limit: 100, ...(cursor ? { cursor } : {}) } });
+    const body = jsonOf(res);
+    const data = listItems(res);
+    if (!data) fail(`${describeRequest(res)} answered ${res.status} without a data array`);
+    items.push(...(data as Json[]));
+    const item = (data as Json[]).find(match);
+    if (item) return { item, items };
+    const next = body['next_cursor'];
+    if (body['has_more'] !== true || typeof next !== 'string' || next === '') break;
+    cursor = next;
+  }
+  return { item: undefined, items };
+}
+
 /**
- * Reads a list (all its pages) until an item matches, bounded by the webhook wait (state a real target may reach
- * later). Returns the match and the last complete list read.
+ * Reads a list until an item matches, bounded by the webhook wait (state a real target may reach later).
+ * Returns the match and the items of the last walk.
  */
 export async function findInList(
   ctx: CheckContext,
@@ -55,8 +74,8 @@ export async function findInList(
   parts: RequestParts,
   match: (item: Json) => boolean,
 ): Promise<{ item: Json | undefined; items: Json[] }> {
-  const r = await pollUntil(() => listAll(ctx, opId, parts), (items) => items.some(match), ctx.config.webhookWaitMs, ctx.signal);
-  return { item: r.value.find(match), items: r.value };
+  const r = await pollUntil(() => firstMatch(ctx, opId, parts, match), (x) => x.item !== undefined, ctx.config.webhookWaitMs, ctx.signal);
+  return r.value;
 }
 
 /** Reads a resource until a condition holds, bounded by the webhook wait; answers the last value read. */
@@ -200,4 +219,10 @@ export function withValue(j: Json, path: string, value: unknown): Json {
   for (const k of keys.slice(0, -1)) o = o[k] as Json;
   o[keys[keys.length - 1]!] = value;
   return out;
+}
+
+/** Reads a list (all its pages) until a condition on the whole list holds, bounded by the webhook wait. */
+export async function listUntil(ctx: CheckContext, opId: string, parts: RequestParts, done: (items: Json[]) => boolean): Promise<{ items: Json[]; ok: boolean }> {
+  const r = await pollUntil(() => listAll(ctx, opId, parts), done, ctx.config.webhookWaitMs, ctx.signal);
+  return { items: r.value, ok: r.ok };
 }

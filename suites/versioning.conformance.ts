@@ -1,0 +1,7 @@
+/** Versioning: the version segment /v1/ of the base address (seed: Versioning). Its checks come from the generic families. */
+import type { CheckDef } from '../src/harness/check.js';
+import { defineSuite } from '../src/harness/suite.js';
+
+export const flows: CheckDef[] = [];
+
+await defineSuite('versioning', flows);

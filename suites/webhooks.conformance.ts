@@ -1,0 +1,196 @@
+/**
+ * Webhooks: view webhook delivery history and event details (seed: Events). Deliveries are read from the run's
+ * receiver (src/runner/receiver.ts) through its long-poll endpoint: no sleeps.
+ */
+import { cardCollection, customerCreate, metadata, token } from '../fixtures/factories.js';
+import { check, fail } from '../src/harness/assert.js';
+import type { CheckContext, CheckDef } from '../src/harness/check.js';
+import { defineSuite } from '../src/harness/suite.js';
+import { FAIL_FIRST_MARKER } from '../src/runner/receiver.js';
+import { verify } from '../src/webhooks/signature.js';
+import { deliveredEvent, findInList, firstDifference, idOf, jsonOf, listUntil, received, sameJson, type Json, type Received } from '../src/world/flow-support.js';
+
+const base = { family: 'flow', group: 'webhooks', writes: true } as const;
+
+/** Creates a customer (its customer.created event is the one the check follows); `failFirst` asks the receiver to refuse the first attempt. */
+async function causeCustomer(ctx: CheckContext, failFirst = false): Promise<string> {
+  const body = customerCreate(ctx.faker, ctx.config.label, `${ctx.config.runId}${token(ctx.faker)}`);
+  if (failFirst) body['metadata'] = metadata(ctx.config.label, { fsapi_webhook: FAIL_FIRST_MARKER });
+  return idOf(jsonOf(await ctx.call('createCustomer', { body }), 201, 'status of the customer whose event the check follows'));
+}
+
+/**
+ * A card collection: it records two events (collection.created, collection.succeeded) in one request, so their
+ * deliveries are adjacent in any history.
+ */
+async function causeCollection(ctx: CheckContext, failFirst = false): Promise<string> {
+  const account = await ctx.world.account();
+  const body = cardCollection(ctx.faker, ctx.config.label, idOf(account), '12.00', 'USD', undefined, failFirst ? { fsapi_webhook: FAIL_FIRST_MARKER } : {});
+  return idOf(jsonOf(await ctx.call('createCollection', { body }), 201, 'status of the collection whose events the check follows'));
+}
+
+/** Attempts grouped by the event they carried (its id), in arrival order. */
+function byEvent(attempts: Received[]): Map<string, Received[]> {
+  const m = new Map<string, Received[]>();
+  for (const a of [...attempts].sort((x, y) => x.seq - y.seq)) {
+    const id = String(deliveredEvent(a)['id']);
+    m.set(id, [...(m.get(id) ?? []), a]);
+  }
+  return m;
+}
+
+export const flows: CheckDef[] = [
+  {
+    ...base,
+    requirement: 'FSAPI-WH-001',
+    operation: 'listWebhookDeliveries',
+    variant: 'history-lists-deliveries',
+    title: 'the delivery history answers 2xx and lists a delivery for each event of the suite the receiver got',
+    uses: ['createCollection'],
+    async run(ctx) {
+      const col = await causeCollection(ctx);
+      jsonOf(await ctx.call('listWebhookDeliveries', { query: { limit: 5 } }), 200, 'status of the delivery history');
+      if (!ctx.config.receiver) {
+        ctx.observe('no webhook receiver in this run: the history answered, but whether it holds the deliveries made cannot be told');
+        return;
+      }
+      const got = await received(ctx, { objectId: col, min: 2 });
+      if (got.length === 0) {
+        ctx.observe(`the receiver got no delivery for ${col} within ${ctx.config.webhookWaitMs} ms (FSAPI-WH-003 judges delivery); the history answered`);
+        return;
+      }
+      for (const [eventId] of byEvent(got)) {
+        const { ok, items } = await listUntil(ctx, 'listWebhookDeliveries', { query: { event_id: eventId } }, (xs) => xs.some((d) => d['event_id'] === eventId));
+        check(ok, `event ${eventId} was delivered to the receiver, but GET /webhooks/deliveries?event_id=${eventId} lists no delivery of it (${items.length} listed)`);
+      }
+    },
+  },
+  {
+    ...base,
+    requirement: 'FSAPI-WH-002',
+    operation: 'getWebhookEvent',
+    variant: 'event-by-id',
+    title: 'an event the suite caused (customer.created) is retrievable by id with its type and object',
+    uses: ['createCustomer', 'listWebhookEvents'],
+    async run(ctx) {
+      const cid = await causeCustomer(ctx);
+      const about = (e: Json) => (e['data'] as Json | undefined)?.['object'] !== undefined && ((e['data'] as Json)['object'] as Json)['id'] === cid;
+      const { item } = await findInList(ctx, 'listWebhookEvents', { query: { type: 'customer.created' } }, about);
+      if (!item) fail(`no customer.created event about ${cid} is listed by GET /webhooks/events?type=customer.created`);
+      const id = idOf(item);
+      const event = jsonOf(await ctx.call('getWebhookEvent', { pathParams: { event_id: id } }), 200, `status of GET event ${id}`);
+      check(event['id'] === id, `GET /webhooks/events/${id} answered event ${JSON.stringify(event['id'])}`);
+      check(event['type'] === 'customer.created', `event ${id} reads type ${JSON.stringify(event['type'])}, not customer.created`);
+      check(about(event), `event ${id} does not carry customer ${cid} as its object (data.object.id ${JSON.stringify(((event['data'] as Json | undefined)?.['object'] as Json | undefined)?.['id'])})`);
+    },
+  },
+  {
+    ...base,
+    requirement: 'FSAPI-WH-003',
+    variant: 'delivered',
+    title: 'the receiver at the configured Webhook URL gets a delivery for an event the suite caused',
+    needs: ['webhooks'],
+    uses: ['createCustomer'],
+    async run(ctx) {
+      const cid = await causeCustomer(ctx);
+      const got = await received(ctx, { objectId: cid, type: 'customer.created', min: 1 });
+      check(got.length > 0, `the receiver got no customer.created delivery for ${cid} within ${ctx.config.webhookWaitMs} ms`);
+      const e = deliveredEvent(got[0]!);
+      check(e['type'] === 'customer.created', `the delivery for ${cid} carried type ${JSON.stringify(e['type'])}`);
+    },
+  },
+  {
+    ...base,
+    requirement: 'FSAPI-WH-101',
+    variant: 'signed',
+    title: 'every delivery verifies with the webhook secret (Standard Webhooks v1) and its timestamp is within 300 s of receipt',
+    needs: ['webhooks'],
+    uses: ['createCustomer'],
+    async run(ctx) {
+      const cid = await causeCustomer(ctx);
+      const own = await received(ctx, { objectId: cid, type: 'customer.created', min: 1 });
+      if (own.length === 0) ctx.skip(`no delivery arrived for ${cid} within ${ctx.config.webhookWaitMs} ms (FSAPI-WH-003 judges delivery): no signature to verify`);
+      const all = await received(ctx, { min: 0 });
+      const secret = ctx.config.credentials.webhookSecret!;
+      const bad = all
+        .map((d) => ({ d, r: verify(secret, d.headers, d.body, { nowSeconds: Math.floor(Date.parse(d.received_at) / 1000) }) }))
+        .filter((x) => !x.r.ok);
+      check(
+        bad.length === 0,
+        `${bad.length} of ${all.length} deliveries do not verify with the configured secret: ${bad
+          .slice(0, 3)
+          .map(({ d, r }) => `webhook-id ${d.webhook_id ?? 'none'} (${d.event_type ?? '?'}): ${r.ok ? '' : r.reason}`)
+          .join('; ')}`,
+      );
+      ctx.observe(`${all.length} deliveries verified`);
+    },
+  },
+  {
+    ...base,
+    requirement: 'FSAPI-WH-102',
+    variant: 'retry-same-id',
+    title: 'a delivery the receiver fails (503) is retried with the same webhook-id and body',
+    needs: ['webhooks'],
+    uses: ['createCustomer'],
+    async run(ctx) {
+      const cid = await causeCustomer(ctx, true);
+      const got = await received(ctx, { objectId: cid, type: 'customer.created', min: 2 });
+      if (got.length === 0) fail(`the receiver got no customer.created delivery for ${cid} within ${ctx.config.webhookWaitMs} ms: nothing was delivered, so nothing could be retried`);
+      const [first, retry] = [...got].sort((a, b) => a.seq - b.seq);
+      check(first!.answered >= 400, `the receiver did not fail the first attempt (answered ${first!.answered}); the metadata marker did not reach it`);
+      if (!retry) fail(`the first attempt for ${cid} was answered ${first!.answered}, and no retry arrived within ${ctx.config.webhookWaitMs} ms`);
+      check(retry.webhook_id === first!.webhook_id, `the retry carried webhook-id ${JSON.stringify(retry.webhook_id)}; the failed attempt carried ${JSON.stringify(first!.webhook_id)}`);
+      check(retry.body === first!.body, `the retry's body differs from the failed attempt's (${firstDifference(deliveredEvent(first!), deliveredEvent(retry)) ?? 'bytes differ'})`);
+    },
+  },
+  {
+    ...base,
+    requirement: 'FSAPI-WH-103',
+    operation: 'listWebhookDeliveries',
+    variant: 'attempts-match',
+    title: 'for each event received, the history holds a delivery with as many attempts as arrived and the receiver\'s answers',
+    needs: ['webhooks'],
+    uses: ['createCollection', 'getWebhookDelivery'],
+    async run(ctx) {
+      const col = await causeCollection(ctx, true);
+      // Two events, each failed once by the receiver and retried: four attempts.
+      const got = await received(ctx, { objectId: col, min: 4 });
+      if (got.length === 0) {
+        ctx.observe(`the receiver got no delivery for ${col} within ${ctx.config.webhookWaitMs} ms (FSAPI-WH-003 judges delivery)`);
+        return;
+      }
+      for (const [eventId, attempts] of byEvent(got)) {
+        const answers = attempts.map((a) => a.answered);
+        const matches = (d: Json) => Array.isArray(d['attempts']) && (d['attempts'] as Json[]).length >= attempts.length;
+        const { ok, items } = await listUntil(ctx, 'listWebhookDeliveries', { query: { event_id: eventId } }, (xs) => xs.some((d) => d['event_id'] === eventId && matches(d)));
+        const delivery = items.find((d) => d['event_id'] === eventId);
+        if (!delivery) fail(`event ${eventId} reached the receiver ${attempts.length} time(s), but the history lists no delivery of it`);
+        const listed = (Array.isArray(delivery['attempts']) ? (delivery['attempts'] as Json[]) : []).map((a) => a['response_status']);
+        check(ok && listed.length === attempts.length, `delivery ${idOf(delivery)} of event ${eventId} lists ${listed.length} attempt(s); ${attempts.length} arrived at the receiver`);
+        check(sameJson(listed, answers), `delivery ${idOf(delivery)} of event ${eventId} records answers [${listed.join(', ')}]; the receiver answered [${answers.join(', ')}]`);
+        const one = jsonOf(await ctx.call('getWebhookDelivery', { pathParams: { delivery_id: idOf(delivery) } }), 200, `status of GET delivery ${idOf(delivery)}`);
+        check(Array.isArray(one['attempts']) && (one['attempts'] as Json[]).length === attempts.length, `GET delivery ${idOf(delivery)} shows ${Array.isArray(one['attempts']) ? (one['attempts'] as Json[]).length : 'no'} attempts; ${attempts.length} arrived`);
+      }
+    },
+  },
+  {
+    ...base,
+    requirement: 'FSAPI-WH-104',
+    operation: 'getWebhookEvent',
+    variant: 'equals-delivered',
+    title: 'the event read by id equals the delivered body',
+    needs: ['webhooks'],
+    uses: ['createCustomer'],
+    async run(ctx) {
+      const cid = await causeCustomer(ctx);
+      const got = await received(ctx, { objectId: cid, type: 'customer.created', min: 1 });
+      if (got.length === 0) ctx.skip(`no delivery arrived for ${cid} within ${ctx.config.webhookWaitMs} ms (FSAPI-WH-003 judges delivery): nothing to compare`);
+      const delivered = deliveredEvent(got[0]!);
+      const id = String(delivered['id']);
+      const event = jsonOf(await ctx.call('getWebhookEvent', { pathParams: { event_id: id } }), 200, `status of GET event ${id} (delivered to the receiver)`);
+      check(sameJson(event, delivered), `GET /webhooks/events/${id} differs from the delivered body: ${firstDifference(event, delivered)}`);
+    },
+  },
+];
+
+await defineSuite('webhooks', flows);
