@@ -2,10 +2,37 @@ import type { SuiteSlug } from '../catalogue/groups.js';
 import type { CheckDef } from '../harness/check.js';
 import type { CheckFamily, PlanContext } from './plan.js';
 import { authFamily } from './auth.js';
+import { authWritesFamily } from './auth-writes.js';
+import { headersFamily } from './headers.js';
+import { httpFamily } from './http.js';
+import { idempotencyFamily } from './idempotency.js';
+import { inputFamily } from './input.js';
+import { observationFamily } from './observations.js';
+import { schemaFamily } from './schema.js';
+import { tenancyFamily } from './tenancy.js';
 import { trafficFamily } from './traffic.js';
+import { transportFamily } from './transport.js';
+import { versioningFamily } from './versioning.js';
 
 /** The check library, one module per family. Order is the order checks appear in a suite. */
-export const FAMILIES: CheckFamily[] = [authFamily, trafficFamily];
+export const FAMILIES: CheckFamily[] = [
+  // Cross-cutting suites first (they hold nothing else).
+  transportFamily,
+  versioningFamily,
+  // Who may ask, and with which headers.
+  authFamily,
+  authWritesFamily,
+  headersFamily,
+  tenancyFamily,
+  // What a valid request gets, and what invalid or repeated ones must not do.
+  schemaFamily,
+  idempotencyFamily,
+  inputFamily,
+  httpFamily,
+  observationFamily,
+  // Judgements over everything observed (run last).
+  trafficFamily,
+];
 
 /** Generic checks of a suite: each family's checks for each of the group's operations, then suite-level ones. */
 export function genericChecks(suite: SuiteSlug, plan: PlanContext): CheckDef[] {
