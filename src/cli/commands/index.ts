@@ -4,6 +4,7 @@ import { reportCommand } from './report.js';
 import { diffCommand } from './diff.js';
 import { mergeCommand } from './merge.js';
 import { requirementsCommand } from './requirements.js';
+import { sandboxCommand } from './sandbox.js';
 
 /** Every command of the CLI, in the order `--help` lists them. Each lives in its own module here. */
-export const COMMANDS: CommandSpec[] = [runCommand, reportCommand, diffCommand, mergeCommand, requirementsCommand];
+export const COMMANDS: CommandSpec[] = [runCommand, reportCommand, diffCommand, mergeCommand, requirementsCommand, sandboxCommand];
