@@ -4,6 +4,8 @@
  * fault name, so a fault without a probe does not compile.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SpecDocument } from '../src/catalogue/index.js';
 import { loadRequirements, REQUIREMENTS_PATH } from '../src/catalogue/index.js';
@@ -580,6 +582,12 @@ describe('fault registry', () => {
       for (const id of f.breaks) expect(catalogue.byId.has(id), `${f.name} breaks ${id}`).toBe(true);
     }
     expect(Object.keys(PROBES).sort()).toEqual(FAULTS.map((f) => f.name).sort());
+  });
+
+  it('is documented in docs/sandbox.md, fault by fault, with the same requirements', () => {
+    const doc = readFileSync(join(import.meta.dirname, '..', 'docs', 'sandbox.md'), 'utf8');
+    const rows = [...doc.matchAll(/^\| `([a-z0-9-]+)` \| ([^|]+) \|/gm)].map((m) => [m[1]!, m[2]!.split(',').map((b) => `FSAPI-${b.trim()}`)]);
+    expect(rows).toEqual(FAULTS.map((f) => [f.name, f.breaks]));
   });
 
   it('refuses an unknown fault name with a UsageError naming the nearest one', () => {
