@@ -26,7 +26,6 @@ export const accountDrivers: OperationDriver[] = [
       account_number: '9999999999',
       created_at: READ_ONLY_TIMESTAMP,
       updated_at: READ_ONLY_TIMESTAMP,
-      tenant_id: 'ten_fsapi_read_only',
     }),
   },
   {

@@ -26,7 +26,6 @@ export const customerDrivers: OperationDriver[] = [
       kyc_status: 'approved',
       created_at: READ_ONLY_TIMESTAMP,
       updated_at: READ_ONLY_TIMESTAMP,
-      tenant_id: 'ten_fsapi_read_only',
     }),
   },
   {

@@ -21,7 +21,7 @@ export const fxDrivers: OperationDriver[] = [
     },
     readOnly: readOnlyFields({
       id: 'fxq_FsapiReadOnly0001',
-      rate: '9.9999',
+      rate: '9.99',
       target_amount: '999999.99',
       expires_at: READ_ONLY_TIMESTAMP,
       created_at: READ_ONLY_TIMESTAMP,
