@@ -1,4 +1,4 @@
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Operation } from '../catalogue/openapi.js';
 import type { RecordedExchange } from '../results/model.js';
@@ -79,8 +79,11 @@ export class TargetClient {
   private sent = 0;
 
   constructor(readonly opts: ClientOptions) {
+    // One secure context for every connection: building one from ~140 root certificates costs ~15 ms, and
+    // passing `ca` to each connect made every new connection pay it.
+    const secureContext = createSecureContext({ ca: opts.caPem ? [...rootCertificates, opts.caPem] : [...rootCertificates] });
     this.agent = new Agent({
-      connect: { ca: opts.caPem ? [...rootCertificates, opts.caPem] : [...rootCertificates], rejectUnauthorized: true },
+      connect: { secureContext, rejectUnauthorized: true },
       keepAliveTimeout: 10_000,
       connections: 128,
       headersTimeout: opts.timeoutMs,
