@@ -253,8 +253,11 @@ export const inputFamily: CheckFamily = {
   name: 'input validation',
   forOperation(op, plan) {
     if (!op.group || !isWrite(op) || !jsonBodyOf(op)) return [];
-    const defs: CheckDef[] = mutationsFor(plan.spec, op).map((m) => refusedCheck(op, m));
-    defs.push(noServerErrors(op), namedErrors(op));
+    const mutations = mutationsFor(plan.spec, op);
+    const defs: CheckDef[] = mutations.map((m) => refusedCheck(op, m));
+    // Malformed and non-object bodies apply to every JSON body; named fields only where there is a field to break.
+    defs.push(noServerErrors(op));
+    if (mutations.length > 0) defs.push(namedErrors(op));
     if (isCreate(op)) defs.push(readOnlyCheck(op));
     // PATCH re-reads use the GET of the same path when no driver counts effects.
     const reader = op.method === 'PATCH' ? readerOf(plan.spec, op) : undefined;

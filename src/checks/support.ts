@@ -78,9 +78,29 @@ export async function scoped(ctx: CheckContext, op: Operation, opts: { fresh?: b
     parts,
     scope,
     driver,
-    count: effects ? (p = parts) => effects.call(driver, scope, p) : undefined,
+    count: effects ? (p = parts) => observed(ctx, () => effects.call(driver, scope, p)) : undefined,
     why,
   };
+}
+
+/**
+ * Reads an effect count. When the read that shows effects fails (the target cannot list or re-read what it
+ * just made: another requirement's failure), the check cannot judge effects and is skipped, saying why.
+ */
+async function observed(ctx: CheckContext, read: () => Promise<number>): Promise<number> {
+  try {
+    return await read();
+  } catch (e) {
+    if ((e as Error).name === 'EffectsUnobservable') ctx.skip(`the effects cannot be observed: ${(e as Error).message}`);
+    throw e;
+  }
+}
+
+/** Skips when a success left no visible effect: the count cannot see what the target made (the reads are wrong), so it cannot judge duplicates. */
+export function requireVisible(ctx: CheckContext, effects: number, successes: number): void {
+  if (successes > 0 && effects === 0) {
+    ctx.skip(`${successes === 1 ? 'a success' : `${successes} successes`} left no effect the driver can see (the created or changed object does not read back); duplicates cannot be judged`);
+  }
 }
 
 /**
