@@ -9,6 +9,7 @@ import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import { CheckSkipped, idOf, listItems, STATUS } from '../harness/assert.js';
 import type { CheckContext, CheckDef, RequestParts } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
+import { FAIL_FIRST_MARKER } from '../runner/receiver.js';
 import { resolveSchema } from './mutations.js';
 import type { CheckFamily } from './plan.js';
 import { validRequest } from './requests.js';
@@ -292,20 +293,33 @@ function webhookObservations(spec: SpecDocument): Obs[] {
       operation: events.operationId,
       variant: 'event-types-and-retries',
       title: 'the event types seen and the delay before a failed delivery is retried',
-      ...(deliveries ? { uses: [deliveries.operationId] } : {}),
+      writes: true,
       async run(ctx) {
         await ctx.world.customer();
         const ev = await ctx.call(events, {}, { query: { limit: 100 } });
         const types = [...new Set((listItems(ev) ?? []).map((e) => e['type']).filter((t): t is string => typeof t === 'string'))].sort();
         let retry = 'no delivery history to read';
-        if (deliveries) {
+        if (ctx.config.receiver) {
+          // The receiver fails the first attempt of an object marked fail-first: the retry shows the delay.
+          const marked = await ctx.world.newCustomer({ metadata: { [ctx.config.label.metadataKey]: ctx.config.label.metadataValue, fsapi_webhook: FAIL_FIRST_MARKER } });
+          const url = new URL(ctx.config.receiver.inspectUrl);
+          url.searchParams.set('object_id', String(marked['id']));
+          url.searchParams.set('min', '2');
+          url.searchParams.set('timeout_ms', String(ctx.config.webhookWaitMs));
+          const got = await ctx.send({ method: 'GET', path: url.toString() });
+          const attempts = Array.isArray(got.json) ? (got.json as { received_at: string; answered: number }[]) : [];
+          retry =
+            attempts.length >= 2
+              ? `a delivery the receiver failed (${attempts[0]!.answered}) was retried after ${Date.parse(attempts[1]!.received_at) - Date.parse(attempts[0]!.received_at)} ms`
+              : `a delivery the receiver failed was ${attempts.length ? 'not retried' : 'never received'} within ${ctx.config.webhookWaitMs} ms`;
+        } else if (deliveries) {
           const dl = await ctx.call(deliveries, {}, { query: { limit: 100 } });
           const delays = (listItems(dl) ?? [])
             .map((d) => (Array.isArray(d['attempts']) ? (d['attempts'] as Json[]) : []))
             .filter((a) => a.length >= 2)
             .map((a) => Date.parse(String(a[1]!['attempted_at'])) - Date.parse(String(a[0]!['attempted_at'])))
             .filter((n) => Number.isFinite(n));
-          retry = delays.length ? `retries followed a failed attempt after ${Math.min(...delays)}..${Math.max(...delays)} ms (${delays.length} deliveries)` : 'no retried delivery in the history';
+          retry = delays.length ? `retries in the delivery history followed a failed attempt after ${Math.min(...delays)}..${Math.max(...delays)} ms` : 'no retried delivery in the history';
         }
         ctx.observe(`event types seen: ${types.join(', ') || 'none'} (${events.method} ${events.path} answered ${ev.status}); ${retry}`);
       },
