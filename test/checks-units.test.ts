@@ -3,6 +3,9 @@
  * ids) and the small judgements they make on answers. The end-to-end proof that each family catches what it
  * should is test/checks-sandbox.test.ts.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GROUPS, loadSpec, REFERENCE_SPEC_PATH, type SpecDocument } from '../src/catalogue/index.js';
 import { loadRequirements, REQUIREMENTS_PATH } from '../src/catalogue/index.js';
@@ -59,6 +62,51 @@ describe('planning from the reference profile', () => {
     expect(names('transport')).toEqual(expect.arrayContaining(['FSAPI-TRANS-002', 'FSAPI-TRANS-003']));
     expect(names('versioning')).toEqual(expect.arrayContaining(['FSAPI-VER-001', 'FSAPI-VER-002', 'FSAPI-GAP-014']));
     expect(names('customers').some((r) => r.startsWith('FSAPI-TRANS') || r.startsWith('FSAPI-VER'))).toBe(false);
+  });
+});
+
+describe("planning from a vendor's own document", () => {
+  it('plans from an OpenAPI 3.0 document with other operation ids, refs and nullable fields', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fsapi-vendor-'));
+    const file = join(dir, 'vendor.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        openapi: '3.0.3',
+        info: { title: 'Vendor', version: '1' },
+        security: [{ key: [] }],
+        paths: {
+          '/customers': {
+            post: {
+              operationId: 'customers_create',
+              tags: ['Customers'],
+              requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/NewCustomer' } } } },
+              responses: { '201': { description: 'ok' }, '400': { description: 'bad' } },
+            },
+            get: { operationId: 'customers_list', tags: ['Customers'], parameters: [{ name: 'page_size', in: 'query', schema: { type: 'integer' } }, { name: 'cursor', in: 'query', schema: { type: 'string' } }], responses: { '200': { description: 'ok' } } },
+          },
+        },
+        components: {
+          securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'Api-Key' } },
+          schemas: {
+            NewCustomer: {
+              type: 'object',
+              required: ['email', 'address'],
+              properties: { email: { type: 'string', format: 'email' }, nickname: { type: 'string', nullable: true, maxLength: 20 }, address: { $ref: '#/components/schemas/Address' } },
+            },
+            Address: { type: 'object', required: ['country'], properties: { country: { type: 'string', pattern: '^[A-Z]{2}$' } } },
+          },
+        },
+      }),
+    );
+    const vendor = await loadSpec(file);
+    const defs = genericChecks('customers', { spec: vendor, isReferenceProfile: false });
+    const variants = defs.filter((d) => d.requirement === 'FSAPI-INPUT-001').map((d) => d.variant);
+    expect(variants).toEqual(expect.arrayContaining(['missing-email', 'bad-email', 'bad-nickname', 'missing-address-country', 'bad-address-country']));
+    // The seed's POST /customers rules apply whatever the operation is called.
+    expect(defs.some((d) => d.requirement === 'FSAPI-LIMIT-001' && d.operation === 'customers_create')).toBe(true);
+    expect(defs.some((d) => d.requirement === 'FSAPI-GAP-001' && d.operation === 'customers_create')).toBe(true);
+    expect(defs.some((d) => d.requirement === 'FSAPI-PAGE-001' && d.operation === 'customers_list')).toBe(true);
   });
 });
 
