@@ -28,8 +28,8 @@ export async function ok(ctx: CheckContext, opId: string, parts: RequestParts = 
 
 const MAX_PAGES = 50;
 
-/** Every item of a list, walking next_cursor (at most 50 pages of 100). */
-export async function listAll(ctx: CheckContext, opId: string, parts: RequestParts = {}): Promise<Json[]> {
+/** Walks a list's pages (next_cursor, at most 50 pages of 100) until `stop` says so after a page; answers every item read. */
+async function walk(ctx: CheckContext, opId: string, parts: RequestParts, stop: (page: Json[]) => boolean): Promise<Json[]> {
   const out: Json[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
@@ -39,29 +39,21 @@ export async function listAll(ctx: CheckContext, opId: string, parts: RequestPar
     if (!items) fail(`${describeRequest(res)} answered ${res.status} without a data array`);
     out.push(...(items as Json[]));
     const next = body['next_cursor'];
-    if (body['has_more'] !== true || typeof next !== 'string' || next === '') break;
+    if (stop(items as Json[]) || body['has_more'] !== true || typeof next !== 'string' || next === '') break;
     cursor = next;
   }
   return out;
 }
 
-/** The first item of a list matching (walking pages until found), and how many items were read. */
+/** Every item of a list, walking next_cursor (at most 50 pages of 100). */
+export function listAll(ctx: CheckContext, opId: string, parts: RequestParts = {}): Promise<Json[]> {
+  return walk(ctx, opId, parts, () => false);
+}
+
+/** The first item of a list matching (walking pages until found), and every item read. */
 export async function firstMatch(ctx: CheckContext, opId: string, parts: RequestParts, match: (item: Json) => boolean): Promise<{ item: Json | undefined; items: Json[] }> {
-  const items: Json[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const res = await ctx.call(opId, { ...parts, query: { ...parts.query, limit: 100, ...(cursor ? { cursor } : {}) } });
-    const body = jsonOf(res);
-    const data = listItems(res);
-    if (!data) fail(`${describeRequest(res)} answered ${res.status} without a data array`);
-    items.push(...(data as Json[]));
-    const item = (data as Json[]).find(match);
-    if (item) return { item, items };
-    const next = body['next_cursor'];
-    if (body['has_more'] !== true || typeof next !== 'string' || next === '') break;
-    cursor = next;
-  }
-  return { item: undefined, items };
+  const items = await walk(ctx, opId, parts, (page) => page.some(match));
+  return { item: items.find(match), items };
 }
 
 /**
