@@ -18,7 +18,6 @@ import { referenceSpec } from '../sandbox/routes.js';
 import {
   Flows,
   LEAK_PATTERN,
-  PNG_BASE64,
   SandboxClient,
   TestReceiver,
   coreRequest,
@@ -103,7 +102,7 @@ async function byEmail(api: SandboxClient, address: string): Promise<number> {
   return (await api.call<ListEnvelope<CustomerView>>('listCustomers', { query: { email: address } })).body.data.length;
 }
 
-async function deliveriesOf(env: Env, customerId: string, count = 1): Promise<Received[]> {
+async function deliveriesOf(customerId: string, count = 1): Promise<Received[]> {
   return receiver.waitFor((r) => r.body.includes(customerId) && r.body.includes('"customer.created"'), count);
 }
 
@@ -357,14 +356,14 @@ const PROBES: Record<FaultName, Probe> = {
   'webhooks-unsigned': {
     net: async (e) => {
       const c = await e.flows.customer();
-      const [r] = await deliveriesOf(e, c.id);
+      const [r] = await deliveriesOf(c.id);
       return !verify(e.sb.webhook_secret, r!.headers, r!.body).ok;
     },
   },
   'webhooks-wrong-secret': {
     net: async (e) => {
       const c = await e.flows.customer();
-      const [r] = await deliveriesOf(e, c.id);
+      const [r] = await deliveriesOf(c.id);
       return verify(e.sb.webhook_secret, r!.headers, r!.body).ok === false && r!.headers['webhook-signature'] !== undefined;
     },
   },
@@ -373,7 +372,7 @@ const PROBES: Record<FaultName, Probe> = {
       const address = email();
       failFirst.add(address);
       const c = await e.flows.customer({ email: address });
-      await deliveriesOf(e, c.id);
+      await deliveriesOf(c.id);
       const ev = await eventFor(e, c.id);
       const d = await eventually(
         () => e.api.call<ListEnvelope<DeliveryView>>('listWebhookDeliveries', { query: { event_id: ev.id } }),
@@ -387,7 +386,7 @@ const PROBES: Record<FaultName, Probe> = {
       const address = email();
       failFirst.add(address);
       const c = await e.flows.customer({ email: address });
-      const [a, b] = await deliveriesOf(e, c.id, 2);
+      const [a, b] = await deliveriesOf(c.id, 2);
       return a!.headers['webhook-id'] !== b!.headers['webhook-id'];
     },
   },
@@ -420,7 +419,7 @@ const PROBES: Record<FaultName, Probe> = {
   'event-details-differ': {
     net: async (e) => {
       const c = await e.flows.customer();
-      const [r] = await deliveriesOf(e, c.id);
+      const [r] = await deliveriesOf(c.id);
       const ev = JSON.parse(r!.body) as EventView;
       return (await e.api.call('getWebhookEvent', { params: { event_id: ev.id } })).text !== r!.body;
     },

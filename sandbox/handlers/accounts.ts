@@ -109,7 +109,7 @@ export const accounts: Record<string, Handler> = {
   createAccount: {
     run(ctx) {
       const b = ctx.body as AccountCreate;
-      const customer = referenced(ctx, ctx.tenant.customers, b.customer_id, 'customer', '/customer_id');
+      const customer = referenced(ctx.tenant.customers, b.customer_id, 'customer', '/customer_id');
       const at = now();
       const a: AccountRec = applyReadOnly(ctx, {
         id: newId('acc'),
@@ -149,7 +149,7 @@ export const accounts: Record<string, Handler> = {
   createExternalAccount: {
     run(ctx) {
       const b = ctx.body as ExternalAccountCreate;
-      const customer = referenced(ctx, ctx.tenant.customers, b.customer_id, 'customer', '/customer_id');
+      const customer = referenced(ctx.tenant.customers, b.customer_id, 'customer', '/customer_id');
       const at = now();
       const e: ExternalAccountRec = applyReadOnly(ctx, {
         id: newId('ext'),

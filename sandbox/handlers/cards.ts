@@ -82,8 +82,8 @@ export const cards: Record<string, Handler> = {
   issueCard: {
     run(ctx) {
       const b = ctx.body as CardCreate;
-      const customer = referenced(ctx, ctx.tenant.customers, b.customer_id, 'customer', '/customer_id');
-      const account = referenced(ctx, ctx.tenant.accounts, b.account_id, 'account', '/account_id');
+      const customer = referenced(ctx.tenant.customers, b.customer_id, 'customer', '/customer_id');
+      const account = referenced(ctx.tenant.accounts, b.account_id, 'account', '/account_id');
       if (account.customer_id !== customer.id) {
         throw unprocessable('account_not_owned', 'Account not owned', `Account ${account.id} does not belong to customer ${customer.id}.`, '/account_id');
       }

@@ -80,7 +80,7 @@ export const collections: Record<string, Handler> = {
   createCollection: {
     run(ctx) {
       const b = ctx.body as CollectionCreate;
-      const account = referenced(ctx, ctx.tenant.accounts, b.account_id, 'account', '/account_id');
+      const account = referenced(ctx.tenant.accounts, b.account_id, 'account', '/account_id');
       if (b.currency !== account.currency) {
         throw unprocessable('currency_mismatch', 'Currency mismatch', `Account ${account.id} holds ${account.currency}; the collection is in ${b.currency}.`, '/currency');
       }

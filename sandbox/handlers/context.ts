@@ -89,7 +89,7 @@ export function find<T>(ctx: Context, pick: (t: TenantState) => Map<string, T>, 
 }
 
 /** A record a request body refers to: unknown (or another tenant's) is a 422 naming the field. */
-export function referenced<T>(ctx: Context, map: Map<string, T>, id: string, what: string, field: string): T {
+export function referenced<T>(map: Map<string, T>, id: string, what: string, field: string): T {
   const rec = map.get(id);
   if (!rec) throw unprocessable(`${what.replace(/ /g, '_')}_not_found`, `Unknown ${what}`, `No ${what} ${id} exists.`, field);
   return rec;

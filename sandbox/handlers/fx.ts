@@ -160,13 +160,13 @@ export const fx: Record<string, Handler> = {
   createFxTrade: {
     run(ctx) {
       const b = ctx.body as TradeCreate;
-      const q = referenced(ctx, ctx.tenant.quotes, b.quote_id, 'quote', '/quote_id');
+      const q = referenced(ctx.tenant.quotes, b.quote_id, 'quote', '/quote_id');
       if (q.used && !ctx.faults.has('fx-quote-reuse')) throw conflict('quote_used', 'Quote already used', `Quote ${q.id} was already traded.`);
       if (Date.now() > Date.parse(q.expires_at)) {
         throw unprocessable('quote_expired', 'Quote expired', `Quote ${q.id} expired at ${q.expires_at}.`, '/quote_id');
       }
-      const source = referenced(ctx, ctx.tenant.accounts, b.source_account_id, 'account', '/source_account_id');
-      const target = referenced(ctx, ctx.tenant.accounts, b.target_account_id, 'account', '/target_account_id');
+      const source = referenced(ctx.tenant.accounts, b.source_account_id, 'account', '/source_account_id');
+      const target = referenced(ctx.tenant.accounts, b.target_account_id, 'account', '/target_account_id');
       if (source.currency !== q.source_currency) {
         throw unprocessable('currency_mismatch', 'Currency mismatch', `Account ${source.id} holds ${source.currency}; the quote sells ${q.source_currency}.`, '/source_account_id');
       }

@@ -93,18 +93,18 @@ export const transfers: Record<string, Handler> = {
   createTransfer: {
     run(ctx) {
       const b = ctx.body as TransferCreate;
-      const source = referenced(ctx, ctx.tenant.accounts, b.source_account_id, 'account', '/source_account_id');
+      const source = referenced(ctx.tenant.accounts, b.source_account_id, 'account', '/source_account_id');
       if (b.currency !== source.currency) {
         throw mismatch(`The transfer currency must be the source account's (${source.currency}).`, '/currency');
       }
       const minor = toMinor(b.amount);
       const dest = b.destination;
-      const account = dest.type === 'account' ? referenced(ctx, ctx.tenant.accounts, dest.account_id, 'account', '/destination/account_id') : undefined;
+      const account = dest.type === 'account' ? referenced(ctx.tenant.accounts, dest.account_id, 'account', '/destination/account_id') : undefined;
       const external =
         dest.type === 'external_account'
-          ? referenced(ctx, ctx.tenant.externalAccounts, dest.external_account_id, 'external account', '/destination/external_account_id')
+          ? referenced(ctx.tenant.externalAccounts, dest.external_account_id, 'external account', '/destination/external_account_id')
           : undefined;
-      const wallet = dest.type === 'wallet' ? referenced(ctx, ctx.tenant.wallets, dest.wallet_id, 'wallet', '/destination/wallet_id') : undefined;
+      const wallet = dest.type === 'wallet' ? referenced(ctx.tenant.wallets, dest.wallet_id, 'wallet', '/destination/wallet_id') : undefined;
       if (account) {
         if (account.id === source.id) {
           throw unprocessable('same_account', 'Same account', 'The destination must be another account.', '/destination/account_id');

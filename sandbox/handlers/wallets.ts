@@ -78,7 +78,7 @@ export const wallets: Record<string, Handler> = {
   createWallet: {
     run(ctx) {
       const b = ctx.body as WalletCreate;
-      const customer = referenced(ctx, ctx.tenant.customers, b.customer_id, 'customer', '/customer_id');
+      const customer = referenced(ctx.tenant.customers, b.customer_id, 'customer', '/customer_id');
       if (!SUPPORTED_NETWORKS[b.asset]?.includes(b.network) && !ctx.faults.has('wallet-any-network')) {
         throw unprocessable(
           'unsupported_network',
