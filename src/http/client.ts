@@ -63,6 +63,8 @@ export interface ClientOptions {
   signal?: AbortSignal;
   /** Total time one request may spend waiting on Retry-After / 503 backoff. */
   retryBudgetMs?: number;
+  /** Total backoff time for the whole client (a worker): a target answering 503 to everything cannot stretch a run without bound. */
+  clientRetryBudgetMs?: number;
   onResponse?: (spec: RequestSpec, res: HttpResponse) => void;
 }
 
@@ -77,6 +79,7 @@ const MAX_RETRIES = 3;
 export class TargetClient {
   readonly agent: Agent;
   private sent = 0;
+  private backoffSpentMs = 0;
 
   constructor(readonly opts: ClientOptions) {
     // One secure context for every connection: building one from ~140 root certificates costs ~15 ms, and
@@ -110,8 +113,9 @@ export class TargetClient {
       const retryable = res.status === 429 || res.status === 503;
       if (!retryable || spec.noRetry || attempt >= MAX_RETRIES) return res;
       const wait = retryAfterMs(res.headers['retry-after']) ?? 500 * 2 ** attempt;
-      if (waited + wait > budget) return res;
+      if (waited + wait > budget || this.backoffSpentMs + wait > (this.opts.clientRetryBudgetMs ?? 60_000)) return res;
       waited += wait;
+      this.backoffSpentMs += wait;
       await delay(wait, this.opts.signal);
     }
   }

@@ -16,7 +16,8 @@ const ICON: Record<CheckResult['status'], string> = { passed: '.', failed: 'F', 
  * per suite as each finishes. A test without a result (a crash before the check ran) becomes an `error`.
  */
 export class ResultCollector implements Reporter {
-  readonly results: CheckResult[] = [];
+  /** By vitest test id: a cancelled run reports some test cases twice. */
+  private readonly byTest = new Map<string, CheckResult>();
   readonly suiteErrors: string[] = [];
   private readonly suiteStats = new Map<string, SuiteStats>();
   private done = 0;
@@ -33,13 +34,19 @@ export class ResultCollector implements Reporter {
     if (st && (this.suiteStats.get(st.suite)?.requests ?? -1) < st.requests) this.suiteStats.set(st.suite, { requests: st.requests, created: st.created });
     const state = test.result().state;
     if (meta.fsapi) {
-      this.results.push(meta.fsapi);
-    } else if (state !== 'pending') {
+      this.byTest.set(test.id, meta.fsapi);
+    } else if (state === 'failed') {
+      // A test that failed without leaving a result crashed outside its check (a suite-level fault).
+      // Tests without a result that were skipped are the ones an interrupted run never started.
       const err = test.result().errors?.[0];
       this.suiteErrors.push(`${test.name}: ${err?.message ?? 'the test ended without a result'}`);
     }
     this.done++;
     if (this.out.isTTY) this.out.write(`\r  ${this.done} checks done${this.expected() ? ` of ${this.expected()}` : ''}   `);
+  }
+
+  get results(): CheckResult[] {
+    return [...this.byTest.values()];
   }
 
   onTestModuleEnd(module: TestModule): void {

@@ -172,6 +172,7 @@ async function runSuites(
   // vitest and the Allure reporter load only once the preflight has passed: a bad target fails fast.
   const [{ createVitest }, allure] = await Promise.all([import('vitest/node'), allureReporter(join(dir, ALLURE_RESULTS_DIR))]);
   const collector = new ResultCollector(process.stderr, () => 0);
+  const signalsBefore = new Map((['SIGINT', 'SIGTERM'] as const).map((sig) => [sig, new Set(process.listeners(sig))]));
   const vitest = await createVitest(
     'test',
     {
@@ -197,6 +198,9 @@ async function runSuites(
     },
     { cacheDir: join(tmpdir(), 'fsapi-conformance-vite'), logLevel: 'silent', server: { watch: null } },
   );
+  // vitest's logger exits the process on SIGINT/SIGTERM; the CLI's own handler must decide instead, so the
+  // report of an interrupted run is still written.
+  for (const [sig, before] of signalsBefore) for (const l of process.listeners(sig)) if (!before.has(l)) process.off(sig, l);
   let interrupted = false;
   const onInterrupt = () => {
     interrupted = true;

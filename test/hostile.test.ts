@@ -1,0 +1,235 @@
+/**
+ * Safe and robust against targets we do not control: each behaviour against a purpose-built misbehaving server.
+ * The suite never crashes, hangs, leaks or sends a key where it should not go, and always writes its report.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { RunReport } from '../src/results/model.js';
+import { runCli } from './helpers/cli.js';
+import { EMPTY_LIST, HOSTILE_KEY, hostileTarget } from './helpers/hostile.js';
+import { httpServer, json, type TestServer } from './helpers/servers.js';
+
+const servers: TestServer[] = [];
+afterAll(async () => Promise.all(servers.map((s) => s.close())));
+const tmp = () => mkdtempSync(join(tmpdir(), 'fsapi-hostile-run-'));
+const report = (dir: string) => JSON.parse(readFileSync(join(dir, 'latest', 'conformance.json'), 'utf8')) as RunReport;
+const noStack = (s: string) => expect(s).not.toMatch(/\n\s+at [\w<>.]+ \(/);
+
+describe('hostile targets', () => {
+  it('a server that hangs (no headers, or headers and no body): checks error at the timeout, the run goes on', async () => {
+    let n = 0;
+    const t = await hostileTarget((req, res) => {
+      if (n++ % 2 === 0) return; // never answers
+      res.writeHead(200, { 'content-type': 'application/json' }).write('{"data": ['); // headers, then nothing
+    });
+    servers.push(t);
+    const dir = tmp();
+    const r = await runCli(['run', '--groups', 'accounts', '--timeout-ms', '400', '--report-dir', dir], t.env);
+    expect(r.code, r.stderr).toBe(1);
+    noStack(r.stderr);
+    const rep = report(dir);
+    expect(rep.verdict).toBe('non-conformant');
+    const errors = rep.checks.filter((c) => c.status === 'error');
+    expect(errors.length).toBeGreaterThan(5);
+    expect(errors.some((c) => /no complete response within 400 ms/.test(c.message ?? ''))).toBe(true);
+    expect(rep.checks.length).toBeGreaterThan(errors.length); // the observed-traffic checks still ran and reported
+  });
+
+  it('a body of hundreds of megabytes is cut at the cap and reported; the client stops reading', async () => {
+    let sent = 0;
+    const chunk = Buffer.alloc(1 << 20, 0x20);
+    const t = await hostileTarget((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"object":"list","data":[],"pad":"');
+      const pump = () => {
+        while (sent < 300 * (1 << 20) && !res.destroyed && res.write(chunk)) sent += chunk.length;
+        if (sent < 300 * (1 << 20) && !res.destroyed) res.once('drain', pump);
+        else res.end('"}');
+      };
+      res.on('close', () => (sent = Number.MAX_SAFE_INTEGER > sent ? sent : sent));
+      pump();
+    });
+    servers.push(t);
+    const dir = tmp();
+    const r = await runCli(['run', '--groups', 'versioning', '--max-response-bytes', '1048576', '--report-dir', dir], t.env);
+    expect([1, 0]).toContain(r.code);
+    const rep = report(dir);
+    expect(rep.checks.some((c) => /exceeds the 1048576-byte cap/.test(c.message ?? ''))).toBe(true);
+    // Far less than one 300 MB body left the server: the client closed the connection at the cap.
+    expect(sent).toBeLessThan(64 * (1 << 20));
+  });
+
+  it('non-JSON, truncated JSON, wrong Content-Type, invalid UTF-8 and a 204 where a body is due: clear failures, no crash', async () => {
+    const answers: ((res: import('node:http').ServerResponse) => void)[] = [
+      (res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>oops</html>'),
+      (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"object":"list","data":['),
+      (res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(JSON.stringify(EMPTY_LIST)),
+      (res) => res.writeHead(200, { 'content-type': 'application/json' }).end(Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d])),
+      (res) => res.writeHead(204).end(),
+    ];
+    let n = 0;
+    const t = await hostileTarget((req, res) => answers[n++ % answers.length]!(res));
+    servers.push(t);
+    const dir = tmp();
+    const r = await runCli(['run', '--groups', 'accounts', '--report-dir', dir], t.env);
+    expect(r.code, r.stderr).toBe(1);
+    noStack(r.stderr + r.stdout);
+    const msgs = report(dir).checks.map((c) => c.message ?? '').join('\n');
+    expect(msgs).toMatch(/not JSON|does not parse/);
+    expect(msgs).toMatch(/text\/plain|text\/html/);
+    expect(msgs).toMatch(/UTF-8|does not parse/);
+    expect(msgs).toMatch(/204/);
+  });
+
+  it('a connection reset mid-response and a server that dies mid-run: affected checks error, the report is written', async () => {
+    let n = 0;
+    const t = await hostileTarget((req, res) => {
+      n++;
+      if (n === 3) {
+        // Dies: stops accepting and drops every connection, for good.
+        t.server.close();
+        t.server.closeAllConnections();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).write('{"object":"list",');
+      res.socket?.destroy(); // reset mid-body
+    });
+    servers.push(t);
+    const dir = tmp();
+    const r = await runCli(['run', '--groups', 'accounts', '--report-dir', dir], t.env);
+    expect(r.code, r.stderr).toBe(1);
+    const rep = report(dir);
+    const msgs = rep.checks.filter((c) => c.status === 'error').map((c) => c.message ?? '');
+    expect(msgs.some((m) => /closed before the response was complete/.test(m))).toBe(true);
+    expect(msgs.some((m) => /cannot connect \(ECONNREFUSED\)|closed before/.test(m))).toBe(true);
+    expect(rep.checks.length).toBeGreaterThan(10);
+  });
+
+  it('redirects (301/302/307/308) to another host and to plain HTTP are never followed; no key reaches the other host', async () => {
+    const other = await httpServer((_q, res) => json(res, 200, EMPTY_LIST));
+    servers.push(other);
+    const codes = [301, 302, 307, 308];
+    let n = 0;
+    const t = await hostileTarget((req, res) => {
+      const code = codes[n++ % codes.length]!;
+      res.writeHead(code, { location: `${n % 2 ? other.url : other.url.replace('127.0.0.1', 'localhost')}${req.url?.replace('/v1/', '') ?? ''}` }).end();
+    });
+    servers.push(t);
+    const dir = tmp();
+    const r = await runCli(['run', '--groups', 'accounts,transport', '--report-dir', dir], { ...t.env, FSAPI_PLAIN_HTTP_URL: other.url });
+    expect(r.code, r.stderr).toBe(1);
+    // The other host got only the plain-HTTP probes, which carry a dummy key: never a redirected request, never the key.
+    expect(other.requests.every((q) => !JSON.stringify(q).includes(HOSTILE_KEY))).toBe(true);
+    expect(other.requests.every((q) => q.headers['api-key'] === 'sk_plain_http_probe_not_a_real_key' || q.headers['api-key'] === undefined)).toBe(true);
+    const msgs = report(dir).checks.map((c) => c.message ?? '').join('\n');
+    expect(msgs).toMatch(/30[1278]/);
+  });
+
+  it('429 with Retry-After and 503 are backed off within the retry budget, then reported', async () => {
+    const attempts: { at: number; status: number }[] = [];
+    let throttledKey: string | undefined;
+    const t = await hostileTarget((req, res) => {
+      // The first customer POST (and its retries, which repeat its Idempotency-Key) is throttled: 429 asking
+      // for 1 s, then 503 for good. Every other request is answered at once, so the run stays short.
+      const key = req.headers['idempotency-key'] as string | undefined;
+      if (req.method === 'POST' && req.url === '/v1/customers' && key && (throttledKey ??= key) === key) {
+        const status = attempts.length === 0 ? 429 : 503;
+        attempts.push({ at: performance.now(), status });
+        return json(res, status, { title: 'busy' }, status === 429 ? { 'retry-after': '1' } : {});
+      }
+      json(res, 404, { title: 'not found' });
+    });
+    servers.push(t);
+    const dir = tmp();
+    const r = await runCli(['run', '--groups', 'accounts', '--concurrency', '1', '--report-dir', dir], t.env);
+    expect(r.code, r.stderr).toBe(1);
+    // One request and at most three retries per POST, the first retry at least the Retry-After second later.
+    expect(attempts[0]!.status).toBe(429);
+    expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(1000);
+    expect(attempts.map((a) => a.status)).toEqual([429, 503, 503, 503]);
+    // The setup failure is reported with the status the target ended on.
+    const msgs = report(dir).checks.map((c) => c.message ?? '').join('\n');
+    expect(msgs).toMatch(/setup could not create a customer: POST \/v1\/customers answered 503/);
+  });
+
+  it('live environment: no writing request is sent without --allow-live-writes; the plain-HTTP probe never carries the key', async () => {
+    const plain = await httpServer((_q, res) => json(res, 403, { title: 'https only' }));
+    servers.push(plain);
+    const t = await hostileTarget((req, res) => json(res, 200, req.method === 'GET' ? EMPTY_LIST : { id: 'x' }));
+    servers.push(t);
+    const env = { ...t.env, FSAPI_ENVIRONMENT: 'live', FSAPI_PLAIN_HTTP_URL: plain.url };
+    const r = await runCli(['run', '--report-dir', tmp()], env);
+    expect([0, 1]).toContain(r.code);
+    const writes = t.requests.filter((q) => !['GET', 'HEAD', 'OPTIONS'].includes(q.method));
+    expect(writes).toEqual([]);
+    expect(plain.requests.length).toBeGreaterThan(0);
+    expect(plain.requests.every((q) => q.method === 'GET' && !JSON.stringify(q).includes(HOSTILE_KEY))).toBe(true);
+    // And the flag does let writes through (so the test above proves the guard, not an idle suite).
+    const before = t.requests.length;
+    await runCli(['run', '--groups', 'accounts', '--allow-live-writes', '--report-dir', tmp()], env);
+    expect(t.requests.slice(before).some((q) => q.method === 'POST')).toBe(true);
+  });
+
+  it('bad configuration and bad files: one message naming the problem and the fix, exit 2', async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, 'vendor.yaml'), 'title: not an api\npaths: {}\n');
+    writeFileSync(join(dir, 'caps.yaml'), 'groups: [customers, payroll]\n');
+    writeFileSync(join(dir, 'junit.xml'), '<testsuites/>');
+    writeFileSync(join(dir, '.env'), 'FSAPI_SEED=1\nnot a setting\n');
+    const cases: [string[], Record<string, string>, RegExp, string][] = [
+      [['run', '--spec', 'vendor.yaml'], {}, /not an OpenAPI document/, 'OpenAPI 3.0 or 3.1'],
+      [['run', '--capabilities', 'caps.yaml'], {}, /unknown group "payroll"/, 'groups are'],
+      [['run', '--baseline', 'junit.xml'], {}, /junit\.xml/, 'conformance.json'],
+      [['run'], {}, /line 2 is not KEY=VALUE/, 'NAME=value'],
+    ];
+    for (const [args, env, message, fix] of cases) {
+      const cwd = args.includes('--spec') || args.includes('--capabilities') || args.includes('--baseline') ? withoutDotenv(dir) : dir;
+      const r = await runCli(args, env, cwd);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
+      const lines = r.stderr.split('\n').filter((l) => l.startsWith('error:'));
+      expect(lines, args.join(' ')).toHaveLength(1);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).toContain(fix);
+      noStack(r.stderr);
+    }
+  });
+});
+
+/** A copy of the test folder's files without the broken .env, for the cases that test other files. */
+function withoutDotenv(dir: string): string {
+  const d = tmp();
+  for (const f of ['vendor.yaml', 'caps.yaml', 'junit.xml']) writeFileSync(join(d, f), readFileSync(join(dir, f)));
+  return d;
+}
+
+describe('interruption', () => {
+  it('SIGINT stops the run promptly; the report is written with verdict incomplete and exit 5', async () => {
+    const dir = tmp();
+    const child = spawn(process.execPath, [new URL('../bin/fsapi-conformance.js', import.meta.url).pathname, 'run', '--seed', '5', '--report-dir', dir], {
+      env: { PATH: process.env['PATH'] ?? '' },
+    });
+    let stderr = '';
+    let signalled = false;
+    const code = await new Promise<number | null>((resolve) => {
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        // Interrupt as soon as the first suite has finished: results exist, others are still running.
+        if (!signalled && /checks {2}\d+ passed/.test(stderr)) {
+          signalled = true;
+          child.kill('SIGINT');
+        }
+      });
+      child.on('close', resolve);
+    });
+    expect(signalled, stderr).toBe(true);
+    expect(code, stderr).toBe(5);
+    expect(stderr).toMatch(/SIGINT: stopping/);
+    const rep = report(dir);
+    expect(rep.verdict).toBe('incomplete');
+    expect(rep.run.incomplete_reason).toMatch(/interrupted/);
+    expect(rep.checks.length).toBeGreaterThan(0);
+  });
+});
