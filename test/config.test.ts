@@ -123,3 +123,11 @@ describe('.env.example', () => {
     expect(readFileSync(new URL('../.env.example', import.meta.url), 'utf8')).toBe(renderEnvExample());
   });
 });
+
+describe('README', () => {
+  it('documents every setting', async () => {
+    const { readFileSync } = await import('node:fs');
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    for (const s of SETTINGS) expect(readme, s.env).toContain(`\`${s.env}\``);
+  });
+});
