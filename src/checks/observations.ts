@@ -269,11 +269,13 @@ function webhookObservations(spec: SpecDocument): Obs[] {
       async run(ctx) {
         const customer = await ctx.world.customer();
         const url = new URL(ctx.config.receiver!.inspectUrl);
+        // Only this object's deliveries: the receiver holds the whole run's, which can be megabytes.
+        url.searchParams.set('object_id', String(customer['id']));
         url.searchParams.set('min', '1');
         url.searchParams.set('timeout_ms', String(ctx.config.webhookWaitMs));
         const got = await ctx.send({ method: 'GET', path: url.toString() });
-        const list = Array.isArray(got.json) ? (got.json as { headers?: Record<string, string>; object_id?: string }[]) : [];
-        const d = list.find((x) => x.object_id === customer['id']) ?? list[0];
+        const list = Array.isArray(got.json) ? (got.json as { headers?: Record<string, string> }[]) : [];
+        const d = list[0];
         if (!d?.headers) {
           ctx.observe(`no delivery reached the receiver within ${ctx.config.webhookWaitMs} ms`);
           return;
