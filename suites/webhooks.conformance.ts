@@ -103,26 +103,28 @@ export const flows: CheckDef[] = [
     ...base,
     requirement: 'FSAPI-WH-101',
     variant: 'signed',
-    title: 'every delivery verifies with the webhook secret (Standard Webhooks v1) and its timestamp is within 300 s of receipt',
+    title: 'every delivery of the events the check caused verifies with the webhook secret (Standard Webhooks v1), its timestamp within 300 s of receipt',
     needs: ['webhooks'],
-    uses: ['createCustomer'],
+    uses: ['createCustomer', 'createCollection'],
     async run(ctx) {
+      // Three events of two kinds: a customer's, and a collection's two. (The receiver serves what it holds in one
+      // answer, so the check reads the deliveries of its own objects, not the whole run's.)
       const cid = await causeCustomer(ctx);
-      const own = await received(ctx, { objectId: cid, type: 'customer.created', min: 1 });
-      if (own.length === 0) ctx.skip(`no delivery arrived for ${cid} within ${ctx.config.webhookWaitMs} ms (FSAPI-WH-003 judges delivery): no signature to verify`);
-      const all = await received(ctx, { min: 0 });
+      const col = await causeCollection(ctx);
+      const own = [...(await received(ctx, { objectId: cid, min: 1 })), ...(await received(ctx, { objectId: col, min: 2 }))];
+      if (own.length === 0) ctx.skip(`no delivery arrived for ${cid} or ${col} within ${ctx.config.webhookWaitMs} ms (FSAPI-WH-003 judges delivery): no signature to verify`);
       const secret = ctx.config.credentials.webhookSecret!;
-      const bad = all
+      const bad = own
         .map((d) => ({ d, r: verify(secret, d.headers, d.body, { nowSeconds: Math.floor(Date.parse(d.received_at) / 1000) }) }))
         .filter((x) => !x.r.ok);
       check(
         bad.length === 0,
-        `${bad.length} of ${all.length} deliveries do not verify with the configured secret: ${bad
+        `${bad.length} of ${own.length} deliveries do not verify with the configured secret: ${bad
           .slice(0, 3)
           .map(({ d, r }) => `webhook-id ${d.webhook_id ?? 'none'} (${d.event_type ?? '?'}): ${r.ok ? '' : r.reason}`)
           .join('; ')}`,
       );
-      ctx.observe(`${all.length} deliveries verified`);
+      ctx.observe(`${own.length} deliveries verified`);
     },
   },
   {
