@@ -169,6 +169,7 @@ export interface QuoteRec extends Base {
   rate: bigint;
   expires_at: string;
   used: boolean;
+  metadata: Metadata;
 }
 
 export interface TradeRec extends Base {

@@ -130,6 +130,11 @@ describe('KYC', () => {
     expect(up.headers['location']).toBe(`/v1/customers/${c.id}/kyc/documents/${up.body.id}`);
     const list = await api.call<ListEnvelope<KycDocumentView>>('listKycDocuments', { params: { customer_id: c.id } });
     expect(list.body.data).toEqual([up.body]);
+    // The Location of an upload is readable.
+    const one = await api.call<KycDocumentView>('getKycDocument', { params: { customer_id: c.id, document_id: up.body.id } });
+    expect(one.body).toEqual(up.body);
+    const other = await flows.customer();
+    expect((await api.call('getKycDocument', { params: { customer_id: other.id, document_id: up.body.id } })).status).toBe(404);
     const unknown = await api.call('uploadKycDocument', {
       params: { customer_id: 'cus_0000000000000000' },
       body: { type: 'passport', file_name: 'p.png', content_type: 'image/png', content: PNG_BASE64 },
@@ -553,6 +558,12 @@ describe('FX', () => {
     const reuse = await api.call<ProblemBody>('createFxTrade', { body: trade });
     expect(reuse.status).toBe(409);
     expect(reuse.body.code).toBe('quote_used');
+    // A quote is readable at its Location, shows it was used, and is listed newest first with its metadata.
+    expect(quote.headers['location']).toBe(`/v1/fx/quotes/${quote.body.id}`);
+    expect((await api.call<FxQuoteView>('getFxQuote', { params: { quote_id: quote.body.id } })).body).toMatchObject({ id: quote.body.id, used: true });
+    const tagged = await api.call<FxQuoteView>('createFxQuote', { body: { source_currency: 'USD', target_currency: 'GBP', source_amount: '3.00', metadata: { mine: 'yes' } } });
+    const quotes = await api.call<ListEnvelope<FxQuoteView>>('listFxQuotes', { query: { limit: 2 } });
+    expect(quotes.body.data[0]).toMatchObject({ id: tagged.body.id, used: false, metadata: { mine: 'yes' } });
     expect([await flows.balance(usd.id), await flows.balance(eur.id)]).toEqual(['99.95', '92.05']);
     expect((await api.call<FxTradeView>('getFxTrade', { params: { trade_id: done.body.id } })).body).toEqual(done.body);
     expect((await api.call<ListEnvelope<FxTradeView>>('listFxTrades', { query: { account_id: eur.id } })).body.data.map((t) => t.id)).toEqual([done.body.id]);
@@ -600,6 +611,6 @@ describe('coverage', () => {
   it('drove every operation of the spec to a documented 2xx, every response checked against the spec', () => {
     const missing = spec.operations.filter((op) => ![...(api.seen.get(op.operationId) ?? [])].some((s) => s >= 200 && s < 300)).map((op) => op.operationId);
     expect(missing).toEqual([]);
-    expect(spec.operations).toHaveLength(43);
+    expect(spec.operations).toHaveLength(46);
   });
 });

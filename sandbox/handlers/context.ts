@@ -120,14 +120,21 @@ export function metadataOf(body: { metadata?: Metadata }): Metadata {
 }
 
 /** mass-assignment: read-only fields of a create body are applied to the new record when they fit. */
-export function applyReadOnly<T extends object>(ctx: Context, rec: T, scale = 2): T {
+export function applyReadOnly<T extends object>(ctx: Context, rec: T, scales: Record<string, number> = {}): T {
   if (!ctx.readOnly) return rec;
   const target = rec as Record<string, unknown>;
   for (const [k, v] of Object.entries(ctx.readOnly)) {
     if (k === 'object') continue;
     const field = k === 'available_balance' ? 'balance' : k;
     if (!(field in target)) continue;
-    if (typeof target[field] === 'bigint' && typeof v === 'string') target[field] = toMinor(v, scale);
+    if (typeof target[field] === 'bigint' && typeof v === 'string') {
+      // A smuggled amount with more places than the field holds is refused like any malformed amount, not a crash.
+      try {
+        target[field] = toMinor(v, scales[field] ?? 2);
+      } catch {
+        continue;
+      }
+    }
     else if (typeof target[field] !== 'bigint') target[field] = v;
   }
   return rec;

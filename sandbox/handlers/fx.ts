@@ -45,6 +45,8 @@ export interface FxQuoteView {
   source_amount: string;
   target_amount: string;
   rate: string;
+  used: boolean;
+  metadata: Metadata;
   expires_at: string;
   created_at: string;
 }
@@ -70,6 +72,7 @@ interface QuoteCreate {
   source_currency: string;
   target_currency: string;
   source_amount: string;
+  metadata?: Metadata;
 }
 
 interface TradeCreate {
@@ -94,6 +97,8 @@ function quoteView(q: QuoteRec): FxQuoteView {
     source_amount: q.source_amount,
     target_amount: q.target_amount,
     rate: formatRate(q.rate),
+    used: q.used,
+    metadata: { ...q.metadata },
     expires_at: q.expires_at,
     created_at: q.created_at,
   };
@@ -151,10 +156,19 @@ export const fx: Record<string, Handler> = {
         expires_at: new Date(createdAt.getTime() + QUOTE_TTL_MS).toISOString(),
         created_at: createdAt.toISOString(),
         used: false,
-      });
+        metadata: { ...(b.metadata ?? {}) },
+      }, { rate: 8 });
       ctx.tenant.quotes.set(q.id, q);
-      return { status: 201, body: quoteView(q) };
+      return created(ctx, quoteView(q), `/fx/quotes/${q.id}`);
     },
+  },
+
+  listFxQuotes: {
+    run: (ctx) => ok(listOf(ctx, [...ctx.tenant.quotes.values()], quoteView, (x) => [...x.quotes.values()])),
+  },
+
+  getFxQuote: {
+    run: (ctx) => ok(quoteView(find(ctx, (t) => t.quotes, param(ctx, 'quote_id'), 'quote'))),
   },
 
   createFxTrade: {

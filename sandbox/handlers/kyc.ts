@@ -4,7 +4,7 @@
  * (document_mismatch), any other is approved. A rejected customer may submit again.
  */
 import { createHash } from 'node:crypto';
-import { conflict, unprocessable } from '../problem.js';
+import { conflict, notFound, unprocessable } from '../problem.js';
 import { newId, type CustomerRec, type DocumentRec, type KycRec } from '../store.js';
 import { applyReadOnly, created, emit, find, listOf, now, ok, param, type Context, type Handler } from './context.js';
 
@@ -139,6 +139,15 @@ export const kyc: Record<string, Handler> = {
       const c = customerOf(ctx);
       const docs = ctx.faults.has('kyc-documents-not-listed') ? [] : [...ctx.tenant.documents.values()].filter((d) => d.customer_id === c.id);
       return ok(listOf(ctx, docs, documentView));
+    },
+  },
+
+  getKycDocument: {
+    run(ctx) {
+      const c = customerOf(ctx);
+      const d = ctx.tenant.documents.get(param(ctx, 'document_id'));
+      if (!d || d.customer_id !== c.id) throw notFound('KYC document', param(ctx, 'document_id'));
+      return ok(documentView(d));
     },
   },
 

@@ -107,7 +107,7 @@ export const wallets: Record<string, Handler> = {
           created_at: at,
           updated_at: at,
         },
-        8,
+        { balance: 8 },
       );
       ctx.tenant.wallets.set(w.id, w);
       emit(ctx, 'wallet.created', walletView(w));

@@ -1,5 +1,5 @@
-/** FX: rates, quotes (no read operation, so no effects), trades (counted on the source account), list, read. */
-import { amount, fxQuoteCreate, fxTradeCreate } from '../../fixtures/factories.js';
+/** FX: rates, quotes (counted by a scope marker in their metadata), trades (counted on the source account), list, read. */
+import { amount, fxQuoteCreate, fxTradeCreate, metadata } from '../../fixtures/factories.js';
 import { extrasOf } from '../world/index.js';
 import type { OperationDriver } from './types.js';
 import { bodyOf, consumable, idOf, listAll, READ_ONLY_TIMESTAMP, readOnlyFields, varyMetadata } from './shared.js';
@@ -13,8 +13,15 @@ export const fxDrivers: OperationDriver[] = [
   {
     operationId: 'createFxQuote',
     kind: 'create',
-    build: async (scope) => ({ body: fxQuoteCreate('USD', 'EUR', amount(scope.ctx.faker, 10, 99)) }),
-    // No operation reads quotes back: effects stay undefined (the generic checks skip that part with the reason).
+    // A quote has no parent resource, so its scope is a marker in its metadata, unique to the run, check and request.
+    build: async (scope) => ({
+      body: fxQuoteCreate('USD', 'EUR', amount(scope.ctx.faker, 10, 99), metadata(scope.ctx.config.label, { fsapi_scope: scope.ctx.idempotencyKey() })),
+    }),
+    async effects(scope, parts) {
+      const marker = (bodyOf(parts)['metadata'] as Record<string, string> | undefined)?.['fsapi_scope'];
+      const items = await listAll(scope, 'listFxQuotes', {}, 'list the FX quotes');
+      return items.filter((q) => (q['metadata'] as Record<string, string> | undefined)?.['fsapi_scope'] === marker).length;
+    },
     vary: (parts) => {
       const b = bodyOf(parts);
       return { ...parts, body: { ...b, source_amount: String(b['source_amount']) === '7.00' ? '8.00' : '7.00' } };
@@ -26,6 +33,18 @@ export const fxDrivers: OperationDriver[] = [
       expires_at: READ_ONLY_TIMESTAMP,
       created_at: READ_ONLY_TIMESTAMP,
     }),
+  },
+  {
+    operationId: 'listFxQuotes',
+    kind: 'read',
+    build: async () => ({}),
+  },
+  {
+    operationId: 'getFxQuote',
+    kind: 'read',
+    async build(scope) {
+      return { pathParams: { quote_id: idOf(await extrasOf(scope.world).newQuote('USD', 'EUR', '10.00')) } };
+    },
   },
   {
     operationId: 'createFxTrade',

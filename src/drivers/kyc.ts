@@ -64,6 +64,15 @@ export const kycDrivers: OperationDriver[] = [
     }),
   },
   {
+    operationId: 'getKycDocument',
+    kind: 'read',
+    async build(scope) {
+      const c = await scope.world.customer();
+      const d = await scope.world.kycDocument(idOf(c));
+      return { pathParams: { customer_id: idOf(c), document_id: idOf(d) } };
+    },
+  },
+  {
     operationId: 'listKycDocuments',
     kind: 'read',
     async build(scope, { fresh }) {

@@ -101,17 +101,21 @@ export class WebhookReceiver {
     for (const w of [...this.waiters]) w();
   }
 
-  /** GET ...?object_id=&type=&min=N&timeout_ms=: answers when at least N matching attempts arrived, or at the timeout. */
+  /**
+   * GET ...?object_id=&type=&min=N&timeout_ms=&limit=: answers when at least N matching attempts arrived, or at the
+   * timeout, with the newest `limit` matches (default 100), oldest first, so an answer stays far below a response cap.
+   */
   private inspect(url: URL, res: ServerResponse): void {
     const objectId = url.searchParams.get('object_id');
     const type = url.searchParams.get('type');
     const min = Number(url.searchParams.get('min') ?? '1');
+    const limit = Math.max(1, Math.min(Number(url.searchParams.get('limit') ?? '100') || 100, 1000));
     const timeout = Math.min(Number(url.searchParams.get('timeout_ms') ?? '0'), 120_000);
     const match = () => this.deliveries.filter((d) => (!objectId || d.object_id === objectId) && (!type || d.event_type === type));
     const answer = () => {
       clearTimeout(timer);
       this.waiters.delete(check);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(match()));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(match().slice(-limit)));
     };
     const check = () => {
       if (match().length >= min) answer();

@@ -5,6 +5,7 @@ import {
   customerCreate,
   externalAccountCreate,
   fxQuoteCreate,
+  metadata,
   fxTradeCreate,
   kycDocumentCreate,
   kycSubmission,
@@ -127,7 +128,7 @@ export function createWorld(scope: WorldScope): World {
       const cid = opts.customerId ?? idOf(await world.approvedCustomer());
       return create('wallet', 'createWallet', { body: walletCreate(label, cid, opts.asset, opts.network, opts.label ?? `fsapi-conformance ${token(f)}`) }, 'create a wallet');
     },
-    newQuote: async (source, target, amount) => ok(await scope.call('createFxQuote', { body: fxQuoteCreate(source, target, amount) }), 'get an FX quote'),
+    newQuote: async (source, target, amount) => ok(await scope.call('createFxQuote', { body: fxQuoteCreate(source, target, amount, metadata(label)) }), 'get an FX quote'),
     readAccount: async (accountId) => ok(await scope.call('getAccount', { pathParams: { account_id: accountId } }), 'read an account'),
   };
 
