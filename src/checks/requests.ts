@@ -19,6 +19,10 @@ export function scopeOf(ctx: CheckContext, as: 'primary' | 'second' = 'primary')
 export async function validRequest(ctx: CheckContext, op: Operation, opts: { fresh?: boolean; as?: 'primary' | 'second' } = {}): Promise<RequestParts> {
   const driver = driverFor(ctx, op);
   if (driver) return driver.build(scopeOf(ctx, opts.as), { fresh: opts.fresh ?? false });
+  // The reference profile's examples name objects that exist nowhere: without a driver they would only get 404s.
+  if (ctx.config.isReferenceProfile && (op.requestBody || op.parameters.some((p) => p.in === 'path'))) {
+    ctx.skip(`no driver for ${op.operationId} yet (src/drivers): the profile's examples name objects that do not exist`);
+  }
   const pathParams: Record<string, string> = {};
   for (const p of op.parameters.filter((x) => x.in === 'path')) {
     if (p.example === undefined) ctx.skip(`no driver and no example for path parameter ${p.name} of ${op.operationId}`);
