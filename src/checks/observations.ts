@@ -16,6 +16,8 @@ import { validRequest } from './requests.js';
 import { credentialHeaders, isGetById, isWrite, jsonBodyOf, opsOfGroup, pathParamsOf, simpleRead } from './support.js';
 
 type Json = Record<string, unknown>;
+/** A prerequisite the world or a driver could not build: an observation notes it (only transport problems error). */
+const isSetupProblem = (e: unknown): boolean => e instanceof Error && (e.name === 'SetupError' || e.name === 'EffectsUnobservable');
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** "201 application/json" or "400 application/problem+json {type,title,status}". */
@@ -273,7 +275,7 @@ function webhookObservations(spec: SpecDocument): Obs[] {
         url.searchParams.set('object_id', String(customer['id']));
         url.searchParams.set('min', '1');
         url.searchParams.set('timeout_ms', String(ctx.config.webhookWaitMs));
-        const got = await ctx.send({ method: 'GET', path: url.toString() });
+        const got = await ctx.send({ method: 'GET', path: url.toString(), timeoutMs: ctx.config.webhookWaitMs + 10_000 });
         const list = Array.isArray(got.json) ? (got.json as { headers?: Record<string, string> }[]) : [];
         const d = list[0];
         if (!d?.headers) {
@@ -308,7 +310,7 @@ function webhookObservations(spec: SpecDocument): Obs[] {
           url.searchParams.set('object_id', String(marked['id']));
           url.searchParams.set('min', '2');
           url.searchParams.set('timeout_ms', String(ctx.config.webhookWaitMs));
-          const got = await ctx.send({ method: 'GET', path: url.toString() });
+          const got = await ctx.send({ method: 'GET', path: url.toString(), timeoutMs: ctx.config.webhookWaitMs + 10_000 });
           const attempts = Array.isArray(got.json) ? (got.json as { received_at: string; answered: number }[]) : [];
           retry =
             attempts.length >= 2
@@ -365,7 +367,7 @@ function groupObservations(group: string, spec: SpecDocument): Obs[] {
           try {
             parts = await validRequest(ctx, op);
           } catch (e) {
-            if (e instanceof CheckSkipped) continue;
+            if (e instanceof CheckSkipped || isSetupProblem(e)) continue;
             throw e;
           }
           const res = await ctx.call(op, parts, { query: op.parameters.some((p) => p.name === 'limit') ? { limit: 100 } : {} });
@@ -395,8 +397,8 @@ function groupObservations(group: string, spec: SpecDocument): Obs[] {
           // A write on an existing object gets one of its own; a write on a collection needs no prerequisite.
           if (!isWrite(op) || pathParamsOf(op).length > 0) parts = await validRequest(ctx, op, { fresh: isWrite(op) });
         } catch (e) {
-          if (e instanceof CheckSkipped) {
-            answers.push(`${op.operationId} not tried`);
+          if (e instanceof CheckSkipped || isSetupProblem(e)) {
+            answers.push(`${op.operationId} not tried (${(e as Error).message.slice(0, 80)})`);
             continue;
           }
           throw e;
