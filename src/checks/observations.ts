@@ -414,7 +414,21 @@ function groupObservations(group: string, spec: SpecDocument): Obs[] {
   return defs;
 }
 
-const asChecks = (group: SuiteSlug, obs: Obs[]): CheckDef[] => obs.map((o) => ({ ...o, family: 'observation' as const, group }));
+/** Observations never fail, and a prerequisite that cannot be built is itself what they record. */
+const asChecks = (group: SuiteSlug, obs: Obs[]): CheckDef[] =>
+  obs.map((o) => ({
+    ...o,
+    family: 'observation' as const,
+    group,
+    async run(ctx) {
+      try {
+        await o.run(ctx);
+      } catch (e) {
+        if (!isSetupProblem(e)) throw e;
+        ctx.observe(`not observed: a prerequisite could not be built (${(e as Error).message})`);
+      }
+    },
+  }));
 
 export const observationFamily: CheckFamily = {
   name: 'gap observations',
