@@ -1,10 +1,10 @@
 /** Sandbox tenants and their (fake) keys, read from fixtures/tenants.json or a file the user names. */
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fromRoot } from '../src/paths.js';
 import { UsageError } from '../src/errors.js';
 
-export const DEFAULT_FIXTURES_PATH = fileURLToPath(new URL('../fixtures/tenants.json', import.meta.url));
+export const DEFAULT_FIXTURES_PATH = fromRoot('fixtures', 'tenants.json');
 
 export interface FixtureTenant {
   tenant_id: string;

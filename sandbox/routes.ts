@@ -2,7 +2,7 @@
  * The sandbox's routes come from the spec: one route per path template, with the operations it documents.
  * Request parameters are validated against the parameter schemas of the spec (compiled once, at startup).
  */
-import { loadSpec, REFERENCE_SPEC_PATH, type HttpMethod, type Operation, type SpecDocument } from '../src/catalogue/index.js';
+import { loadCatalogue, type HttpMethod, type Operation, type SpecDocument } from '../src/catalogue/index.js';
 import type { JsonSchema } from '../src/catalogue/index.js';
 import type { FaultSet } from './faults.js';
 import type { FieldError } from './problem.js';
@@ -11,7 +11,8 @@ let reference: Promise<SpecDocument> | undefined;
 
 /** The reference profile, loaded and its validators compiled once per process. */
 export function referenceSpec(): Promise<SpecDocument> {
-  reference ??= loadSpec(REFERENCE_SPEC_PATH).then((spec) => {
+  // The process's one reference catalogue: the runner embedding the sandbox has usually loaded it already.
+  reference ??= loadCatalogue().then(({ spec }) => {
     for (const op of spec.operations) {
       for (const m of op.requestBody?.content ?? []) if (m.schema !== undefined) spec.validator(m.schema);
       for (const p of op.parameters) if (p.schema !== undefined) spec.validator(p.schema);

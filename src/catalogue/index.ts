@@ -1,9 +1,9 @@
-import { fileURLToPath } from 'node:url';
+import { fromRoot } from '../paths.js';
 import { loadSpec, type SpecDocument } from './openapi.js';
 import { loadRequirements, type RequirementCatalogue } from './requirements.js';
 
-export const REFERENCE_SPEC_PATH = fileURLToPath(new URL('../../spec/openapi.yaml', import.meta.url));
-export const REQUIREMENTS_PATH = fileURLToPath(new URL('../../spec/requirements.yaml', import.meta.url));
+export const REFERENCE_SPEC_PATH = fromRoot('spec', 'openapi.yaml');
+export const REQUIREMENTS_PATH = fromRoot('spec', 'requirements.yaml');
 
 export interface Catalogue {
   spec: SpecDocument;
@@ -12,8 +12,23 @@ export interface Catalogue {
   isReferenceProfile: boolean;
 }
 
-/** Loads the spec in use (the reference profile unless a vendor document is given) and the requirement catalogue. */
-export async function loadCatalogue(opts: { specPath?: string; requirementsPath?: string } = {}): Promise<Catalogue> {
+let referenceCatalogue: Promise<Catalogue> | undefined;
+
+/**
+ * Loads the spec in use (the reference profile unless a vendor document is given) and the requirement catalogue.
+ * The reference catalogue is loaded once per process and shared (the runner and the embedded sandbox both use it).
+ */
+export function loadCatalogue(opts: { specPath?: string; requirementsPath?: string } = {}): Promise<Catalogue> {
+  const reference = (!opts.specPath || opts.specPath === REFERENCE_SPEC_PATH) && !opts.requirementsPath;
+  if (!reference) return load(opts);
+  referenceCatalogue ??= load({}).catch((e: unknown) => {
+    referenceCatalogue = undefined;
+    throw e;
+  });
+  return referenceCatalogue;
+}
+
+async function load(opts: { specPath?: string; requirementsPath?: string }): Promise<Catalogue> {
   const specPath = opts.specPath ?? REFERENCE_SPEC_PATH;
   const reference = await referenceDigest();
   // The reference profile is proven a valid OpenAPI 3.1 document by test/contract.test.ts.

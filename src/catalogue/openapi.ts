@@ -149,8 +149,16 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[] } 
     }
     return v;
   };
-  const schemaOf = (s: unknown): JsonSchema | undefined =>
-    s === undefined ? undefined : (rewriteRefs(version.startsWith('3.0') ? from30(s) : s) as JsonSchema);
+  // One rewritten schema per source object: responses that share a component share its schema, and so its
+  // compiled validator (rewriting per operation made ajv compile the same problem schema hundreds of times).
+  const rewritten = new WeakMap<object, JsonSchema>();
+  const schemaOf = (s: unknown): JsonSchema | undefined => {
+    if (s === undefined) return undefined;
+    if (typeof s !== 'object' || s === null) return rewriteRefs(s) as JsonSchema;
+    let r = rewritten.get(s);
+    if (!r) rewritten.set(s, (r = rewriteRefs(version.startsWith('3.0') ? from30(s) : s) as JsonSchema));
+    return r;
+  };
 
   const mediaOf = (content: unknown): MediaSpec[] =>
     isObj(content)
@@ -242,7 +250,9 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[] } 
     let fn = typeof schema === 'boolean' ? undefined : compiled.get(schema);
     if (!fn) {
       try {
-        fn = ajv.compile(schema);
+        // A bare reference to a component is that component's own validator, compiled once for the document.
+        const ref = typeof schema === 'object' && Object.keys(schema).length === 1 ? schema['$ref'] : undefined;
+        fn = (typeof ref === 'string' ? ajv.getSchema(ref) : undefined) ?? ajv.compile(schema);
       } catch (e) {
         throw new UsageError(`a schema cannot be compiled: ${(e as Error).message}`, {
           file: shown,

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fromRoot } from '../paths.js';
 import { UsageError } from '../errors.js';
 import { createAjv, describeErrors } from './json-schema.js';
-import { displayPath, pointerToPath, readSourceFile } from './yaml-file.js';
+import { displayPath, pointerToPath, readSourceFileCached } from './yaml-file.js';
 
 export const LEVELS = ['MUST', 'CONTRACT', 'SHOULD', 'PROFILE', 'INFO'] as const;
 export type Level = (typeof LEVELS)[number];
@@ -34,7 +34,7 @@ export interface RequirementCatalogue {
   get(id: string): Requirement;
 }
 
-const SCHEMA_PATH = fileURLToPath(new URL('../../spec/requirements.schema.json', import.meta.url));
+const SCHEMA_PATH = fromRoot('spec', 'requirements.schema.json');
 
 /** Renders a requirement's source as one citation line ("seed: Endpoints, rule 1"). */
 export function citeSource(s: RequirementSource): string {
@@ -44,7 +44,7 @@ export function citeSource(s: RequirementSource): string {
 }
 
 export function loadRequirements(path: string): RequirementCatalogue {
-  const file = readSourceFile(path, 'requirement catalogue');
+  const file = readSourceFileCached(path, 'requirement catalogue');
   const shown = displayPath(path);
   const ajv = createAjv();
   const validate = ajv.compile(JSON.parse(readFileSync(SCHEMA_PATH, 'utf8')) as object);

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fromRoot } from '../paths.js';
 
 /** The seed spec, kept verbatim in the repository so citations can be checked on any clone. */
-export const SEED_SPEC_PATH = fileURLToPath(new URL('../../spec/seed/financial-services-api-spec.md', import.meta.url));
+export const SEED_SPEC_PATH = fromRoot('spec', 'seed', 'financial-services-api-spec.md');
 
 /** Heading paths of the seed, e.g. ["Authentication", "Keys"], from its ## and ### headings. */
 export function seedHeadings(markdown = readFileSync(SEED_SPEC_PATH, 'utf8')): string[][] {

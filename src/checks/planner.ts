@@ -1,11 +1,12 @@
-import { pathToFileURL, fileURLToPath } from 'node:url';
+import { pathToFileURL } from 'node:url';
+import { SUITES_DIR, SUITE_EXT } from '../paths.js';
 import { join } from 'node:path';
 import { CROSS_CUTTING, GROUPS, type SuiteSlug } from '../catalogue/groups.js';
 import type { Catalogue } from '../catalogue/index.js';
 import { checkId, type CheckDef } from '../harness/check.js';
 import { genericChecks } from './index.js';
 
-const SUITES_DIR = fileURLToPath(new URL('../../suites/', import.meta.url));
+
 export const ALL_SUITE_SLUGS: SuiteSlug[] = [...GROUPS.map((g) => g.slug), ...CROSS_CUTTING];
 
 export interface PlannedCheck {
@@ -22,7 +23,7 @@ export async function planChecks(catalogue: Catalogue): Promise<PlannedCheck[]> 
   const plan = { spec: catalogue.spec, isReferenceProfile: catalogue.isReferenceProfile };
   const out: PlannedCheck[] = [];
   for (const suite of ALL_SUITE_SLUGS) {
-    const mod = (await import(pathToFileURL(join(SUITES_DIR, `${suite}.conformance.ts`)).href)) as { flows?: CheckDef[] };
+    const mod = (await import(pathToFileURL(join(SUITES_DIR, `${suite}${SUITE_EXT}`)).href)) as { flows?: CheckDef[] };
     for (const def of [...genericChecks(suite, plan), ...(mod.flows ?? [])]) out.push({ id: checkId(def), suite, def });
   }
   return out;

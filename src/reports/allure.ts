@@ -14,10 +14,10 @@ import { mkdtemp, readFile, readdir, rename, rm, writeFile } from 'node:fs/promi
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fromRoot } from '../paths.js';
 import { UsageError } from '../errors.js';
 
-export const ALLURE_RC_PATH = fileURLToPath(new URL('./allurerc.mjs', import.meta.url));
+export const ALLURE_RC_PATH = fromRoot('src', 'reports', 'allurerc.mjs');
 export const ALLURE_RESULTS_DIR = 'allure-results';
 export const ALLURE_REPORT_DIR = 'allure-report';
 

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fromRoot } from '../paths.js';
 import { createAjv, describeErrors, type SchemaProblem, type ValidateFunction } from '../catalogue/json-schema.js';
 import type { RunReport } from '../results/model.js';
 
 /** The JSON Schema of conformance.json; shipped next to this module and published with the reports. */
-export const CONFORMANCE_SCHEMA_PATH = fileURLToPath(new URL('./conformance.schema.json', import.meta.url));
+export const CONFORMANCE_SCHEMA_PATH = fromRoot('src', 'reports', 'conformance.schema.json');
 /** The schema_version this suite writes and reads. */
 export const SCHEMA_VERSION = 1;
 

@@ -50,9 +50,9 @@ export class ResultCollector implements Reporter {
   }
 
   onTestModuleEnd(module: TestModule): void {
-    const suite = basename(module.moduleId).replace(/\.conformance\.ts$/, '');
+    const suite = basename(module.moduleId).replace(/\.conformance\.[jt]s$/, '');
     for (const e of module.errors()) this.suiteErrors.push(`suite ${suite}: ${e.message}`);
-    const mine = this.results.filter((r) => r.group === suite || module.moduleId.endsWith(`/${r.group}.conformance.ts`));
+    const mine = this.results.filter((r) => r.group === suite || /\.conformance\.[jt]s$/.test(module.moduleId) && module.moduleId.includes(`/${r.group}.conformance.`));
     const counts = { passed: 0, failed: 0, warning: 0, skipped: 0, error: 0 };
     for (const r of mine) counts[r.status]++;
     const marks = mine.some((r) => r.status === 'failed' || r.status === 'error') ? 'x' : mine.some((r) => r.status === 'warning') ? '!' : 'ok';

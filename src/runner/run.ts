@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { PACKAGE_ROOT, SUITES_DIR, SUITE_EXT } from '../paths.js';
 import { fileURLToPath } from 'node:url';
 import { loadCatalogue, REFERENCE_SPEC_PATH, type Catalogue } from '../catalogue/index.js';
 import { isGroupSlug } from '../catalogue/groups.js';
@@ -20,7 +21,6 @@ import { ResultCollector, type SuiteStats } from './collector.js';
 import { preflight } from './preflight.js';
 import { WebhookReceiver } from './receiver.js';
 
-const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const VERSION = '0.1.0';
 
 export interface RunOutcome {
@@ -179,7 +179,7 @@ async function runSuites(
       config: false,
       root: PACKAGE_ROOT,
       dir: PACKAGE_ROOT,
-      include: cfg.groups.map((g) => `suites/${g}.conformance.ts`),
+      include: cfg.groups.map((g) => relative(PACKAGE_ROOT, join(SUITES_DIR, `${g}${SUITE_EXT}`))),
       exclude: [],
       watch: false,
       pool: 'threads',
