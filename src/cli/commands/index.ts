@@ -5,6 +5,7 @@ import { diffCommand } from './diff.js';
 import { mergeCommand } from './merge.js';
 import { requirementsCommand } from './requirements.js';
 import { sandboxCommand } from './sandbox.js';
+import { selfcheckCommand } from './selfcheck.js';
 
 /** Every command of the CLI, in the order `--help` lists them. Each lives in its own module here. */
-export const COMMANDS: CommandSpec[] = [runCommand, reportCommand, diffCommand, mergeCommand, requirementsCommand, sandboxCommand];
+export const COMMANDS: CommandSpec[] = [runCommand, reportCommand, diffCommand, mergeCommand, requirementsCommand, sandboxCommand, selfcheckCommand];

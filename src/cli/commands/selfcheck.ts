@@ -1,0 +1,129 @@
+import { writeFileSync } from 'node:fs';
+import { ALL_SUITES } from '../../config/run-config.js';
+import { loadCatalogue } from '../../catalogue/index.js';
+import type { SuiteSlug } from '../../catalogue/groups.js';
+import { planChecks } from '../../checks/planner.js';
+import { UsageError } from '../../errors.js';
+import { DEFAULT_PARALLEL, judge, pool, runOnce, type FaultInfo, type FaultResult, type RunOutcome } from '../../selfcheck/matrix.js';
+import { coveringSuites, DOC_PATH, readRecord, RECORD_PATH, recordOf, renderDoc } from '../../selfcheck/record.js';
+import { nearest, type CommandSpec } from '../command.js';
+
+export interface SelfcheckSummary {
+  clean: RunOutcome;
+  cleanOk: boolean;
+  results: FaultResult[];
+  ok: boolean;
+}
+
+/** Runs the matrix: the clean sandbox over every suite, and each fault (over every suite with `full`). */
+export async function selfcheck(opts: { full: boolean; faults?: string[]; parallel: number; seed: number; log: (s: string) => void }): Promise<SelfcheckSummary> {
+  const { FAULTS } = await import('../../../sandbox/faults.js');
+  const catalogue = await loadCatalogue();
+  const levels = new Map(catalogue.requirements.all.map((r) => [r.id, r.level]));
+  let faults: FaultInfo[] = FAULTS.map((f) => ({ name: f.name, breaks: [...f.breaks], description: f.description }));
+  if (opts.faults?.length) {
+    for (const name of opts.faults) {
+      if (!faults.some((f) => f.name === name)) {
+        const near = nearest(name, faults.map((f) => f.name));
+        throw new UsageError(`unknown fault ${name}${near ? ` (did you mean ${near}?)` : ''}`, { fix: 'see docs/sandbox.md for the fault switches' });
+      }
+    }
+    faults = faults.filter((f) => opts.faults!.includes(f.name));
+  }
+  let suitesOf: (f: FaultInfo) => SuiteSlug[] = () => ALL_SUITES;
+  if (!opts.full) {
+    const record = readRecord();
+    const sizes = new Map<string, number>();
+    for (const p of await planChecks(catalogue)) sizes.set(p.suite, (sizes.get(p.suite) ?? 0) + 1);
+    suitesOf = (f) => {
+      const rec = record.faults.find((r) => r.name === f.name);
+      if (!rec || rec.breaks.join() !== f.breaks.join()) {
+        throw new UsageError(`the recorded fault matrix is stale for ${f.name}`, { file: RECORD_PATH, fix: 'record it again with `fsapi-conformance selfcheck --full --write`' });
+      }
+      const cover = coveringSuites(rec, (s) => sizes.get(s) ?? 0);
+      return cover.length ? cover : ALL_SUITES;
+    };
+  }
+  const jobs: { fault?: FaultInfo; suites: SuiteSlug[] }[] = [{ suites: ALL_SUITES }, ...faults.map((f) => ({ fault: f, suites: suitesOf(f) }))];
+  opts.log(`self-verification: the clean sandbox and ${faults.length} faults (${opts.full ? 'every suite each' : 'the suites that cover each'}; ${opts.parallel} at a time)`);
+  let clean: RunOutcome | undefined;
+  const results: FaultResult[] = [];
+  await pool(
+    jobs,
+    opts.parallel,
+    (job) => runOnce({ faults: job.fault ? [job.fault.name] : [], suites: job.suites, seed: opts.seed }),
+    (outcome, i) => {
+      const job = jobs[i]!;
+      const secs = `${(outcome.durationMs / 1000).toFixed(1)} s`;
+      if (!job.fault) {
+        clean = outcome;
+        const bad = Object.keys(outcome.failing);
+        opts.log(`  ${bad.length || outcome.problem ? 'FAIL' : 'ok  '} clean sandbox: ${outcome.checks} checks, ${outcome.verdict}${bad.length ? `; failing: ${bad.join(', ')}` : ''}${outcome.problem ? `; ${outcome.problem}` : ''} (${secs})`);
+        return;
+      }
+      const r = judge(job.fault, job.suites, outcome, levels);
+      results.push(r);
+      const detail = [r.missed.length ? `missed ${r.missed.join(', ')}` : '', r.unexpected.length ? `unexpected ${r.unexpected.join(', ')}` : '', outcome.verdict !== r.expectedVerdict ? `verdict ${outcome.verdict}, expected ${r.expectedVerdict}` : '', outcome.problem ?? '']
+        .filter(Boolean)
+        .join('; ');
+      opts.log(`  ${r.ok ? 'ok  ' : 'FAIL'} ${job.fault.name.padEnd(34)} ${job.fault.breaks.join(', ')}${detail ? ` -- ${detail}` : ''} [${job.suites.length === ALL_SUITES.length ? 'all suites' : job.suites.join(',')}] (${secs})`);
+    },
+  );
+  const order = new Map(faults.map((f, i) => [f.name, i]));
+  results.sort((a, b) => order.get(a.fault.name)! - order.get(b.fault.name)!);
+  const c = clean!;
+  const cleanOk = !c.problem && c.verdict === 'conformant' && Object.keys(c.failing).length === 0;
+  return { clean: c, cleanOk, results, ok: cleanOk && results.every((r) => r.ok) };
+}
+
+export const selfcheckCommand: CommandSpec = {
+  name: 'selfcheck',
+  summary: 'prove the suite: run it against the sandbox with each fault switch and check exactly the documented requirements fail',
+  usage: 'fsapi-conformance selfcheck [--full] [--faults LIST] [--parallel N] [--seed N] [--write]',
+  description: `
+Runs the suite against the clean embedded sandbox (nothing may fail, warn or error) and against the sandbox with
+each fault switch: exactly the requirements the fault documents must fail, and the verdict must be non-conformant
+exactly when one of them is MUST or CONTRACT. By default each fault runs over the fewest suites that cover its
+requirements, taken from the recorded full matrix (docs/self-verification.json); --full runs every fault over
+every suite (slow: about 15 minutes of CPU) and, with --write, records the matrix and docs/self-verification.md.`,
+  options: [
+    { name: 'full', type: 'boolean', description: 'Run every fault over every suite.' },
+    { name: 'faults', type: 'string', value: 'LIST', description: 'Only these faults (comma-separated).' },
+    { name: 'parallel', type: 'string', value: 'N', default: String(DEFAULT_PARALLEL), description: 'Runs at once.' },
+    { name: 'seed', type: 'string', value: 'N', default: '1', description: 'Seed of every run.' },
+    { name: 'write', type: 'boolean', description: 'With --full: write docs/self-verification.json and .md.' },
+  ],
+  exitCodes: [
+    { code: 0, meaning: 'every verdict proven: the clean run is clean and every fault fails exactly its documented requirements' },
+    { code: 1, meaning: 'a fault was missed or caught something undocumented, or the clean run failed something' },
+    { code: 2, meaning: 'bad option, unknown fault, or a stale recorded matrix' },
+  ],
+  async run(args) {
+    const full = args.values['full'] === true;
+    if (args.values['write'] && !full) throw new UsageError('--write needs --full', { fix: 'the record holds every fault over every suite: run with --full --write' });
+    const parallel = Number(args.values['parallel'] ?? DEFAULT_PARALLEL);
+    const seed = Number(args.values['seed'] ?? 1);
+    if (!Number.isInteger(parallel) || parallel < 1 || parallel > 16) throw new UsageError('--parallel must be 1..16', { fix: 'e.g. --parallel 2' });
+    if (!Number.isInteger(seed) || seed < 0) throw new UsageError('--seed must be a whole number', { fix: 'e.g. --seed 1' });
+    const faults = typeof args.values['faults'] === 'string' ? args.values['faults'].split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+    const log = (s: string) => process.stderr.write(`${s}\n`);
+    const t0 = performance.now();
+    const summary = await selfcheck({ full, ...(faults ? { faults } : {}), parallel, seed, log });
+    const failed = summary.results.filter((r) => !r.ok);
+    log(`\n${summary.ok ? 'PROVEN' : 'NOT PROVEN'}: ${summary.results.length - failed.length}/${summary.results.length} faults caught exactly; clean run ${summary.cleanOk ? 'clean' : 'NOT clean'} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+    if (args.values['write']) {
+      if (!summary.ok) throw new UsageError('not writing the record: the matrix is not proven', { fix: 'fix the faults or their documented `breaks` first' });
+      const catalogue = await loadCatalogue();
+      const record = recordOf(summary.results, { checks: summary.clean.checks, verdict: summary.clean.verdict === 'did-not-run' ? 'incomplete' : summary.clean.verdict }, {
+        generated_by: 'fsapi-conformance selfcheck --full --write',
+        seed,
+        spec_sha256: catalogue.spec.sha256,
+        requirements_sha256: catalogue.requirements.sha256,
+      });
+      writeFileSync(RECORD_PATH, `${JSON.stringify(record, null, 2)}\n`);
+      writeFileSync(DOC_PATH, renderDoc(record, catalogue.requirements));
+      log(`wrote ${RECORD_PATH} and ${DOC_PATH}`);
+    }
+    return summary.ok ? 0 : 1;
+  },
+};
