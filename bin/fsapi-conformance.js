@@ -26,8 +26,11 @@ function buildIsCurrent() {
   return ['src', 'sandbox', 'fixtures', 'suites'].every((d) => newestSource(join(root, d)) <= built);
 }
 
+// An installed package ships the compiled build and no sources (nor tsx): it always runs dist/.
+const hasSources = existsSync(join(root, 'src', 'cli', 'main.ts'));
+
 let main;
-if (process.env.FSAPI_FROM_SOURCE !== '1' && buildIsCurrent()) {
+if (!hasSources || (process.env.FSAPI_FROM_SOURCE !== '1' && buildIsCurrent())) {
   ({ main } = await import('../dist/src/cli/main.js'));
 } else {
   const { register } = await import('tsx/esm/api');

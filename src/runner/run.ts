@@ -190,6 +190,10 @@ async function runSuites(
       testTimeout: Math.max(30_000, cfg.timeoutMs * 4),
       hookTimeout: Math.max(30_000, cfg.timeoutMs * 4),
       setupFiles: [fileURLToPath(import.meta.resolve('allure-vitest/setup'))],
+      // Installed under a project's node_modules, the suites load natively and import `vitest` as this runner
+      // does; allure-vitest's modules would too, from wherever npm put them (next to a project's own, other
+      // vitest, say). Inlined, vitest resolves their `vitest` and `@vitest/*` imports to its own copies.
+      server: { deps: { inline: ['allure-vitest'] } },
       reporters: [collector, allure],
       provide: { fsapi: worker },
       passWithNoTests: true,
