@@ -42,6 +42,9 @@ export interface ParsedArgs {
   positionals: string[];
 }
 
+/** Read by every command (src/cli/main.ts), from the environment only. */
+export const DEBUG_ENV: EnvSpec = { name: 'FSAPI_DEBUG', description: 'Set to 1: an internal error (exit 3) also prints its stack trace.' };
+
 export const HELP_OPTION: OptionSpec = { name: 'help', short: 'h', type: 'boolean', description: 'Show this help and exit.' };
 
 /** Parses argv against a command's options; unknown flags name the nearest valid one. */
@@ -68,9 +71,8 @@ export function parseCommandArgs(cmd: CommandSpec, argv: string[]): ParsedArgs {
     if (unknown) {
       const given = unknown[1]!.replace(/^-+/, '').split('=')[0]!;
       const near = nearest(given, options.map((o) => o.name));
-      throw new UsageError(`${cmd.name}: unknown option ${unknown[1]}${near ? ` (did you mean --${near}?)` : ''}`, {
-        fix: `see: fsapi-conformance ${cmd.name} --help`,
-      });
+      // One line: the option, the nearest valid one, where to look.
+      throw new UsageError(`${cmd.name}: unknown option ${unknown[1]}${near ? ` (did you mean --${near}?)` : ''}; see fsapi-conformance ${cmd.name} --help`);
     }
     throw new UsageError(`${cmd.name}: ${msg.split('\n')[0]}`, { fix: `see: fsapi-conformance ${cmd.name} --help` });
   }
@@ -124,6 +126,7 @@ export function renderHelp(cmd: CommandSpec): string {
       lines.push(`  ${e.name.padEnd(26)} ${e.description}${e.default !== undefined ? ` (default: ${e.default})` : ''}${e.secret ? ' [secret: never a flag]' : ''}`);
     }
   }
+  lines.push('', 'debugging (environment):', `  ${DEBUG_ENV.name.padEnd(26)} ${DEBUG_ENV.description}`);
   lines.push('', 'exit codes:');
   for (const x of cmd.exitCodes) lines.push(`  ${String(x.code).padEnd(4)} ${x.meaning}`);
   return lines.join('\n');

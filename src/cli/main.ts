@@ -1,5 +1,5 @@
 import { isUsageError } from '../errors.js';
-import { nearest, parseCommandArgs, renderHelp } from './command.js';
+import { DEBUG_ENV, nearest, parseCommandArgs, renderHelp } from './command.js';
 import { COMMANDS } from './commands/index.js';
 
 function topHelp(): string {
@@ -11,6 +11,17 @@ function topHelp(): string {
     '',
     'commands:',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)} ${c.summary}`),
+    '',
+    'options:',
+    '  -h, --help     Show this help and exit.',
+    '',
+    'debugging (environment):',
+    `  ${DEBUG_ENV.name.padEnd(width)} ${DEBUG_ENV.description}`,
+    '',
+    'exit codes (every command; each lists its own others):',
+    '  0    success (run: conformant)',
+    '  2    usage error: unknown command or option, bad configuration (one message says what to fix)',
+    '  3    internal error of the suite',
     '',
     'Run `fsapi-conformance <command> --help` for its options, environment variables and exit codes.',
   ].join('\n');

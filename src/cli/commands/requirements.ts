@@ -36,7 +36,7 @@ export const requirementsCommand: CommandSpec = {
   summary: 'print the requirement catalogue with each entry’s checks, the faults that prove them, and what is untested',
   usage: 'fsapi-conformance requirements [--level MUST] [--uncovered] [--json] [--spec FILE]',
   options: [
-    { name: 'level', type: 'string', value: 'LEVEL', description: 'Only requirements of this level (MUST, CONTRACT, SHOULD, PROFILE, INFO).' },
+    { name: 'level', type: 'string', value: 'LEVEL', description: 'Only requirements of this level (MUST, CONTRACT, SHOULD, PROFILE, INFO).', default: 'every level' },
     { name: 'uncovered', type: 'boolean', description: 'Only requirements with no check, or no fault proving their checks.' },
     { name: 'json', type: 'boolean', description: 'Print JSON (one array) instead of text.' },
     { name: 'spec', type: 'string', value: 'FILE', env: 'FSAPI_SPEC', default: 'spec/openapi.yaml', description: 'Plan the checks against this OpenAPI document.' },
@@ -44,6 +44,7 @@ export const requirementsCommand: CommandSpec = {
   exitCodes: [
     { code: 0, meaning: 'printed' },
     { code: 2, meaning: 'bad option or unreadable spec/catalogue' },
+    { code: 3, meaning: 'internal error of the suite' },
   ],
   async run(args) {
     const level = args.values['level'] as string | undefined;

@@ -30,7 +30,7 @@ Reports go to <report-dir>/<run-id>/ (conformance.json, summary.md, junit.xml, a
 and <report-dir>/latest points at the newest.`,
   options: [...options, { name: 'print-env-example', type: 'boolean', description: 'Print a commented .env.example of every setting and exit.' }],
   env: SETTINGS.filter((s) => s.secret).map((s) => ({ name: s.env, description: s.description, secret: true })),
-  exitCodes: EXIT_CODE_HELP,
+  exitCodes: [...EXIT_CODE_HELP, { code: 130, meaning: 'a second SIGINT/SIGTERM: stopped at once, without writing a report' }],
   async run(args) {
     if (args.values['print-env-example']) {
       process.stdout.write(renderEnvExample());

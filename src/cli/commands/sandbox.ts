@@ -62,6 +62,7 @@ revoked_key, webhook_secret, faults) and nothing else. It serves until SIGTERM o
   exitCodes: [
     { code: 0, meaning: 'stopped cleanly by SIGTERM or SIGINT' },
     { code: 2, meaning: 'bad configuration: unknown fault, port in use, unreadable or invalid fixtures, bad URL' },
+    { code: 3, meaning: 'internal error of the suite' },
   ],
   async run(args) {
     const flagFaults = (args.values['fault'] as string[] | undefined) ?? [];

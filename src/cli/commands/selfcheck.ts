@@ -5,7 +5,7 @@ import type { SuiteSlug } from '../../catalogue/groups.js';
 import { planChecks } from '../../checks/planner.js';
 import { UsageError } from '../../errors.js';
 import { DEFAULT_PARALLEL, judge, pool, runOnce, type FaultInfo, type FaultResult, type RunOutcome } from '../../selfcheck/matrix.js';
-import { coveringSuites, DOC_PATH, readRecord, RECORD_PATH, recordOf, renderDoc } from '../../selfcheck/record.js';
+import { batchFaults, coveringSuites, DOC_PATH, readRecord, RECORD_PATH, recordOf, renderDoc } from '../../selfcheck/record.js';
 import { nearest, type CommandSpec } from '../command.js';
 
 export interface SelfcheckSummary {
@@ -30,43 +30,68 @@ export async function selfcheck(opts: { full: boolean; faults?: string[]; parall
     }
     faults = faults.filter((f) => opts.faults!.includes(f.name));
   }
-  let suitesOf: (f: FaultInfo) => SuiteSlug[] = () => ALL_SUITES;
-  if (!opts.full) {
+  // Jobs: one per fault over every suite (--full), or batches of non-interfering faults over the fewest suites
+  // that cover each fault's recorded catching checks.
+  let jobs: { faults: FaultInfo[]; suites: SuiteSlug[] }[];
+  if (opts.full) {
+    jobs = faults.map((f) => ({ faults: [f], suites: ALL_SUITES }));
+  } else {
     const record = readRecord();
     const sizes = new Map<string, number>();
     for (const p of await planChecks(catalogue)) sizes.set(p.suite, (sizes.get(p.suite) ?? 0) + 1);
-    suitesOf = (f) => {
+    const cover = new Map<string, SuiteSlug[]>();
+    for (const f of faults) {
       const rec = record.faults.find((r) => r.name === f.name);
-      if (!rec || rec.breaks.join() !== f.breaks.join()) {
+      if (!rec || [...rec.breaks].sort().join() !== [...f.breaks].sort().join()) {
         throw new UsageError(`the recorded fault matrix is stale for ${f.name}`, { file: RECORD_PATH, fix: 'record it again with `fsapi-conformance selfcheck --full --write`' });
       }
-      const cover = coveringSuites(rec, (s) => sizes.get(s) ?? 0);
-      return cover.length ? cover : ALL_SUITES;
-    };
+      const c = coveringSuites(rec, (x) => sizes.get(x) ?? 0);
+      cover.set(f.name, c.length ? c : ALL_SUITES);
+    }
+    jobs = batchFaults(faults).map((batch) => ({ faults: batch, suites: [...new Set(batch.flatMap((f) => cover.get(f.name)!))].sort() }));
   }
-  const jobs: { fault?: FaultInfo; suites: SuiteSlug[] }[] = [{ suites: ALL_SUITES }, ...faults.map((f) => ({ fault: f, suites: suitesOf(f) }))];
-  opts.log(`self-verification: the clean sandbox and ${faults.length} faults (${opts.full ? 'every suite each' : 'the suites that cover each'}; ${opts.parallel} at a time)`);
+  opts.log(
+    `self-verification: the clean sandbox and ${faults.length} faults in ${jobs.length} runs (${opts.full ? 'each fault alone over every suite' : 'non-interfering faults together, over the suites that cover each'}; ${opts.parallel} at a time)`,
+  );
   let clean: RunOutcome | undefined;
   const results: FaultResult[] = [];
+  const all: { faults: FaultInfo[]; suites: SuiteSlug[] }[] = [{ faults: [], suites: ALL_SUITES }, ...jobs];
+  const show = (suites: SuiteSlug[]) => (suites.length === ALL_SUITES.length ? 'all suites' : suites.join(','));
+  const report = (r: FaultResult, secs: string) => {
+    const detail = [r.missed.length ? `missed ${r.missed.join(', ')}` : '', r.unexpected.length ? `unexpected ${r.unexpected.join(', ')}` : '', r.outcome.verdict !== r.expectedVerdict ? `verdict ${r.outcome.verdict}, expected ${r.expectedVerdict}` : '', r.outcome.problem ?? '']
+      .filter(Boolean)
+      .join('; ');
+    opts.log(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.fault.name.padEnd(34)} ${r.fault.breaks.join(', ')}${detail ? ` -- ${detail}` : ''} [${show(r.suites)}] (${secs})`);
+  };
   await pool(
-    jobs,
+    all,
     opts.parallel,
-    (job) => runOnce({ faults: job.fault ? [job.fault.name] : [], suites: job.suites, seed: opts.seed }),
-    (outcome, i) => {
-      const job = jobs[i]!;
+    (job) => runOnce({ faults: job.faults.map((f) => f.name), suites: job.suites, seed: opts.seed }),
+    async (outcome, i) => {
+      const job = all[i]!;
       const secs = `${(outcome.durationMs / 1000).toFixed(1)} s`;
-      if (!job.fault) {
+      if (job.faults.length === 0) {
         clean = outcome;
         const bad = Object.keys(outcome.failing);
         opts.log(`  ${bad.length || outcome.problem ? 'FAIL' : 'ok  '} clean sandbox: ${outcome.checks} checks, ${outcome.verdict}${bad.length ? `; failing: ${bad.join(', ')}` : ''}${outcome.problem ? `; ${outcome.problem}` : ''} (${secs})`);
         return;
       }
-      const r = judge(job.fault, job.suites, outcome, levels);
-      results.push(r);
-      const detail = [r.missed.length ? `missed ${r.missed.join(', ')}` : '', r.unexpected.length ? `unexpected ${r.unexpected.join(', ')}` : '', outcome.verdict !== r.expectedVerdict ? `verdict ${outcome.verdict}, expected ${r.expectedVerdict}` : '', outcome.problem ?? '']
-        .filter(Boolean)
-        .join('; ');
-      opts.log(`  ${r.ok ? 'ok  ' : 'FAIL'} ${job.fault.name.padEnd(34)} ${job.fault.breaks.join(', ')}${detail ? ` -- ${detail}` : ''} [${job.suites.length === ALL_SUITES.length ? 'all suites' : job.suites.join(',')}] (${secs})`);
+      if (job.faults.length === 1) {
+        const r = judge(job.faults[0]!, job.suites, outcome, levels);
+        results.push(r);
+        report(r, secs);
+        return;
+      }
+      // A batch: each fault must fail all of its requirements; nothing outside their union may fail.
+      const union: FaultInfo = { name: job.faults.map((f) => f.name).join('+'), breaks: job.faults.flatMap((f) => f.breaks), description: 'batch' };
+      const whole = judge(union, job.suites, outcome, levels);
+      for (const f of job.faults) {
+        const r = judge(f, job.suites, { ...outcome, failing: Object.fromEntries(Object.entries(outcome.failing).filter(([req]) => f.breaks.includes(req))) }, levels);
+        // Within a batch the verdict and the unexpected failures belong to the batch as a whole.
+        const mine: FaultResult = { ...r, unexpected: whole.unexpected, expectedVerdict: whole.expectedVerdict, ok: r.missed.length === 0 && whole.ok };
+        results.push(mine);
+        report(mine, secs);
+      }
     },
   );
   const order = new Map(faults.map((f, i) => [f.name, i]));
@@ -88,7 +113,7 @@ requirements, taken from the recorded full matrix (docs/self-verification.json);
 every suite (slow: about 15 minutes of CPU) and, with --write, records the matrix and docs/self-verification.md.`,
   options: [
     { name: 'full', type: 'boolean', description: 'Run every fault over every suite.' },
-    { name: 'faults', type: 'string', value: 'LIST', description: 'Only these faults (comma-separated).' },
+    { name: 'faults', type: 'string', value: 'LIST', description: 'Only these faults (comma-separated).', default: 'every fault' },
     { name: 'parallel', type: 'string', value: 'N', default: String(DEFAULT_PARALLEL), description: 'Runs at once.' },
     { name: 'seed', type: 'string', value: 'N', default: '1', description: 'Seed of every run.' },
     { name: 'write', type: 'boolean', description: 'With --full: write docs/self-verification.json and .md.' },
@@ -97,6 +122,7 @@ every suite (slow: about 15 minutes of CPU) and, with --write, records the matri
     { code: 0, meaning: 'every verdict proven: the clean run is clean and every fault fails exactly its documented requirements' },
     { code: 1, meaning: 'a fault was missed or caught something undocumented, or the clean run failed something' },
     { code: 2, meaning: 'bad option, unknown fault, or a stale recorded matrix' },
+    { code: 3, meaning: 'internal error of the suite' },
   ],
   async run(args) {
     const full = args.values['full'] === true;
