@@ -3,6 +3,7 @@ import { cardCreate } from '../fixtures/factories.js';
 import { check, describeRequest } from '../src/harness/assert.js';
 import type { CheckDef } from '../src/harness/check.js';
 import type { HttpResponse } from '../src/http/client.js';
+import { STATUS } from '../src/harness/assert.js';
 import { defineSuite } from '../src/harness/suite.js';
 import { extrasOf } from '../src/world/index.js';
 import { idOf, jsonOf, LONG_NUMBER } from '../src/world/flow-support.js';
@@ -25,21 +26,22 @@ export const flows: CheckDef[] = [
     async run(ctx) {
       const customer = await ctx.world.approvedCustomer();
       const account = await ctx.world.newAccount({ customerId: idOf(customer) });
-      const step = async (what: string, res: Promise<HttpResponse>, status: number, expected: string) => {
+      // Any 2xx: which one is documented is FSAPI-CONTRACT-002's to judge, not this flow's.
+      const step = async (what: string, res: Promise<HttpResponse>, expected: string) => {
         const r = await res;
-        const card = jsonOf(r, status, `status of ${what}`);
+        const card = jsonOf(r, STATUS.is2xx, `status of ${what}`);
         noFullNumber(r);
         check(card['status'] === expected, `${what}: the card reads ${JSON.stringify(card['status'])}, expected ${expected}`);
         return card;
       };
-      const card = await step('issue', ctx.call('issueCard', { body: cardCreate(ctx.faker, ctx.config.label, idOf(customer), idOf(account)) }), 201, 'active');
+      const card = await step('issue', ctx.call('issueCard', { body: cardCreate(ctx.faker, ctx.config.label, idOf(customer), idOf(account)) }), 'active');
       const pathParams = { card_id: idOf(card) };
-      await step('freeze', ctx.call('freezeCard', { pathParams, body: {} }), 200, 'frozen');
-      await step('read after freeze', ctx.call('getCard', { pathParams }), 200, 'frozen');
-      await step('unfreeze', ctx.call('unfreezeCard', { pathParams, body: {} }), 200, 'active');
-      await step('read after unfreeze', ctx.call('getCard', { pathParams }), 200, 'active');
+      await step('freeze', ctx.call('freezeCard', { pathParams, body: {} }), 'frozen');
+      await step('read after freeze', ctx.call('getCard', { pathParams }), 'frozen');
+      await step('unfreeze', ctx.call('unfreezeCard', { pathParams, body: {} }), 'active');
+      await step('read after unfreeze', ctx.call('getCard', { pathParams }), 'active');
       const list = await ctx.call('listCards', { query: { account_id: idOf(account) } });
-      jsonOf(list, 200);
+      jsonOf(list);
       noFullNumber(list);
     },
   },
@@ -53,11 +55,11 @@ export const flows: CheckDef[] = [
     async run(ctx) {
       const card = await extrasOf(ctx.world).newCard();
       const pathParams = { card_id: idOf(card) };
-      const status = async () => jsonOf(await ctx.call('getCard', { pathParams }), 200)['status'];
+      const status = async () => jsonOf(await ctx.call('getCard', { pathParams }))['status'];
       const unfreeze = await ctx.call('unfreezeCard', { pathParams, body: {} });
       check(unfreeze.status === 409, `unfreezing the active card ${pathParams.card_id} answered ${unfreeze.status}; expected 409`);
       check((await status()) === 'active', `after the refused unfreeze card ${pathParams.card_id} no longer reads active`);
-      jsonOf(await ctx.call('freezeCard', { pathParams, body: {} }), 200, 'status of the first freeze');
+      jsonOf(await ctx.call('freezeCard', { pathParams, body: {} }), STATUS.is2xx, 'status of the first freeze');
       const again = await ctx.call('freezeCard', { pathParams, body: {} });
       check(again.status === 409, `freezing the frozen card ${pathParams.card_id} answered ${again.status}; expected 409`);
       check((await status()) === 'frozen', `after the refused freeze card ${pathParams.card_id} no longer reads frozen`);
@@ -75,7 +77,7 @@ export const flows: CheckDef[] = [
       const account = await ctx.world.newAccount({ customerId: idOf(customer) });
       const res = await ctx.call('issueCard', { body: cardCreate(ctx.faker, ctx.config.label, idOf(customer), idOf(account)) });
       check(res.status === 422, `issuing a card to ${idOf(customer)}, whose cards feature is not active, answered ${res.status}; expected 422`);
-      const list = jsonOf(await ctx.call('listCards', { query: { customer_id: idOf(customer) } }), 200);
+      const list = jsonOf(await ctx.call('listCards', { query: { customer_id: idOf(customer) } }));
       const n = Array.isArray(list['data']) ? list['data'].length : 0;
       check(n === 0, `the refused issue left ${n} card(s) listed for ${idOf(customer)}`);
     },

@@ -2,6 +2,7 @@
 import { amount, bankTransferCollection, cardCollection, DECLINED_CARD_NUMBER, mobileMoneyCollection } from '../fixtures/factories.js';
 import { check } from '../src/harness/assert.js';
 import type { CheckContext, CheckDef } from '../src/harness/check.js';
+import { STATUS } from '../src/harness/assert.js';
 import { defineSuite } from '../src/harness/suite.js';
 import { balanceOf, expectBalance, findInList, idOf, jsonOf, readUntil, show, units, type Json } from '../src/world/flow-support.js';
 
@@ -11,14 +12,14 @@ const settled = (c: Json) => c['status'] === 'succeeded' || c['status'] === 'fai
 /** One collection: it succeeds (bounded wait), the account rises by its amount, a credit transaction references it. */
 async function collect(ctx: CheckContext, method: string, accountId: string, body: Json): Promise<void> {
   const before = await balanceOf(ctx, accountId);
-  const created = jsonOf(await ctx.call('createCollection', { body }), 201, `status of the ${method} collection`);
+  const created = jsonOf(await ctx.call('createCollection', { body }), STATUS.is2xx, `status of the ${method} collection`);
   const id = idOf(created);
   const end = await readUntil(ctx, 'getCollection', { pathParams: { collection_id: id } }, settled);
   check(end.ok, `${method} collection ${id} still reads ${JSON.stringify(end.value['status'])} after ${ctx.config.webhookWaitMs} ms`);
   check(end.value['status'] === 'succeeded', `${method} collection ${id} ended ${JSON.stringify(end.value['status'])} (${JSON.stringify(end.value['failure_reason'])}), not succeeded`);
   const value = units(body['amount']);
   await expectBalance(ctx, accountId, before, value, `${method} collection ${id} of ${String(body['amount'])}`);
-  const refers = (t: Json) => (t['source'] as Json | undefined)?.['id'] === id;
+  const refers = (t: Json) => t['account_id'] === accountId && (t['source'] as Json | undefined)?.['id'] === id;
   const { item, items } = await findInList(ctx, 'listTransactions', { query: { account_id: accountId } }, refers);
   check(item !== undefined, `no transaction of ${accountId} references ${method} collection ${id} (${items.length} listed)`);
   check(item['direction'] === 'credit', `the transaction for ${method} collection ${id} is a ${JSON.stringify(item['direction'])}, not a credit`);
@@ -52,7 +53,7 @@ export const flows: CheckDef[] = [
       const account = idOf(await ctx.world.newAccount());
       const before = await balanceOf(ctx, account);
       const body = cardCollection(ctx.faker, ctx.config.label, account, amount(ctx.faker, 10, 90), 'USD', DECLINED_CARD_NUMBER);
-      const created = jsonOf(await ctx.call('createCollection', { body }), 201, 'status of the declined card collection');
+      const created = jsonOf(await ctx.call('createCollection', { body }), STATUS.is2xx, 'status of the declined card collection');
       const end = await readUntil(ctx, 'getCollection', { pathParams: { collection_id: idOf(created) } }, settled);
       check(end.value['status'] === 'failed', `the collection with the declined card ${DECLINED_CARD_NUMBER} reads ${JSON.stringify(end.value['status'])}, not failed`);
       const reason = end.value['failure_reason'];

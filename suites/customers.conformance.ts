@@ -112,7 +112,7 @@ export const flows: CheckDef[] = [
       check(typeof created['id'] === 'string' && created['id'] !== '', `the created customer carries no id: ${JSON.stringify(created).slice(0, 160)}`);
       const id = idOf(created);
       const res = await readBack(ctx, 'getCustomer', { pathParams: { customer_id: id } });
-      const customer = jsonOf(res, 200, `status of GET ${id} (the customer just created, read with a valid key)`);
+      const customer = jsonOf(res, STATUS.is2xx, `status of GET ${id} (the customer just created, read with a valid key)`);
       const address = (body['address'] ?? {}) as Json;
       const differ = [
         ...SEED_FIELDS.filter((f) => customer[f] !== body[f]).map((f) => `${f} ${JSON.stringify(customer[f])} (sent ${JSON.stringify(body[f])})`),

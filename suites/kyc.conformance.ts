@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { kycDocumentCreate, kycSubmission } from '../fixtures/factories.js';
 import { check, fail } from '../src/harness/assert.js';
 import type { CheckContext, CheckDef } from '../src/harness/check.js';
+import { STATUS } from '../src/harness/assert.js';
 import { defineSuite } from '../src/harness/suite.js';
 import { findInList, idOf, jsonOf, readUntil, type Json } from '../src/world/flow-support.js';
 
@@ -10,7 +11,7 @@ const base = { family: 'flow', group: 'kyc', writes: true } as const;
 const decided = (k: Json) => k['status'] === 'approved' || k['status'] === 'rejected';
 
 async function upload(ctx: CheckContext, cid: string): Promise<Json> {
-  return jsonOf(await ctx.call('uploadKycDocument', { pathParams: { customer_id: cid }, body: kycDocumentCreate(ctx.faker) }), 201);
+  return jsonOf(await ctx.call('uploadKycDocument', { pathParams: { customer_id: cid }, body: kycDocumentCreate(ctx.faker) }));
 }
 
 function steps(k: Json): string[] {
@@ -27,10 +28,10 @@ export const flows: CheckDef[] = [
     uses: ['getKycStatus', 'uploadKycDocument'],
     async run(ctx) {
       const cid = idOf(await ctx.world.newCustomer());
-      const start = jsonOf(await ctx.call('getKycStatus', { pathParams: { customer_id: cid } }), 200);
+      const start = jsonOf(await ctx.call('getKycStatus', { pathParams: { customer_id: cid } }));
       check(start['status'] === 'not_started', `a new customer's KYC reads ${JSON.stringify(start['status'])}, not not_started`);
       const doc = await upload(ctx, cid);
-      const submitted = jsonOf(await ctx.call('submitKyc', { pathParams: { customer_id: cid }, body: kycSubmission(ctx.faker, [idOf(doc)]) }), 202);
+      const submitted = jsonOf(await ctx.call('submitKyc', { pathParams: { customer_id: cid }, body: kycSubmission(ctx.faker, [idOf(doc)]) }));
       check(['pending', 'in_review'].includes(String(submitted['status'])), `the submission answered status ${JSON.stringify(submitted['status'])}; expected pending or in_review`);
       const end = await readUntil(ctx, 'getKycStatus', { pathParams: { customer_id: cid } }, decided);
       check(end.ok, `KYC of ${cid} is still ${JSON.stringify(end.value['status'])} after ${ctx.config.webhookWaitMs} ms`);
@@ -52,14 +53,14 @@ export const flows: CheckDef[] = [
     async run(ctx) {
       const cid = idOf(await ctx.world.newCustomer());
       const doc = await upload(ctx, cid);
-      jsonOf(await ctx.call('submitKyc', { pathParams: { customer_id: cid }, body: kycSubmission(ctx.faker, [idOf(doc)], { reject: true }) }), 202);
+      jsonOf(await ctx.call('submitKyc', { pathParams: { customer_id: cid }, body: kycSubmission(ctx.faker, [idOf(doc)], { reject: true }) }));
       const end = await readUntil(ctx, 'getKycStatus', { pathParams: { customer_id: cid } }, decided);
       check(end.ok, `KYC of ${cid} is still ${JSON.stringify(end.value['status'])} after ${ctx.config.webhookWaitMs} ms`);
       check(end.value['status'] === 'rejected', `id_number 000000000 ended ${JSON.stringify(end.value['status'])}; the sandbox rule rejects it`);
       const reason = end.value['rejection_reason'];
       check(typeof reason === 'string' && reason !== '', `the rejected verification of ${cid} carries no rejection_reason (${JSON.stringify(reason)})`);
       const again = await ctx.call('submitKyc', { pathParams: { customer_id: cid }, body: kycSubmission(ctx.faker, [idOf(doc)]) });
-      const resubmitted = jsonOf(again, 202, 'status of the resubmission after rejection');
+      const resubmitted = jsonOf(again, STATUS.is2xx, 'status of the resubmission after rejection');
       check(['pending', 'in_review'].includes(String(resubmitted['status'])), `the resubmission answered status ${JSON.stringify(resubmitted['status'])}; expected pending or in_review`);
       const final = await readUntil(ctx, 'getKycStatus', { pathParams: { customer_id: cid } }, (k) => k['status'] === 'approved');
       check(final.ok, `after resubmission KYC of ${cid} reads ${JSON.stringify(final.value['status'])}, not approved`);
@@ -79,7 +80,7 @@ export const flows: CheckDef[] = [
       const bytes = Buffer.concat([png, Buffer.from(ctx.faker.string.alphanumeric(24))]);
       const body = { ...kycDocumentCreate(ctx.faker), content: bytes.toString('base64') };
       const digest = createHash('sha256').update(bytes).digest('hex');
-      const doc = jsonOf(await ctx.call('uploadKycDocument', { pathParams: { customer_id: cid }, body }), 201);
+      const doc = jsonOf(await ctx.call('uploadKycDocument', { pathParams: { customer_id: cid }, body }));
       const id = idOf(doc);
       const { item } = await findInList(ctx, 'listKycDocuments', { pathParams: { customer_id: cid } }, (d) => d['id'] === id);
       if (!item) fail(`document ${id} is not listed by GET /customers/${cid}/kyc/documents`);

@@ -19,11 +19,11 @@ export const flows: CheckDef[] = [
     async run(ctx) {
       const account = idOf(await ctx.world.newAccount());
       const other = idOf(await ctx.world.newAccount());
-      const col = jsonOf(await ctx.call('createCollection', { body: cardCollection(ctx.faker, ctx.config.label, account, '60.00') }), 201);
+      const col = jsonOf(await ctx.call('createCollection', { body: cardCollection(ctx.faker, ctx.config.label, account, '60.00') }));
       const settled = await readUntil(ctx, 'getCollection', { pathParams: { collection_id: idOf(col) } }, (c) => c['status'] !== 'pending');
       check(settled.value['status'] === 'succeeded', `the card collection ${idOf(col)} that funds the account reads ${JSON.stringify(settled.value['status'])}`);
       // The transfer also writes a credit on the other account: an unfiltered list would show it.
-      const tr = jsonOf(await ctx.call('createTransfer', { body: transferCreate(ctx.config.label, account, { type: 'account', account_id: other }, '10.00') }), 201);
+      const tr = jsonOf(await ctx.call('createTransfer', { body: transferCreate(ctx.config.label, account, { type: 'account', account_id: other }, '10.00') }));
       const want = [idOf(col), idOf(tr)];
       const { items } = await listUntil(ctx, 'listTransactions', { query: { account_id: account } }, (xs) => want.every((id) => xs.some((t) => sourceId(t) === id)));
       const missing = want.filter((id) => !items.some((t) => sourceId(t) === id));
@@ -45,7 +45,7 @@ export const flows: CheckDef[] = [
     async run(ctx) {
       const source = await ctx.world.fundedAccount('40.00');
       const wallet = idOf(await extrasOf(ctx.world).newWallet({ customerId: String(source['customer_id']), asset: 'USDC', network: 'polygon' }));
-      const tr = jsonOf(await ctx.call('createTransfer', { body: transferCreate(ctx.config.label, idOf(source), { type: 'wallet', wallet_id: wallet }, '15.00') }), 201);
+      const tr = jsonOf(await ctx.call('createTransfer', { body: transferCreate(ctx.config.label, idOf(source), { type: 'wallet', wallet_id: wallet }, '15.00') }));
       const { items, ok } = await listUntil(ctx, 'listTransactions', { query: { wallet_id: wallet } }, (xs) => xs.some((t) => sourceId(t) === idOf(tr)));
       check(ok, `GET /transactions?wallet_id=${wallet} lists no entry for transfer ${idOf(tr)} (${items.length} listed)`);
       const credit = items.find((t) => sourceId(t) === idOf(tr));

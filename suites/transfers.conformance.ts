@@ -10,7 +10,8 @@ const base = { family: 'flow', group: 'transfers', operation: 'createTransfer', 
 
 /** Expects the account's history to hold an entry of this direction and amount referencing the transfer. */
 async function expectEntry(ctx: CheckContext, accountId: string, transferId: string, direction: 'credit' | 'debit', value: bigint): Promise<void> {
-  const refers = (t: Json) => (t['source'] as Json | undefined)?.['id'] === transferId;
+  // The entry of this account for this transfer: matched here, not trusted to the filter (FSAPI-TXN-001 judges it).
+  const refers = (t: Json) => t['account_id'] === accountId && (t['source'] as Json | undefined)?.['id'] === transferId;
   const { item, items } = await findInList(ctx, 'listTransactions', { query: { account_id: accountId } }, refers);
   check(item !== undefined, `no transaction of ${accountId} references transfer ${transferId} (${items.length} listed)`);
   check(item['direction'] === direction, `the transaction of ${accountId} for ${transferId} is a ${JSON.stringify(item['direction'])}, not a ${direction}`);
@@ -29,7 +30,7 @@ export const flows: CheckDef[] = [
       const dest = idOf(await ctx.world.newAccount());
       const [s0, d0] = [await balanceOf(ctx, source), await balanceOf(ctx, dest)];
       const value = amount(ctx.faker, 10, 40);
-      const created = jsonOf(await ctx.call('createTransfer', { body: transferCreate(ctx.config.label, source, { type: 'account', account_id: dest }, value) }), 201);
+      const created = jsonOf(await ctx.call('createTransfer', { body: transferCreate(ctx.config.label, source, { type: 'account', account_id: dest }, value) }));
       const id = idOf(created);
       const done = await readUntil(ctx, 'getTransfer', { pathParams: { transfer_id: id } }, (t) => t['status'] === 'completed' || t['status'] === 'failed');
       check(done.value['status'] === 'completed', `internal transfer ${id} reads ${JSON.stringify(done.value['status'])}${done.ok ? '' : ` after ${ctx.config.webhookWaitMs} ms`}, not completed`);
@@ -71,7 +72,7 @@ export const flows: CheckDef[] = [
       const ext = idOf(await extrasOf(ctx.world).newExternalAccount(String(funded['customer_id'])));
       const s0 = await balanceOf(ctx, source);
       const value = amount(ctx.faker, 20, 60);
-      const created = jsonOf(await ctx.call('createTransfer', { body: transferCreate(ctx.config.label, source, { type: 'external_account', external_account_id: ext }, value) }), 201);
+      const created = jsonOf(await ctx.call('createTransfer', { body: transferCreate(ctx.config.label, source, { type: 'external_account', external_account_id: ext }, value) }));
       const id = idOf(created);
       check(['pending', 'processing'].includes(String(created['status'])), `external transfer ${id} was created ${JSON.stringify(created['status'])}; expected pending or processing`);
       const done = await readUntil(ctx, 'getTransfer', { pathParams: { transfer_id: id } }, (t) => t['status'] === 'completed' || t['status'] === 'failed');

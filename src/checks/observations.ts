@@ -17,7 +17,7 @@ import { credentialHeaders, isGetById, isWrite, jsonBodyOf, opsOfGroup, pathPara
 
 type Json = Record<string, unknown>;
 /** A prerequisite the world or a driver could not build: an observation notes it (only transport problems error). */
-const isSetupProblem = (e: unknown): boolean => e instanceof Error && (e.name === 'SetupError' || e.name === 'EffectsUnobservable');
+const isSetupProblem = (e: unknown): boolean => e instanceof Error && (e.name === 'PreconditionFailed' || e.name === 'EffectsUnobservable');
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** "201 application/json" or "400 application/problem+json {type,title,status}". */

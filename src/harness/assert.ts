@@ -7,7 +7,18 @@ export class CheckFailure extends Error {
 
 /** The check cannot run here (missing credential, operation not declared...). Not a failure. */
 export class CheckSkipped extends Error {
-  override readonly name = 'CheckSkipped';
+  override readonly name: string = 'CheckSkipped';
+}
+
+/**
+ * A prerequisite the target refused to provide (web-platform-tests' "precondition failed"): the check is skipped
+ * with the reason, and the defect is judged by the checks of the operation that refused. A clean run has none.
+ */
+export class PreconditionFailed extends CheckSkipped {
+  override readonly name = 'PreconditionFailed';
+  constructor(message: string) {
+    super(`precondition failed: ${message}`);
+  }
 }
 
 export function fail(message: string): never {

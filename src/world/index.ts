@@ -14,15 +14,13 @@ import {
   walletCreate,
   type Label,
 } from '../../fixtures/factories.js';
-import { describeRequest, listItems, summariseBody } from '../harness/assert.js';
+import { describeRequest, listItems, PreconditionFailed, summariseBody } from '../harness/assert.js';
 import { pollUntil } from '../harness/poll.js';
 import type { Json, World, WorldScope } from '../harness/world.js';
 import type { HttpResponse } from '../http/client.js';
 
 /** The setup could not build a prerequisite: the dependent check errors with this message. */
-export class SetupError extends Error {
-  override readonly name = 'SetupError';
-}
+export class SetupError extends PreconditionFailed {}
 
 export const FEATURES = ['cards', 'crypto_wallets', 'fx'] as const;
 
