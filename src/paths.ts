@@ -28,3 +28,9 @@ export const RUNNING_COMPILED = fileURLToPath(import.meta.url).includes(`${sep}d
 /** Where the suite files are: the compiled ones next to the compiled harness, else the TypeScript sources. */
 export const SUITES_DIR = RUNNING_COMPILED ? fromRoot('dist', 'suites') : fromRoot('suites');
 export const SUITE_EXT = RUNNING_COMPILED ? '.conformance.js' : '.conformance.ts';
+
+/** The suite's own version, from its package.json (reports carry it). */
+export const SUITE_VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+/** True when the package runs from an installed copy (inside node_modules), not from a checkout. */
+export const INSTALLED = PACKAGE_ROOT.split(sep).includes('node_modules');

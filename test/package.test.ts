@@ -117,6 +117,8 @@ describe('npm pack', () => {
     const needed = [
       'package.json',
       'README.md',
+      'LICENSE',
+      'docs/sandbox.md',
       'bin/fsapi-conformance.js',
       'dist/.build-stamp',
       'spec/openapi.yaml',
@@ -139,9 +141,9 @@ describe('npm pack', () => {
     expect(files.filter((f) => f.startsWith('dist/') && f.endsWith('.js')).sort()).toEqual(compiled.sort());
   });
 
-  it('ships nothing else: no tests, benches, reports, docs beyond the README, sources or tool configuration', () => {
+  it('ships nothing else: no tests, benches, reports, docs beyond those a user reads, sources or tool configuration', () => {
     const allowed =
-      /^(package\.json|README\.md|bin\/fsapi-conformance\.js|dist\/\.build-stamp|dist\/(src|sandbox|fixtures|suites)\/.+\.js|spec\/.+\.(ya?ml|json|md)|fixtures\/tenants\.json|src\/reports\/(conformance\.schema\.json|allurerc\.mjs)|docs\/self-verification\.json)$/;
+      /^(package\.json|README\.md|LICENSE|bin\/fsapi-conformance\.js|dist\/\.build-stamp|dist\/(src|sandbox|fixtures|suites)\/.+\.js|spec\/.+\.(ya?ml|json|md)|fixtures\/tenants\.json|src\/reports\/(conformance\.schema\.json|allurerc\.mjs)|docs\/(sandbox\.md|self-verification\.(json|md)))$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
     for (const dir of ['test/', 'bench/', 'reports/', 'examples/', '.ci/']) expect(files.filter((f) => f.startsWith(dir))).toEqual([]);
     expect(files.filter((f) => f.endsWith('.ts'))).toEqual([]);
@@ -155,7 +157,7 @@ describe('npm pack', () => {
     expect(existsSync(join(consumer, 'node_modules', 'typescript'))).toBe(false);
     expect(existsSync(join(consumer, 'node_modules', 'tsx'))).toBe(false);
     const installed = join(consumer, 'node_modules', 'fsapi-conformance');
-    const shipped = ['README.md', 'bin', 'dist', 'docs', 'fixtures', 'package.json', 'spec', 'src'];
+    const shipped = ['LICENSE', 'README.md', 'bin', 'dist', 'docs', 'fixtures', 'package.json', 'spec', 'src'];
     expect(readdirSync(installed).filter((f) => !shipped.includes(f))).toEqual([]);
     expect(existsSync(join(consumer, 'node_modules', '.bin', 'fsapi-conformance'))).toBe(true);
   });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { PACKAGE_ROOT, SUITES_DIR, SUITE_EXT } from '../paths.js';
+import { PACKAGE_ROOT, SUITE_VERSION, SUITES_DIR, SUITE_EXT } from '../paths.js';
 import { fileURLToPath } from 'node:url';
 import { loadCatalogue, REFERENCE_SPEC_PATH, type Catalogue } from '../catalogue/index.js';
 import { isGroupSlug } from '../catalogue/groups.js';
@@ -21,7 +21,6 @@ import { ResultCollector, type SuiteStats } from './collector.js';
 import { preflight } from './preflight.js';
 import { WebhookReceiver } from './receiver.js';
 
-const VERSION = '0.1.0';
 
 export interface RunOutcome {
   report: RunReport;
@@ -247,7 +246,7 @@ function buildReport(a: {
   const groups = [...new Set(checks.map((c) => c.group))];
   return {
     schema_version: 1,
-    suite: { name: 'fsapi-conformance', version: VERSION },
+    suite: { name: 'fsapi-conformance', version: SUITE_VERSION },
     spec: {
       path: catalogue.spec.path === REFERENCE_SPEC_PATH ? 'spec/openapi.yaml' : catalogue.spec.path,
       title: catalogue.spec.title,

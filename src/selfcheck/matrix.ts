@@ -25,6 +25,8 @@ export interface RunOutcome {
   checks: number;
   /** Requirement -> the checks that failed, warned or errored, with their suite. */
   failing: Record<string, { id: string; suite: string; status: string }[]>;
+  /** Checks skipped because the target refused a prerequisite: a clean run must have none. */
+  preconditions: string[];
   durationMs: number;
   /** Exit code and the end of stderr, when the run itself went wrong. */
   problem?: string;
@@ -60,14 +62,16 @@ export function runOnce(opts: { faults: string[]; suites: SuiteSlug[]; seed: num
       try {
         const report = JSON.parse(readFileSync(join(dir, 'latest', 'conformance.json'), 'utf8')) as RunReport;
         const failing: RunOutcome['failing'] = {};
+        const preconditions: string[] = [];
         for (const c of report.checks) {
           if (FAILING.has(c.status)) (failing[c.requirement] ??= []).push({ id: c.id, suite: c.group, status: c.status });
+          if (c.status === 'skipped' && c.message?.startsWith('precondition failed')) preconditions.push(`${c.id}: ${c.message}`);
         }
-        const out: RunOutcome = { verdict: report.verdict, checks: report.checks.length, failing, durationMs };
+        const out: RunOutcome = { verdict: report.verdict, checks: report.checks.length, failing, preconditions, durationMs };
         if (code !== 0 && code !== 1) out.problem = `exit ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`;
         resolve(out);
       } catch {
-        resolve({ verdict: 'did-not-run', checks: 0, failing: {}, durationMs, problem: `exit ${code}: ${stderr.trim().split('\n').slice(-5).join(' | ')}` });
+        resolve({ verdict: 'did-not-run', checks: 0, failing: {}, preconditions: [], durationMs, problem: `exit ${code}: ${stderr.trim().split('\n').slice(-5).join(' | ')}` });
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

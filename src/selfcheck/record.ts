@@ -114,3 +114,25 @@ export function renderDoc(record: MatrixRecord, requirements: RequirementCatalog
   }
   return `${lines.join('\n')}\n`;
 }
+
+/** A fault's area: faults of one area change the same behaviour and could mask each other, so never share a run. */
+export const areaOf = (fault: string): string => fault.split('-')[0]!;
+
+/**
+ * Groups faults into runs: faults in one batch break disjoint sets of requirements and belong to different areas,
+ * so every failure of a batch run is attributable to exactly one of its faults.
+ */
+export function batchFaults<T extends { name: string; breaks: string[] }>(faults: T[]): T[][] {
+  const batches: { faults: T[]; reqs: Set<string>; areas: Set<string> }[] = [];
+  for (const f of [...faults].sort((a, b) => b.breaks.length - a.breaks.length || a.name.localeCompare(b.name))) {
+    const fits = batches.find((b) => !b.areas.has(areaOf(f.name)) && f.breaks.every((r) => !b.reqs.has(r)));
+    if (fits) {
+      fits.faults.push(f);
+      f.breaks.forEach((r) => fits.reqs.add(r));
+      fits.areas.add(areaOf(f.name));
+    } else {
+      batches.push({ faults: [f], reqs: new Set(f.breaks), areas: new Set([areaOf(f.name)]) });
+    }
+  }
+  return batches.map((b) => b.faults);
+}

@@ -4,6 +4,7 @@ import { loadCatalogue } from '../../catalogue/index.js';
 import type { SuiteSlug } from '../../catalogue/groups.js';
 import { planChecks } from '../../checks/planner.js';
 import { UsageError } from '../../errors.js';
+import { INSTALLED } from '../../paths.js';
 import { DEFAULT_PARALLEL, judge, pool, runOnce, type FaultInfo, type FaultResult, type RunOutcome } from '../../selfcheck/matrix.js';
 import { batchFaults, coveringSuites, DOC_PATH, readRecord, RECORD_PATH, recordOf, renderDoc } from '../../selfcheck/record.js';
 import { nearest, type CommandSpec } from '../command.js';
@@ -72,7 +73,7 @@ export async function selfcheck(opts: { full: boolean; faults?: string[]; parall
       const secs = `${(outcome.durationMs / 1000).toFixed(1)} s`;
       if (job.faults.length === 0) {
         clean = outcome;
-        const bad = Object.keys(outcome.failing);
+        const bad = [...Object.keys(outcome.failing), ...outcome.preconditions.slice(0, 3)];
         opts.log(`  ${bad.length || outcome.problem ? 'FAIL' : 'ok  '} clean sandbox: ${outcome.checks} checks, ${outcome.verdict}${bad.length ? `; failing: ${bad.join(', ')}` : ''}${outcome.problem ? `; ${outcome.problem}` : ''} (${secs})`);
         return;
       }
@@ -97,7 +98,7 @@ export async function selfcheck(opts: { full: boolean; faults?: string[]; parall
   const order = new Map(faults.map((f, i) => [f.name, i]));
   results.sort((a, b) => order.get(a.fault.name)! - order.get(b.fault.name)!);
   const c = clean!;
-  const cleanOk = !c.problem && c.verdict === 'conformant' && Object.keys(c.failing).length === 0;
+  const cleanOk = !c.problem && c.verdict === 'conformant' && Object.keys(c.failing).length === 0 && c.preconditions.length === 0;
   return { clean: c, cleanOk, results, ok: cleanOk && results.every((r) => r.ok) };
 }
 
@@ -106,11 +107,13 @@ export const selfcheckCommand: CommandSpec = {
   summary: 'prove the suite: run it against the sandbox with each fault switch and check exactly the documented requirements fail',
   usage: 'fsapi-conformance selfcheck [--full] [--faults LIST] [--parallel N] [--seed N] [--write]',
   description: `
-Runs the suite against the clean embedded sandbox (nothing may fail, warn or error) and against the sandbox with
-each fault switch: exactly the requirements the fault documents must fail, and the verdict must be non-conformant
-exactly when one of them is MUST or CONTRACT. By default each fault runs over the fewest suites that cover its
-requirements, taken from the recorded full matrix (docs/self-verification.json); --full runs every fault over
-every suite (slow: about 15 minutes of CPU) and, with --write, records the matrix and docs/self-verification.md.`,
+Runs the suite against the clean embedded sandbox (nothing may fail, warn or error, and no prerequisite may be
+refused) and against the sandbox with each fault switch: exactly the requirements the fault documents must fail,
+and the verdict must be non-conformant exactly when one of them is MUST or CONTRACT.
+--full runs each fault alone over every suite (slow: about 20 minutes on 2 cores) and, with --write, records which
+checks caught each fault in docs/self-verification.json and docs/self-verification.md. By default the faults run
+in batches (faults of different areas breaking disjoint requirements share a run, so every failure is attributable)
+over the fewest suites that cover each fault's recorded catching checks: a few minutes.`,
   options: [
     { name: 'full', type: 'boolean', description: 'Run every fault over every suite.' },
     { name: 'faults', type: 'string', value: 'LIST', description: 'Only these faults (comma-separated).', default: 'every fault' },
@@ -127,6 +130,7 @@ every suite (slow: about 15 minutes of CPU) and, with --write, records the matri
   async run(args) {
     const full = args.values['full'] === true;
     if (args.values['write'] && !full) throw new UsageError('--write needs --full', { fix: 'the record holds every fault over every suite: run with --full --write' });
+    if (args.values['write'] && INSTALLED) throw new UsageError('--write records the matrix in the repository, not in an installed copy', { fix: 'run it from a clone of fsapi-conformance' });
     const parallel = Number(args.values['parallel'] ?? DEFAULT_PARALLEL);
     const seed = Number(args.values['seed'] ?? 1);
     if (!Number.isInteger(parallel) || parallel < 1 || parallel > 16) throw new UsageError('--parallel must be 1..16', { fix: 'e.g. --parallel 2' });

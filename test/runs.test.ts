@@ -1,0 +1,110 @@
+/**
+ * Whole runs through the CLI: the same checks against an embedded and a separately started sandbox;
+ * determinism by seed; a baseline that catches a regression a fault introduces, and its fix; shards that merge
+ * into the single run.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { RunReport } from '../src/results/model.js';
+import { runCli } from './helpers/cli.js';
+
+const BIN = new URL('../bin/fsapi-conformance.js', import.meta.url).pathname;
+const tmp = () => mkdtempSync(join(tmpdir(), 'fsapi-runs-'));
+const load = (dir: string) => JSON.parse(readFileSync(join(dir, 'latest', 'conformance.json'), 'utf8')) as RunReport;
+const outcomes = (r: RunReport) => Object.fromEntries(r.checks.map((c) => [c.id, c.status]));
+const children: ChildProcessWithoutNullStreams[] = [];
+afterAll(() => children.forEach((c) => c.kill('SIGTERM')));
+
+interface SandboxLine {
+  base_url: string;
+  ca_file: string;
+  plain_http_url: string;
+  tenants: { tenant_id: string; secret_key: string; public_key: string; live_key: string }[];
+  live_key: string;
+  revoked_key: string;
+}
+
+async function startSandboxProcess(): Promise<SandboxLine> {
+  const child = spawn(process.execPath, [BIN, 'sandbox', '--json', '--http-port', '0'], { env: { PATH: process.env['PATH'] ?? '' } });
+  children.push(child);
+  const first = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout }).once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`sandbox exited ${code}`)));
+  });
+  return JSON.parse(first) as SandboxLine;
+}
+
+describe('whole runs', { timeout: 300_000 }, () => {
+  const groups = 'accounts,transport,versioning';
+
+  it('gives the same checks and verdict against the sandbox in another process as embedded, and repeats by seed', async () => {
+    const sb = await startSandboxProcess();
+    const [a, b] = sb.tenants;
+    const remoteEnv = {
+      FSAPI_BASE_URL: sb.base_url,
+      FSAPI_API_KEY: a!.secret_key,
+      FSAPI_TENANT_ID: a!.tenant_id,
+      FSAPI_CA_FILE: sb.ca_file,
+      FSAPI_PUBLIC_KEY: a!.public_key,
+      FSAPI_LIVE_API_KEY: sb.live_key,
+      FSAPI_REVOKED_API_KEY: sb.revoked_key,
+      FSAPI_SECOND_API_KEY: b!.secret_key,
+      FSAPI_SECOND_TENANT_ID: b!.tenant_id,
+      FSAPI_PLAIN_HTTP_URL: sb.plain_http_url,
+    };
+    const [embedded, again, remote] = [tmp(), tmp(), tmp()];
+    const results = await Promise.all([
+      runCli(['run', '--groups', groups, '--seed', '7', '--report-dir', embedded], {}),
+      runCli(['run', '--groups', groups, '--seed', '7', '--report-dir', again], {}),
+      runCli(['run', '--groups', groups, '--seed', '7', '--report-dir', remote], remoteEnv),
+    ]);
+    for (const r of results) expect(r.code, r.stderr).toBe(0);
+    const [e, g, m] = [load(embedded), load(again), load(remote)];
+    expect(e.checks.length).toBeGreaterThan(90);
+    expect(e.target.embedded).toBe(true);
+    expect(m.target.embedded).toBe(false);
+    // Same seed, same target kind: the same checks with the same statuses (determinism).
+    expect(outcomes(g)).toEqual(outcomes(e));
+    // Another process, configured only through the environment: the same checks and verdict.
+    expect(outcomes(m)).toEqual(outcomes(e));
+    expect(m.verdict).toBe(e.verdict);
+  });
+
+  it('a baseline catches the regression a fault introduces (exit 4), then lists it as fixed', async () => {
+    const [clean, broken, fixed] = [tmp(), tmp(), tmp()];
+    expect((await runCli(['run', '--groups', 'accounts', '--seed', '3', '--report-dir', clean], {})).code).toBe(0);
+    const regressed = await runCli(['run', '--groups', 'accounts', '--seed', '3', '--report-dir', broken, '--sandbox-fault', 'accounts-list-empty', '--baseline', join(clean, 'latest', 'conformance.json')], {});
+    expect(regressed.code, regressed.stderr).toBe(4);
+    const b = load(broken).baseline!;
+    expect(b.regression).toBe(true);
+    expect(b.newly_failing.map((d) => d.requirement)).toContain('FSAPI-ACC-001');
+    const back = await runCli(['run', '--groups', 'accounts', '--seed', '3', '--report-dir', fixed, '--baseline', join(broken, 'latest', 'conformance.json')], {});
+    expect(back.code, back.stderr).toBe(0);
+    const f = load(fixed).baseline!;
+    expect(f.regression).toBe(false);
+    expect(f.fixed.map((d) => d.requirement)).toContain('FSAPI-ACC-001');
+    expect(readFileSync(join(fixed, 'latest', 'summary.md'), 'utf8')).toMatch(/fixed/i);
+  });
+
+  it('shard reports merge into the single run: the same checks, statuses and verdict', async () => {
+    const [single, s1, s2, merged] = [tmp(), tmp(), tmp(), join(tmp(), 'merged')];
+    const runs = await Promise.all([
+      runCli(['run', '--groups', groups, '--seed', '5', '--report-dir', single], {}),
+      runCli(['run', '--groups', groups, '--seed', '5', '--shard', '1/2', '--report-dir', s1], {}),
+      runCli(['run', '--groups', groups, '--seed', '5', '--shard', '2/2', '--report-dir', s2], {}),
+    ]);
+    for (const r of runs) expect(r.code, r.stderr).toBe(0);
+    const [one, two] = [load(s1), load(s2)];
+    expect(one.checks.length).toBeGreaterThan(0);
+    expect(two.checks.length).toBeGreaterThan(0);
+    const m = await runCli(['merge', join(s1, 'latest'), join(s2, 'latest'), '--out', merged], {});
+    expect(m.code, m.stderr).toBe(0);
+    const mergedReport = JSON.parse(readFileSync(join(merged, 'conformance.json'), 'utf8')) as RunReport;
+    expect(outcomes(mergedReport)).toEqual(outcomes(load(single)));
+    expect(mergedReport.verdict).toBe(load(single).verdict);
+  });
+});
