@@ -42,6 +42,7 @@ export interface RunConfig {
   shard?: { index: number; count: number };
   sandboxFaults: string[];
   sandboxFixtures?: string;
+  traceFile?: string;
   idempotencyParallel: number;
   webhookWaitMs: number;
   replayDelayMs: number;
@@ -231,6 +232,7 @@ export function loadRunConfig(flags: Flags, opts: { env?: NodeJS.ProcessEnv; cwd
     ...(shard ? { shard } : {}),
     sandboxFaults,
     ...(fixturesRaw ? { sandboxFixtures: resolve(cwd, fixturesRaw) } : {}),
+    ...(raw('FSAPI_TRACE_FILE') ? { traceFile: resolve(cwd, raw('FSAPI_TRACE_FILE')!) } : {}),
     idempotencyParallel: int('FSAPI_IDEMPOTENCY_PARALLEL', 8, 2, 100),
     webhookWaitMs: int('FSAPI_WEBHOOK_WAIT_MS', 10_000, 100, 600_000),
     replayDelayMs: int('FSAPI_REPLAY_DELAY_MS', 2_000, 0, 600_000),

@@ -41,6 +41,7 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'FSAPI_BASELINE', flag: 'baseline', type: 'string', value: 'FILE', description: 'Earlier conformance.json to compare with; regressions exit 4.' },
   { env: 'FSAPI_SHARD', flag: 'shard', type: 'string', value: 'I/N', description: 'Run only shard I of N (1-based), for CI matrix jobs; merge the reports afterwards.' },
   { env: 'FSAPI_SANDBOX_FAULTS', flag: 'sandbox-fault', type: 'list', value: 'NAME', description: 'Embedded sandbox only: switch on fault(s), to see the suite catch them.' },
+  { env: 'FSAPI_TRACE_FILE', flag: 'trace-file', type: 'string', value: 'FILE', description: 'Append every request sent (redacted, one JSON line each) to this file: for benchmarks and debugging.' },
   { env: 'FSAPI_SANDBOX_FIXTURES', flag: 'sandbox-fixtures', type: 'string', value: 'FILE', default: 'fixtures/tenants.json', description: 'Embedded sandbox only: its tenants and (fake) keys.' },
   { env: 'FSAPI_IDEMPOTENCY_PARALLEL', flag: 'idempotency-parallel', type: 'string', value: 'N', default: '8', description: 'Parallel identical POSTs in the concurrency checks.' },
   { env: 'FSAPI_WEBHOOK_WAIT_MS', flag: 'webhook-wait-ms', type: 'string', value: 'MS', default: '10000', description: 'How long to wait for a webhook delivery or retry.' },

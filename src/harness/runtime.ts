@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
 import { Faker, base, en } from '@faker-js/faker';
 import { loadCatalogue, type Catalogue } from '../catalogue/index.js';
 import type { Operation } from '../catalogue/openapi.js';
@@ -61,6 +62,14 @@ export function idempotencyKeyFor(runId: string, label: string, n: number): stri
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** One JSON line per request sent: method, redacted URL and headers, the full (redacted) body, and the answer's status. */
+function appendTrace(rt: WorkerRuntime, file: string, x: RecordedExchange, spec: RequestSpec): void {
+  const raw = spec.body ?? (spec.json !== undefined ? JSON.stringify(spec.json) : undefined);
+  const body = raw === undefined ? undefined : rt.redactor.text(typeof raw === 'string' ? raw : raw.toString('utf8'));
+  const line = { at: x.started_at, method: x.request.method, url: x.request.url, headers: x.request.headers, ...(body !== undefined ? { body } : {}), status: x.response?.status ?? null };
+  appendFileSync(file, `${JSON.stringify(line)}\n`);
+}
+
 /**
  * Builds and sends a request for an operation, the way every caller (checks and worlds) does it: default
  * headers, path filled, live-write guard, evidence and traffic observation.
@@ -116,7 +125,9 @@ export function fillPath(template: string, params: Record<string, string>): stri
 }
 
 export async function sendRecorded(rt: WorkerRuntime, spec: RequestSpec, record: (x: RecordedExchange) => void, observe?: (op: Operation, res: HttpResponse) => void): Promise<HttpResponse> {
-  const res = await rt.client.send(spec, record);
+  const trace = rt.cfg.traceFile;
+  // The trace takes every attempt's exchange as recorded: already redacted, with the full request body.
+  const res = await rt.client.send(spec, trace ? (x) => (record(x), appendTrace(rt, trace, x, spec)) : record);
   if (spec.operation && observe) observe(spec.operation, res);
   return res;
 }

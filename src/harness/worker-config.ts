@@ -30,6 +30,8 @@ export interface WorkerConfig {
   webhookWaitMs: number;
   replayDelayMs: number;
   shard?: { index: number; count: number };
+  /** Append every request (redacted, JSON lines) here. */
+  traceFile?: string;
   /** How created resources are labelled, so a vendor can find them. */
   label: { emailDomain: string; metadataKey: string; metadataValue: string };
 }

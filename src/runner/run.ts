@@ -134,6 +134,7 @@ export async function runConformance(cfg: RunConfig, log: (line: string) => void
       webhookWaitMs: cfg.webhookWaitMs,
       replayDelayMs: cfg.replayDelayMs,
       ...(cfg.shard ? { shard: cfg.shard } : {}),
+      ...(cfg.traceFile ? { traceFile: cfg.traceFile } : {}),
       label: { emailDomain: LABEL_EMAIL_DOMAIN, metadataKey: 'fsapi_run', metadataValue: runId },
     };
 
