@@ -142,6 +142,12 @@ const DEFINITIONS = [
     breaks: ['FSAPI-MEDIA-102', 'FSAPI-CONTRACT-002', 'FSAPI-INPUT-002'],
     description: 'Malformed JSON is answered 500 instead of 400.',
   },
+  {
+    name: 'patch-json-refused',
+    // CONTRACT-004 too: the valid update built from the spec is refused.
+    breaks: ['FSAPI-MEDIA-002', 'FSAPI-CONTRACT-004'],
+    description: 'PATCH bodies sent as application/json are refused with 415 (only application/merge-patch+json is read).',
+  },
   { name: 'no-415', breaks: ['FSAPI-MEDIA-101'], description: 'A body labelled with another media type is parsed as JSON and processed.' },
   { name: 'no-413', breaks: ['FSAPI-LIMIT-001'], description: 'Bodies over 1 MiB are read (up to 16 MiB) and processed.' },
   { name: 'unbounded-limit', breaks: ['FSAPI-LIMIT-002'], description: 'limit above 100 is accepted and honoured.' },

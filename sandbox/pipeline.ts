@@ -234,6 +234,10 @@ export class Pipeline {
     if (!json && !faults.has('no-415')) {
       throw new ApiError(415, 'unsupported_media_type', 'Unsupported media type', 'Request bodies must be sent as application/json.');
     }
+    // patch-json-refused: PATCH wants application/merge-patch+json (RFC 7396) and refuses plain JSON.
+    if (json && req.method === 'PATCH' && faults.has('patch-json-refused')) {
+      throw new ApiError(415, 'unsupported_media_type', 'Unsupported media type', 'PATCH bodies must be sent as application/merge-patch+json.');
+    }
     if (req.bodyTooLarge) {
       throw new ApiError(413, 'payload_too_large', 'Payload too large', `Request bodies are limited to ${BODY_LIMIT_BYTES} bytes.`);
     }

@@ -266,6 +266,12 @@ const PROBES: Record<FaultName, Probe> = {
   'problem-status-mismatch': { net: async (e) => ((await e.api.raw('GET', 'no-such-path', { headers: good(e) })).body as ProblemBody).status !== 404 },
   'malformed-json-500': { net: async (e) => (await status(e.api.call('createCustomer', { rawBody: '{"a":' }))) === 500 },
   'no-415': { net: async (e) => (await status(e.api.call('createCustomer', { body: customerBody(1), contentType: 'text/plain' }))) === 201 },
+  'patch-json-refused': {
+    net: async (e) => {
+      const c = await e.flows.customer();
+      return (await status(e.api.call('updateCustomer', { params: { customer_id: c.id }, body: { middle_name: 'Q' } }))) === 415;
+    },
+  },
   'no-413': {
     net: async (e) => (await status(e.api.call('createCustomer', { body: customerBody(1, { metadata: { pad: 'x'.repeat(2 * 1024 * 1024) } }) }))) !== 413,
   },

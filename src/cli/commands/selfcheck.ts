@@ -144,12 +144,23 @@ over the fewest suites that cover each fault's recorded catching checks: a few m
     if (args.values['write']) {
       if (!summary.ok) throw new UsageError('not writing the record: the matrix is not proven', { fix: 'fix the faults or their documented `breaks` first' });
       const catalogue = await loadCatalogue();
-      const record = recordOf(summary.results, { checks: summary.clean.checks, verdict: summary.clean.verdict === 'did-not-run' ? 'incomplete' : summary.clean.verdict }, {
+      const fresh = recordOf(summary.results, { checks: summary.clean.checks, verdict: summary.clean.verdict === 'did-not-run' ? 'incomplete' : summary.clean.verdict }, {
         generated_by: 'fsapi-conformance selfcheck --full --write',
         seed,
         spec_sha256: catalogue.spec.sha256,
         requirements_sha256: catalogue.requirements.sha256,
       });
+      // With --faults, only those faults are re-recorded; the others keep their entries, in the registry's order.
+      let record = fresh;
+      if (faults) {
+        const { FAULTS } = await import('../../../sandbox/faults.js');
+        const old = readRecord();
+        if (old.seed !== seed) throw new UsageError(`the record was made with seed ${old.seed}`, { fix: `re-record with --seed ${old.seed}, or record every fault` });
+        const byName = new Map([...old.faults, ...fresh.faults].map((f) => [f.name, f]));
+        const missing = FAULTS.filter((f) => !byName.has(f.name)).map((f) => f.name);
+        if (missing.length) throw new UsageError(`the record has no entry for ${missing.join(', ')}`, { fix: 'record those faults too (--faults), or every fault' });
+        record = { ...fresh, faults: FAULTS.map((f) => byName.get(f.name)!) };
+      }
       writeFileSync(RECORD_PATH, `${JSON.stringify(record, null, 2)}\n`);
       writeFileSync(DOC_PATH, renderDoc(record, catalogue.requirements));
       log(`wrote ${RECORD_PATH} and ${DOC_PATH}`);
