@@ -4,25 +4,26 @@
  * connections at each concurrency level, then prints requests/second and latency percentiles per target and
  * writes them to bench/results/sandbox-throughput.json.
  *
- *   npx tsx bench/sandbox-throughput.ts [--requests N] [--concurrency 1,16]
+ *   npx tsx bench/sandbox-throughput.ts [--requests N] [--concurrency 1,16] [--targets sandbox,prism]
  *
- * Targets are rows: another one (Prism's mock of spec/openapi.yaml, say) is a `Target` that starts, says where it
- * answers and stops; the workload and the report stay as they are.
+ * Targets are rows: Prism's mock of spec/openapi.yaml (run on demand with npx) is the second one. Prism keeps no
+ * state and accepts any key, so it is compared with the sandbox on the kinds it answers alike (reads and
+ * creates), each in a pass of its own: the peer ratio is sandbox req/s ÷ Prism req/s.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as wait } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
+import { atExit, ensureBuild, intList, int, printTable, ROOT, round, startSandboxChild, usage, writeResult, type SandboxChild } from './lib.js';
 
-const ROOT = join(import.meta.dirname, '..');
-const RESULTS = join(ROOT, 'bench', 'results', 'sandbox-throughput.json');
+const USAGE = 'npx tsx bench/sandbox-throughput.ts [--requests N] [--concurrency 1,16] [--targets sandbox,prism]';
 
 /** Where a target answers and with which credentials. */
 interface Endpoint {
+  /** Ends with '/'. */
   baseUrl: string;
   /** PEM to trust, for a target with its own certificate. */
   ca?: string;
@@ -30,45 +31,154 @@ interface Endpoint {
   tenantId: string;
 }
 
+type Kind = 'read' | 'create' | 'replay' | 'unauthorized';
+
 interface Target {
   name: string;
+  /** The kinds whose status this target is held to (the others are sent and counted, not checked). */
+  checked: readonly Kind[];
   start(): Promise<Endpoint>;
   stop(): Promise<void>;
 }
 
+/** A target that cannot run here (npx cannot fetch Prism, say): its rows are skipped with the reason. */
+class TargetUnavailable extends Error {
+  override readonly name = 'TargetUnavailable';
+}
+
 /** The embedded sandbox, started as the CLI starts it, in a child process. */
 function sandboxTarget(): Target {
-  let child: ChildProcess | undefined;
+  let child: SandboxChild | undefined;
   return {
     name: 'fsapi sandbox',
+    checked: ['read', 'create', 'replay', 'unauthorized'],
     async start() {
-      child = spawn(process.execPath, [join(ROOT, 'bin', 'fsapi-conformance.js'), 'sandbox', '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
-      const proc = child;
-      let err = '';
-      proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-      const line = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        proc.stdout!.on('data', (d: Buffer) => {
-          out += d.toString();
-          const i = out.indexOf('\n');
-          if (i >= 0) resolve(out.slice(0, i));
-        });
-        proc.once('exit', (code) => reject(new Error(`the sandbox exited (${code}) before it served: ${err.trim()}`)));
-      });
-      const info = JSON.parse(line) as { base_url: string; ca_file: string; tenants: { tenant_id: string; secret_key: string }[] };
-      return { baseUrl: info.base_url, ca: readFileSync(info.ca_file, 'utf8'), apiKey: info.tenants[0]!.secret_key, tenantId: info.tenants[0]!.tenant_id };
+      child = await startSandboxChild();
+      const alpha = child.info.tenants[0]!;
+      return { baseUrl: child.info.base_url, ca: child.ca, apiKey: alpha.secret_key, tenantId: alpha.tenant_id };
     },
     async stop() {
-      const proc = child;
-      if (!proc || proc.exitCode !== null) return;
-      const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-      proc.kill('SIGTERM');
-      await exited;
+      await child?.stop();
     },
   };
 }
 
-type Kind = 'read' | 'create' | 'replay' | 'unauthorized';
+/** The last Prism release whose engines allow Node 20. */
+const PRISM = '@stoplight/prism-cli@5.14.2';
+const PRISM_FETCH_MS = 300_000;
+const PRISM_LISTEN_MS = 60_000;
+const PRISM_READY_MS = 30_000;
+
+/**
+ * Prism's mock of spec/openapi.yaml (HTTP only), run on demand with `npx --yes`. Started with `-p 0`: Prism
+ * binds a free port itself and prints it ("Prism is listening on http://127.0.0.1:PORT"), so no port is chosen
+ * here and nothing races for it. Then its URL is polled (bounded) until it answers. Prism serves the spec's
+ * paths at its root: the /v1 of the spec's server URL is not part of them.
+ */
+function prismTarget(): Target {
+  let child: ChildProcess | undefined;
+  const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
+  const posix = process.platform !== 'win32';
+  /** SIGTERM to the whole group a child leads (npx → shell → Prism), even once npx itself has exited. */
+  const signalGroup = (proc: ChildProcess): void => {
+    if (proc.pid === undefined) return;
+    try {
+      if (posix) process.kill(-proc.pid, 'SIGTERM');
+      else proc.kill('SIGTERM');
+    } catch {
+      // ESRCH: nothing of the group is left.
+    }
+  };
+  const run = (args: string[]): ChildProcess => {
+    // Its own process group, so that it can be ended whole; and ended whole if this process exits or is interrupted.
+    const proc = spawn(npx, ['--yes', PRISM, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: posix });
+    const forget = atExit(() => signalGroup(proc));
+    proc.once('exit', () => {
+      // Whatever npx left in its group goes with it.
+      signalGroup(proc);
+      forget();
+    });
+    return proc;
+  };
+  const endGroup = async (proc: ChildProcess): Promise<void> => {
+    const exited = proc.exitCode !== null || proc.signalCode !== null ? Promise.resolve() : new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+    signalGroup(proc);
+    await exited;
+  };
+  return {
+    name: `prism ${PRISM.split('@')[2]}`,
+    checked: ['read', 'create'],
+    async start() {
+      // Fetch first (into npm's cache), so the time to download is not mistaken for a mock that never listens.
+      const fetch = run(['--version']);
+      let out = '';
+      fetch.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+      fetch.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+      const timer = setTimeout(() => void endGroup(fetch), PRISM_FETCH_MS);
+      const code = await new Promise<number | null>((resolve) => {
+        fetch.once('error', (e) => {
+          out += `${e.message}\n`;
+          resolve(-1);
+        });
+        fetch.once('exit', (c) => resolve(c));
+      });
+      clearTimeout(timer);
+      if (code !== 0) throw new TargetUnavailable(`npx could not fetch or run ${PRISM} (exit ${code}): ${out.trim().split('\n').slice(-3).join(' | ')}`);
+
+      child = run(['mock', '-h', '127.0.0.1', '-p', '0', join(ROOT, 'spec', 'openapi.yaml')]);
+      const proc = child;
+      let log = '';
+      const port = await new Promise<number>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new TargetUnavailable(`Prism printed no "listening" line within ${PRISM_LISTEN_MS / 1000} s: ${log.trim().slice(-300)}`)), PRISM_LISTEN_MS);
+        const onData = (d: Buffer) => {
+          log += d.toString();
+          const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(log);
+          if (m) {
+            clearTimeout(timer);
+            resolve(Number(m[1]));
+          }
+        };
+        proc.stdout!.on('data', onData);
+        proc.stderr!.on('data', onData);
+        proc.once('error', (e) => {
+          clearTimeout(timer);
+          reject(new TargetUnavailable(`npx could not be started: ${e.message}`));
+        });
+        proc.once('exit', (c) => {
+          clearTimeout(timer);
+          reject(new TargetUnavailable(`Prism exited (${c}) before it listened: ${log.trim().slice(-300)}`));
+        });
+      }).catch(async (e: unknown) => {
+        await endGroup(proc);
+        throw e;
+      });
+      // Its log is not read from here on; keep draining it so Prism never blocks on a full pipe.
+      proc.stdout!.removeAllListeners('data').resume();
+      proc.stderr!.removeAllListeners('data').resume();
+
+      const ep: Endpoint = { baseUrl: `http://127.0.0.1:${port}/`, apiKey: 'sk_sandbox_bench_any_key', tenantId: 'ten_bench' };
+      // Ready when its URL answers over HTTP (any status); polled with a growing pause, within a bound.
+      const deadline = performance.now() + PRISM_READY_MS;
+      for (let pause = 25; ; pause = Math.min(pause * 2, 500)) {
+        try {
+          const res = await request(`${ep.baseUrl}accounts`, { headers: { 'api-key': ep.apiKey, 'x-tenant-id': ep.tenantId } });
+          await res.body.dump();
+          break;
+        } catch (e) {
+          if (performance.now() + pause > deadline) {
+            await endGroup(proc);
+            throw new TargetUnavailable(`Prism did not answer on ${ep.baseUrl} within ${PRISM_READY_MS / 1000} s: ${(e as Error).message}`);
+          }
+          await wait(pause);
+        }
+      }
+      return ep;
+    },
+    async stop() {
+      if (child) await endGroup(child);
+    },
+  };
+}
 
 /** The mix, by request index: 40% reads, 25% creates, 20% idempotent replays, 15% requests with a bad key. */
 const MIX: { kind: Kind; share: number; expect: number }[] = [
@@ -77,7 +187,13 @@ const MIX: { kind: Kind; share: number; expect: number }[] = [
   { kind: 'replay', share: 4, expect: 201 },
   { kind: 'unauthorized', share: 3, expect: 401 },
 ];
-const WHEEL = MIX.flatMap((m) => Array.from({ length: m.share }, () => m));
+type Workload = 'mix' | 'read' | 'create';
+/** The mixed wheel, and the single-kind wheels of the peer comparison. */
+const WHEELS: Record<Workload, { kind: Kind; expect: number }[]> = {
+  mix: MIX.flatMap((m) => Array.from({ length: m.share }, () => m)),
+  read: [MIX[0]!],
+  create: [MIX[1]!],
+};
 
 function customer(n: number): string {
   return JSON.stringify({
@@ -93,14 +209,23 @@ function customer(n: number): string {
 
 interface Level {
   target: string;
+  workload: Workload;
   concurrency: number;
   requests: number;
   duration_ms: number;
   requests_per_second: number;
   p50_ms: number;
   p99_ms: number;
+  /** Answers of a checked kind with another status than expected. */
   unexpected: number;
-  by_kind: Record<Kind, { count: number; p50_ms: number; p99_ms: number }>;
+  /** Answers of kinds this target is not held to (Prism's replays and bad keys). */
+  unchecked: number;
+  by_kind: Partial<Record<Kind, { count: number; p50_ms: number; p99_ms: number; statuses: Record<string, number> }>>;
+}
+
+interface Skipped {
+  target: string;
+  reason: string;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -108,9 +233,8 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-const round = (n: number): number => Math.round(n * 100) / 100;
-
-async function drive(target: string, ep: Endpoint, concurrency: number, total: number): Promise<Level> {
+async function drive(target: Target, ep: Endpoint, workload: Workload, concurrency: number, total: number): Promise<Level> {
+  const wheel = WHEELS[workload];
   const agent = new Agent({ connect: ep.ca ? { ca: ep.ca } : {}, connections: concurrency, keepAliveTimeout: 60_000, pipelining: 1 });
   const auth = { 'api-key': ep.apiKey, 'x-tenant-id': ep.tenantId };
   const send = async (kind: Kind, i: number, replays: { key: string; body: string }[]): Promise<number> => {
@@ -132,30 +256,34 @@ async function drive(target: string, ep: Endpoint, concurrency: number, total: n
     await Promise.all(Array.from({ length: concurrency * 4 }, (_, n) => send('read', n, replays)));
 
     const latencies: Record<Kind, number[]> = { read: [], create: [], replay: [], unauthorized: [] };
+    const statuses: Record<Kind, Record<string, number>> = { read: {}, create: {}, replay: {}, unauthorized: {} };
     let unexpected = 0;
+    let unchecked = 0;
     let next = 0;
     const started = performance.now();
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
         for (let i = next++; i < total; i = next++) {
-          const m = WHEEL[i % WHEEL.length]!;
+          const m = wheel[i % wheel.length]!;
           const t0 = performance.now();
           const status = await send(m.kind, i, replays);
           latencies[m.kind].push(performance.now() - t0);
-          if (status !== m.expect) unexpected++;
+          statuses[m.kind][status] = (statuses[m.kind][status] ?? 0) + 1;
+          if (!target.checked.includes(m.kind)) unchecked++;
+          else if (status !== m.expect) unexpected++;
         }
       }),
     );
     const duration = performance.now() - started;
     const all = Object.values(latencies).flat().sort((a, b) => a - b);
-    const byKind = Object.fromEntries(
-      (Object.keys(latencies) as Kind[]).map((k) => {
-        const s = [...latencies[k]].sort((a, b) => a - b);
-        return [k, { count: s.length, p50_ms: round(percentile(s, 50)), p99_ms: round(percentile(s, 99)) }];
-      }),
-    ) as Level['by_kind'];
+    const byKind: Level['by_kind'] = {};
+    for (const k of Object.keys(latencies) as Kind[]) {
+      const s = [...latencies[k]].sort((a, b) => a - b);
+      if (s.length) byKind[k] = { count: s.length, p50_ms: round(percentile(s, 50)), p99_ms: round(percentile(s, 99)), statuses: statuses[k] };
+    }
     return {
-      target,
+      target: target.name,
+      workload,
       concurrency,
       requests: total,
       duration_ms: Math.round(duration),
@@ -163,6 +291,7 @@ async function drive(target: string, ep: Endpoint, concurrency: number, total: n
       p50_ms: round(percentile(all, 50)),
       p99_ms: round(percentile(all, 99)),
       unexpected,
+      unchecked,
       by_kind: byKind,
     };
   } finally {
@@ -171,44 +300,74 @@ async function drive(target: string, ep: Endpoint, concurrency: number, total: n
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { requests: { type: 'string', default: '2000' }, concurrency: { type: 'string', default: '1,16' } } });
-  const total = Number(values.requests);
-  const levels = values.concurrency.split(',').map(Number);
-  if (!Number.isInteger(total) || total < 1 || levels.some((c) => !Number.isInteger(c) || c < 1)) {
-    console.error('usage: npx tsx bench/sandbox-throughput.ts [--requests N] [--concurrency 1,16]');
-    process.exitCode = 2;
-    return;
-  }
-  const targets: Target[] = [sandboxTarget()];
+  const { values } = parseArgs({
+    options: {
+      requests: { type: 'string', default: '2000' },
+      concurrency: { type: 'string', default: '1,16' },
+      targets: { type: 'string', default: 'sandbox,prism' },
+    },
+  });
+  const total = int(values.requests) ?? usage(USAGE);
+  const levels = intList(values.concurrency) ?? usage(USAGE);
+  const names = values.targets.split(',').map((s) => s.trim());
+  if (names.some((n) => n !== 'sandbox' && n !== 'prism')) usage(USAGE);
+
+  const build = await ensureBuild();
+  const targets: Target[] = [...(names.includes('sandbox') ? [sandboxTarget()] : []), ...(names.includes('prism') ? [prismTarget()] : [])];
+  const peer = targets.length > 1;
   const results: Level[] = [];
+  const skipped: Skipped[] = [];
   for (const target of targets) {
-    const ep = await target.start();
+    let ep: Endpoint;
     try {
-      for (const c of levels) results.push(await drive(target.name, ep, c, total));
+      console.error(`${target.name}: starting`);
+      ep = await target.start();
+    } catch (e) {
+      if (!(e instanceof TargetUnavailable)) throw e;
+      skipped.push({ target: target.name, reason: e.message });
+      console.error(`${target.name}: skipped: ${e.message}`);
+      continue;
+    }
+    try {
+      for (const c of levels) {
+        results.push(await drive(target, ep, 'mix', c, total));
+        // The peer comparison: each kind both targets answer alike, alone.
+        if (peer) for (const w of ['read', 'create'] as const) results.push(await drive(target, ep, w, c, total));
+      }
     } finally {
       await target.stop();
     }
   }
 
-  const head = ['target', 'concurrency', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'unexpected'];
-  const rows = results.map((r) => [r.target, String(r.concurrency), String(r.requests), String(r.requests_per_second), r.p50_ms.toFixed(2), r.p99_ms.toFixed(2), String(r.unexpected)]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  console.log(`mix per ${WHEEL.length} requests: ${MIX.map((m) => `${m.share} ${m.kind}`).join(', ')}`);
-  console.log(line(head));
-  for (const r of rows) console.log(line(r));
+  const mixRows = results.filter((r) => r.workload === 'mix');
+  console.log(`mix per ${WHEELS.mix.length} requests: ${MIX.map((m) => `${m.share} ${m.kind}`).join(', ')}`);
+  printTable(
+    ['target', 'concurrency', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'unexpected'],
+    mixRows.map((r) => [r.target, String(r.concurrency), String(r.requests), String(r.requests_per_second), r.p50_ms.toFixed(2), r.p99_ms.toFixed(2), r.unchecked ? `${r.unexpected} (+${r.unchecked} not checked)` : String(r.unexpected)]),
+  );
+  for (const s of skipped) console.log(`${s.target}: skipped (${s.reason})`);
 
-  mkdirSync(dirname(RESULTS), { recursive: true });
-  const report = {
-    generated_at: new Date().toISOString(),
-    node: process.version,
-    cpus: availableParallelism(),
-    cpu_model: cpus()[0]?.model ?? 'unknown',
-    mix: MIX,
-    results,
-  };
-  writeFileSync(RESULTS, `${JSON.stringify(report, null, 2)}\n`);
-  console.log(`\nwritten: ${RESULTS.slice(ROOT.length + 1)}`);
+  const peers: { kind: 'read' | 'create'; concurrency: number; sandbox_rps: number; prism_rps: number; ratio: number }[] = [];
+  const [a, b] = targets;
+  if (peer && a && b) {
+    for (const kind of ['read', 'create'] as const) {
+      for (const c of levels) {
+        const x = results.find((r) => r.target === a.name && r.workload === kind && r.concurrency === c);
+        const y = results.find((r) => r.target === b.name && r.workload === kind && r.concurrency === c);
+        if (x && y) peers.push({ kind, concurrency: c, sandbox_rps: x.requests_per_second, prism_rps: y.requests_per_second, ratio: round(x.requests_per_second / y.requests_per_second) });
+      }
+    }
+    if (peers.length) {
+      console.log(`\npeer ratio (${a.name} req/s ÷ ${b.name} req/s; ${total} requests of one kind per pass; ${b.name} over plain HTTP, the sandbox over HTTPS)`);
+      printTable(
+        ['kind', 'concurrency', a.name, b.name, 'ratio'],
+        peers.map((p) => [p.kind, String(p.concurrency), String(p.sandbox_rps), String(p.prism_rps), p.ratio.toFixed(2)]),
+      );
+    }
+  }
+
+  const written = writeResult('sandbox-throughput', { build, mix: MIX, results, peer_ratios: peers, skipped });
+  console.log(`\nwritten: ${written}`);
   if (results.some((r) => r.unexpected > 0)) process.exitCode = 1;
 }
 

@@ -1,0 +1,301 @@
+/**
+ * The harness overhead: how long the suite phase of a run takes, against how long a bare HTTP client takes to
+ * send exactly the requests that run sent. The sandbox runs in a child process (`sandbox --json --http-port 0`);
+ * the suite runs against it as a child process (FSAPI_BASE_URL and the sandbox's credentials) with
+ * FSAPI_TRACE_FILE; then this process replays the trace with a bare undici Agent against the same sandbox.
+ *
+ *   npx tsx bench/floor.ts [--groups G1,G2] [--seed 20261120] [--concurrency N] [--keys fresh|verbatim] [--keep]
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { Agent, request, type Dispatcher } from 'undici';
+import { assertRan, ensureBuild, harnessWorkers, int, printTable, readLatestReport, round, runCli, sec, startSandboxChild, usage, writeResult, type SandboxJson } from './lib.js';
+
+const USAGE = 'npx tsx bench/floor.ts [--groups G1,G2] [--seed N] [--concurrency N] [--keys fresh|verbatim] [--keep]';
+const DEFAULT_SEED = 20261120;
+/** What the embedded sandbox run uses (README: 8 embedded, 4 remote; 0 embedded, 20 remote): the run must match it. */
+const EMBEDDED_CONCURRENCY = 8;
+const EMBEDDED_RATE_LIMIT = 0;
+
+/** One line of FSAPI_TRACE_FILE. */
+interface TraceLine {
+  at: string;
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  status: number | null;
+}
+
+interface Replayable {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** What the run got. */
+  status: number | null;
+}
+
+/** The secrets the trace names, and the sandbox's values for them. */
+function secretValues(info: SandboxJson): Record<string, string> {
+  const [alpha, beta] = info.tenants;
+  return {
+    FSAPI_API_KEY: alpha!.secret_key,
+    FSAPI_PUBLIC_KEY: alpha!.public_key,
+    FSAPI_LIVE_API_KEY: info.live_key,
+    FSAPI_REVOKED_API_KEY: info.revoked_key,
+    FSAPI_SECOND_API_KEY: beta!.secret_key,
+  };
+}
+
+const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A fresh key for a UUID-shaped one, the same for the same key (so a replay in the trace is still a replay, a
+ * reuse with another body still a reuse, and a key used by both businesses still shared): every hex digit comes
+ * from a hash of the key, except the version and variant digits, and each letter keeps its case (keys that
+ * differ only in case still differ only in case). Keys of any other shape (empty, too long, odd characters:
+ * the checks' deliberate bad keys) are sent as they were.
+ */
+function remapKey(key: string, salt: string): string {
+  if (!UUID_SHAPE.test(key)) return key;
+  const h = createHash('sha256').update(`${salt}|${key.toLowerCase()}`).digest('hex');
+  let j = 0;
+  return [...key]
+    .map((c, i) => {
+      if (c === '-' || i === 14 || i === 19) return c;
+      const d = h[j++ % h.length]!;
+      return c >= 'A' && c <= 'F' ? d.toUpperCase() : d;
+    })
+    .join('');
+}
+
+interface Prepared {
+  requests: Replayable[];
+  skipped_plain_http: number;
+  skipped_other_origin: number;
+  unresolved_secrets: Record<string, number>;
+  keys_remapped: number;
+}
+
+function prepare(lines: TraceLine[], info: SandboxJson, keys: 'fresh' | 'verbatim'): Prepared {
+  const secrets = secretValues(info);
+  const unresolved: Record<string, number> = {};
+  const fill = (s: string): string =>
+    s.replace(/\[REDACTED:([A-Z_]+)\]/g, (all, name: string) => {
+      const v = secrets[name];
+      if (v !== undefined) return v;
+      unresolved[name] = (unresolved[name] ?? 0) + 1;
+      return all;
+    });
+  const origin = new URL(info.base_url).origin;
+  const plainOrigin = info.plain_http_url ? new URL(info.plain_http_url).origin : undefined;
+  const salt = randomUUID();
+  const out: Prepared = { requests: [], skipped_plain_http: 0, skipped_other_origin: 0, unresolved_secrets: unresolved, keys_remapped: 0 };
+  // In the order the run sent them (the trace is appended as answers arrive).
+  const ordered = [...lines].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  for (const l of ordered) {
+    const url = fill(l.url);
+    let o: string;
+    try {
+      o = new URL(url).origin;
+    } catch {
+      out.skipped_other_origin++;
+      continue;
+    }
+    if (o !== origin) {
+      if (o === plainOrigin || url.startsWith('http:')) out.skipped_plain_http++;
+      else out.skipped_other_origin++;
+      continue;
+    }
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(l.headers)) {
+      let value = fill(v);
+      if (keys === 'fresh' && k.toLowerCase() === 'idempotency-key') {
+        const mapped = remapKey(value, salt);
+        if (mapped !== value) out.keys_remapped++;
+        value = mapped;
+      }
+      headers[k] = value;
+    }
+    out.requests.push({ method: l.method, url, headers, ...(l.body !== undefined ? { body: fill(l.body) } : {}), status: l.status });
+  }
+  return out;
+}
+
+interface ReplayResult {
+  duration_ms: number;
+  statuses: Record<string, number>;
+  same_status_as_run: number;
+  errors: Record<string, number>;
+}
+
+async function replay(requests: Replayable[], ca: string, concurrency: number): Promise<ReplayResult> {
+  const agent = new Agent({ connect: { ca }, connections: concurrency, pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: 30_000, bodyTimeout: 30_000 });
+  const statuses: Record<string, number> = {};
+  const errors: Record<string, number> = {};
+  let same = 0;
+  let next = 0;
+  try {
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: Math.min(concurrency, requests.length) }, async () => {
+        for (let i = next++; i < requests.length; i = next++) {
+          const r = requests[i]!;
+          let status: string;
+          try {
+            const res = await request(r.url, { method: r.method as Dispatcher.HttpMethod, headers: r.headers, ...(r.body !== undefined ? { body: r.body } : {}), dispatcher: agent });
+            await res.body.dump();
+            status = String(res.statusCode);
+            if (res.statusCode === r.status) same++;
+          } catch (e) {
+            status = 'error';
+            const name = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+            errors[name] = (errors[name] ?? 0) + 1;
+          }
+          statuses[status] = (statuses[status] ?? 0) + 1;
+        }
+      }),
+    );
+    return { duration_ms: performance.now() - t0, statuses, same_status_as_run: same, errors };
+  } finally {
+    await agent.close();
+  }
+}
+
+/** Status counts by class: 2xx, 3xx, 4xx, 5xx, error. */
+function byClass(statuses: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = { '2xx': 0, '3xx': 0, '4xx': 0, '5xx': 0, error: 0 };
+  for (const [s, n] of Object.entries(statuses)) {
+    const k = s === 'error' || s === 'null' ? 'error' : `${s[0]}xx`;
+    out[k] = (out[k] ?? 0) + n;
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      groups: { type: 'string' },
+      seed: { type: 'string', default: String(DEFAULT_SEED) },
+      concurrency: { type: 'string' },
+      keys: { type: 'string', default: 'fresh' },
+      keep: { type: 'boolean', default: false },
+    },
+  });
+  const seed = int(values.seed, 0) ?? usage(USAGE);
+  const keys = values.keys === 'fresh' || values.keys === 'verbatim' ? values.keys : usage(USAGE);
+  const concurrencyFlag = values.concurrency === undefined ? undefined : (int(values.concurrency) ?? usage(USAGE));
+
+  const build = await ensureBuild();
+  const dir = mkdtempSync(join(tmpdir(), 'fsapi-bench-floor-'));
+  const traceFile = join(dir, 'trace.jsonl');
+  const reportRoot = join(dir, 'reports');
+  const sandbox = await startSandboxChild(['--http-port', '0']);
+  try {
+    const { info } = sandbox;
+    const [alpha, beta] = info.tenants;
+    const env: Record<string, string> = {
+      FSAPI_BASE_URL: info.base_url,
+      FSAPI_API_KEY: alpha!.secret_key,
+      FSAPI_TENANT_ID: alpha!.tenant_id,
+      FSAPI_CA_FILE: info.ca_file,
+      FSAPI_PUBLIC_KEY: alpha!.public_key,
+      FSAPI_LIVE_API_KEY: info.live_key,
+      FSAPI_REVOKED_API_KEY: info.revoked_key,
+      FSAPI_SECOND_API_KEY: beta!.secret_key,
+      FSAPI_SECOND_TENANT_ID: beta!.tenant_id,
+      ...(info.plain_http_url ? { FSAPI_PLAIN_HTTP_URL: info.plain_http_url } : {}),
+      // A remote target gets polite defaults (4 in flight, 20 req/s); this one must run as the embedded run does.
+      FSAPI_CONCURRENCY: String(EMBEDDED_CONCURRENCY),
+      FSAPI_RATE_LIMIT: String(EMBEDDED_RATE_LIMIT),
+      FSAPI_TRACE_FILE: traceFile,
+    };
+    const args = ['run', '--seed', String(seed), '--report-dir', reportRoot, ...(values.groups ? ['--groups', values.groups] : [])];
+    console.error(`suite: node bin/fsapi-conformance.js ${args.join(' ')} (against ${info.base_url})`);
+    const run = await runCli(args, { cwd: dir, env });
+    assertRan(run, 'the suite run');
+    const report = readLatestReport(reportRoot);
+    if (!existsSync(traceFile)) throw new Error(`the run wrote no trace (${traceFile}): does this build know FSAPI_TRACE_FILE?`);
+    const lines = readFileSync(traceFile, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as TraceLine);
+
+    const workers = harnessWorkers(report.run.groups.length);
+    const concurrency = concurrencyFlag ?? report.run.concurrency * workers;
+    const prepared = prepare(lines, info, keys);
+    console.error(`replay: ${prepared.requests.length} requests at concurrency ${concurrency} (keys ${keys})`);
+    const result = await replay(prepared.requests, sandbox.ca, concurrency);
+
+    const suitesMs = report.run.phases.suites_ms;
+    const ratio = suitesMs / result.duration_ms;
+    const runStatuses: Record<string, number> = {};
+    for (const r of prepared.requests) runStatuses[String(r.status)] = (runStatuses[String(r.status)] ?? 0) + 1;
+    const runClasses = byClass(runStatuses);
+    const replayClasses = byClass(result.statuses);
+
+    console.log(`\nseed ${seed}, groups ${values.groups ?? 'all'} (${report.run.groups.length} suites, ${workers} workers × ${report.run.concurrency} in flight); verdict ${report.verdict}`);
+    printTable(
+      ['', 'time (s)', 'requests', 'req/s'],
+      [
+        ['suite phase (the run)', sec(suitesMs, 2), String(lines.length), String(Math.round(lines.length / (suitesMs / 1000)))],
+        [`replay (bare undici, ${concurrency} in flight)`, sec(result.duration_ms, 2), String(prepared.requests.length), String(Math.round(prepared.requests.length / (result.duration_ms / 1000)))],
+        ['ratio suite ÷ replay', `${ratio.toFixed(1)}×`, '', ''],
+      ],
+    );
+    console.log('');
+    printTable(
+      ['status', 'run', 'replay'],
+      Object.keys(replayClasses).map((k) => [k, String(runClasses[k] ?? 0), String(replayClasses[k] ?? 0)]),
+    );
+    const untraced = report.run.requests_sent - lines.length;
+    const samePct = prepared.requests.length ? (100 * result.same_status_as_run) / prepared.requests.length : 0;
+    console.log(
+      `\nrequests sent by the run: ${report.run.requests_sent}; in the trace: ${lines.length} (${untraced === 1 ? 'the preflight request is not traced' : `${untraced} sent requests are not in the trace, one of them the preflight's`})` +
+        `\nskipped: ${prepared.skipped_plain_http} plain-HTTP probes, ${prepared.skipped_other_origin} other absolute URLs` +
+        `\nidempotency keys remapped: ${prepared.keys_remapped} (--keys ${keys}); same status as in the run: ${result.same_status_as_run} (${samePct.toFixed(1)}%)`,
+    );
+    if (Object.keys(prepared.unresolved_secrets).length) console.log(`unresolved redactions (sent as is): ${JSON.stringify(prepared.unresolved_secrets)}`);
+    if (Object.keys(result.errors).length) console.log(`replay errors: ${JSON.stringify(result.errors)}`);
+
+    const written = writeResult('floor', {
+      seed,
+      groups: values.groups ?? 'all',
+      build,
+      verdict: report.verdict,
+      suites: report.run.groups.length,
+      workers,
+      run_concurrency_per_suite: report.run.concurrency,
+      replay_concurrency: concurrency,
+      keys,
+      suites_ms: suitesMs,
+      replay_ms: round(result.duration_ms, 1),
+      ratio: round(ratio, 2),
+      requests_sent: report.run.requests_sent,
+      trace_lines: lines.length,
+      untraced_requests: untraced,
+      replayed: prepared.requests.length,
+      skipped_plain_http: prepared.skipped_plain_http,
+      skipped_other_origin: prepared.skipped_other_origin,
+      keys_remapped: prepared.keys_remapped,
+      unresolved_secrets: prepared.unresolved_secrets,
+      same_status_as_run: result.same_status_as_run,
+      run_statuses: runStatuses,
+      replay_statuses: result.statuses,
+      replay_errors: result.errors,
+      ...(values.keep ? { kept: dir } : {}),
+    });
+    console.log(`\nwritten: ${written}${values.keep ? `\nkept: ${dir} (trace.jsonl, reports/)` : ''}`);
+    if (result.statuses['error']) process.exitCode = 1;
+  } finally {
+    await sandbox.stop();
+    if (!values.keep) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
