@@ -20,6 +20,8 @@ export interface WorkerConfig {
   receiver?: { inspectUrl: string };
   specPath: string;
   isReferenceProfile: boolean;
+  /** With a vendor's document: "METHOD path" of each reference operation, so drivers serve matching operations. */
+  referenceOperations?: Record<string, string>;
   capabilities?: Capabilities;
   timeoutMs: number;
   maxResponseBytes: number;

@@ -125,6 +125,7 @@ export async function runConformance(cfg: RunConfig, log: (line: string) => void
       ...(inspectUrl ? { receiver: { inspectUrl } } : {}),
       specPath: catalogue.spec.path,
       isReferenceProfile: catalogue.isReferenceProfile,
+      ...(catalogue.isReferenceProfile ? {} : { referenceOperations: await referenceOperations() }),
       ...(cfg.capabilities ? { capabilities: cfg.capabilities } : {}),
       timeoutMs: cfg.timeoutMs,
       maxResponseBytes: cfg.maxResponseBytes,
@@ -219,6 +220,12 @@ async function runSuites(
     await vitest.close();
   }
   return { results: collector.results, suiteErrors: collector.suiteErrors, interrupted: interrupted || interrupt.aborted, stats: collector.stats };
+}
+
+/** "METHOD path" of every reference operation, by operationId. */
+async function referenceOperations(): Promise<Record<string, string>> {
+  const { spec } = await loadCatalogue();
+  return Object.fromEntries(spec.operations.map((o) => [o.operationId, `${o.method} ${o.path}`]));
 }
 
 function defaultPlainHttpUrl(baseUrl: string): string {
