@@ -13,6 +13,11 @@ export interface FaultDefinition {
   /** Requirement IDs (spec/requirements.yaml) that fail when this fault is on. */
   breaks: string[];
   description: string;
+  /**
+   * What the fault changes, when its name's prefix does not say it: faults of one area could mask each other, so the
+   * batched self-verification never runs them together (text/plain bodies hide a schema drift, for instance).
+   */
+  area?: string | string[];
 }
 
 const AUTH_001_006 = ['FSAPI-AUTH-001', 'FSAPI-AUTH-002', 'FSAPI-AUTH-003', 'FSAPI-AUTH-004', 'FSAPI-AUTH-005', 'FSAPI-AUTH-006'];
@@ -45,6 +50,7 @@ const DEFINITIONS = [
   },
   {
     name: 'auth-401-not-json',
+    area: ['auth', 'response-rendering'],
     // Not CONTRACT-001: a text/plain body matches no documented media type, so it is judged as CONTRACT-003.
     breaks: ['FSAPI-MEDIA-001', 'FSAPI-ERR-001', 'FSAPI-CONTRACT-003'],
     description: '401 responses are text/plain "Unauthorized" instead of a problem document.',
@@ -113,75 +119,80 @@ const DEFINITIONS = [
   { name: 'tenant-header-optional', breaks: ['FSAPI-TEN-101'], description: "A missing x-tenant-id is accepted (the key's tenant is used)." },
 
   // --- Response contract -----------------------------------------------------------------------------------------
-  { name: 'schema-drop-field', breaks: ['FSAPI-CONTRACT-001'], description: 'Customer responses lack created_at.' },
-  { name: 'schema-wrong-type', breaks: ['FSAPI-CONTRACT-001'], description: 'Account balance is a JSON number instead of a decimal string.' },
+  { name: 'schema-drop-field', breaks: ['FSAPI-CONTRACT-001'], description: 'Customer responses lack created_at.', area: 'response-rendering' },
+  { name: 'schema-wrong-type', breaks: ['FSAPI-CONTRACT-001'], description: 'Account balance is a JSON number instead of a decimal string.', area: 'response-rendering' },
   {
     name: 'schema-nested-drift',
+    area: 'response-rendering',
     // CUS-001 too: the customer as returned no longer holds the seed field as it was sent.
     breaks: ['FSAPI-CONTRACT-001', 'FSAPI-CUS-001'],
     description: 'Customer address.postal_code is a JSON number.',
   },
   {
     name: 'text-plain-responses',
+    area: 'response-rendering',
     // ACC-001 too: the seed's GET /accounts answers JSON, and a text/plain label says it does not.
     breaks: ['FSAPI-MEDIA-001', 'FSAPI-CONTRACT-003', 'FSAPI-ACC-001'],
     description: 'Success bodies (still JSON text) are labelled text/plain.',
   },
   {
     name: 'undocumented-status',
+    area: 'response-rendering',
     breaks: ['FSAPI-CONTRACT-002', 'FSAPI-CONTRACT-004'],
     description: 'Creates answer 200 instead of 201 (200 is not documented for them, so no create gets a documented 2xx).',
   },
-  { name: 'no-location-header', breaks: ['FSAPI-CONTRACT-005'], description: 'Creates answer without a Location header.' },
+  { name: 'no-location-header', breaks: ['FSAPI-CONTRACT-005'], description: 'Creates answer without a Location header.', area: 'response-rendering' },
 
   // --- Errors and input --------------------------------------------------------------------------------------------
-  { name: 'stack-traces', breaks: ['FSAPI-ERR-002'], description: 'Problem details carry a stack trace with file paths.' },
-  { name: 'problem-status-mismatch', breaks: ['FSAPI-ERR-001'], description: 'The problem body status differs from the HTTP status.' },
+  { name: 'stack-traces', breaks: ['FSAPI-ERR-002'], description: 'Problem details carry a stack trace with file paths.', area: 'response-rendering' },
+  { name: 'problem-status-mismatch', breaks: ['FSAPI-ERR-001'], description: 'The problem body status differs from the HTTP status.', area: 'response-rendering' },
   {
     name: 'malformed-json-500',
+    area: ['response-rendering', 'input-validation'],
     breaks: ['FSAPI-MEDIA-102', 'FSAPI-CONTRACT-002', 'FSAPI-INPUT-002'],
     description: 'Malformed JSON is answered 500 instead of 400.',
   },
   {
-    name: 'patch-json-refused',
-    // CONTRACT-004 too: the valid update built from the spec is refused.
-    breaks: ['FSAPI-MEDIA-002', 'FSAPI-CONTRACT-004'],
+    name: 'patch-json-refused', area: 'input-validation',
+    // CONTRACT-004 too: the valid update built from the spec is refused; INPUT-003: invalid updates get a 415
+    // naming no field.
+    breaks: ['FSAPI-MEDIA-002', 'FSAPI-CONTRACT-004', 'FSAPI-INPUT-003'],
     description: 'PATCH bodies sent as application/json are refused with 415 (only application/merge-patch+json is read).',
   },
-  { name: 'no-415', breaks: ['FSAPI-MEDIA-101'], description: 'A body labelled with another media type is parsed as JSON and processed.' },
-  { name: 'no-413', breaks: ['FSAPI-LIMIT-001'], description: 'Bodies over 1 MiB are read (up to 16 MiB) and processed.' },
+  { name: 'no-415', area: 'input-validation', breaks: ['FSAPI-MEDIA-101'], description: 'A body labelled with another media type is parsed as JSON and processed.' },
+  { name: 'no-413', area: 'input-validation', breaks: ['FSAPI-LIMIT-001'], description: 'Bodies over 1 MiB are read (up to 16 MiB) and processed.' },
   { name: 'unbounded-limit', breaks: ['FSAPI-LIMIT-002'], description: 'limit above 100 is accepted and honoured.' },
   {
-    name: 'validation-skip-required',
+    name: 'validation-skip-required', area: 'input-validation',
     breaks: ['FSAPI-INPUT-001'],
     description: 'A customer without email is created (a placeholder address is stored).',
   },
   {
-    name: 'mass-assignment',
+    name: 'mass-assignment', area: 'input-validation',
     breaks: ['FSAPI-INPUT-004'],
     description: 'Read-only fields in create bodies (id, status, balance, timestamps...) are accepted and applied when their value fits the field.',
   },
-  { name: 'validation-errors-unnamed', breaks: ['FSAPI-INPUT-003'], description: '400 problems carry no errors list.' },
+  { name: 'validation-errors-unnamed', area: 'input-validation', breaks: ['FSAPI-INPUT-003'], description: '400 problems carry no errors list.' },
   {
-    name: 'date-format-unchecked',
+    name: 'date-format-unchecked', area: 'input-validation',
     // INPUT-001 too: the generic negative-data checks send the same malformed value and see it stored.
     breaks: ['FSAPI-CUS-002', 'FSAPI-INPUT-001'],
     description: 'date_of_birth is parsed leniently on create: DD/MM/YYYY and impossible dates (1990-02-30 rolls over) are stored.',
   },
   {
-    name: 'phone-format-unchecked',
+    name: 'phone-format-unchecked', area: 'input-validation',
     // INPUT-001 too: the generic negative-data checks send the same malformed value and see it stored.
     breaks: ['FSAPI-CUS-003', 'FSAPI-INPUT-001'],
     description: 'A phone without the leading plus sign is accepted on create (the plus is added).',
   },
   {
-    name: 'country-format-unchecked',
+    name: 'country-format-unchecked', area: 'input-validation',
     // INPUT-001 too: the generic negative-data checks send the same malformed value and see it stored.
     breaks: ['FSAPI-CUS-004', 'FSAPI-INPUT-001'],
     description: 'address.country is upper-cased and cut to two letters on create (USA and us are stored as US).',
   },
   {
-    name: 'state-format-unchecked',
+    name: 'state-format-unchecked', area: 'input-validation',
     // INPUT-001 too: the generic negative-data checks send the same malformed value and see it stored.
     breaks: ['FSAPI-CUS-005', 'FSAPI-INPUT-001'],
     description: 'An address.state without the country prefix is accepted on create (CA is stored as US-CA).',
@@ -201,21 +212,22 @@ const DEFINITIONS = [
   { name: 'accounts-list-empty', breaks: ['FSAPI-ACC-001'], description: 'GET /accounts without filters always answers an empty list.' },
 
   // --- HTTP semantics and pagination ------------------------------------------------------------------------------
-  { name: 'unknown-path-500', breaks: ['FSAPI-HTTP-001'], description: 'An unknown path under /v1/ answers 500 instead of 404.' },
-  { name: 'no-405', breaks: ['FSAPI-HTTP-002'], description: 'A known path with an unsupported method answers 404 without Allow.' },
+  { name: 'unknown-path-500', breaks: ['FSAPI-HTTP-001'], description: 'An unknown path under /v1/ answers 500 instead of 404.', area: ['response-rendering', 'routing'] },
+  { name: 'no-405', area: 'routing', breaks: ['FSAPI-HTTP-002'], description: 'A known path with an unsupported method answers 404 without Allow.' },
   {
     name: 'unknown-id-500',
+    area: 'response-rendering',
     breaks: ['FSAPI-HTTP-003', 'FSAPI-CONTRACT-002'],
     description: "A get-by-id of an id that exists nowhere answers 500 (another tenant's id still answers 404).",
   },
   { name: 'pagination-repeats', breaks: ['FSAPI-PAGE-001'], description: "Each next page repeats the previous page's last item." },
 
   // --- Transport and versioning ------------------------------------------------------------------------------------
-  { name: 'plain-http-processed', breaks: ['FSAPI-TRANS-002'], description: 'The plain-HTTP listener processes requests like the HTTPS one.' },
-  { name: 'plain-http-redirect', breaks: ['FSAPI-TRANS-003'], description: 'The plain-HTTP listener answers 301 to the HTTPS address.' },
-  { name: 'version-ignored', breaks: ['FSAPI-VER-002'], description: 'The API is also served under /v0/ and /v2/.' },
+  { name: 'plain-http-processed', area: 'routing', breaks: ['FSAPI-TRANS-002'], description: 'The plain-HTTP listener processes requests like the HTTPS one.' },
+  { name: 'plain-http-redirect', area: 'routing', breaks: ['FSAPI-TRANS-003'], description: 'The plain-HTTP listener answers 301 to the HTTPS address.' },
+  { name: 'version-ignored', area: 'routing', breaks: ['FSAPI-VER-002'], description: 'The API is also served under /v0/ and /v2/.' },
   {
-    name: 'unversioned-base-path',
+    name: 'unversioned-base-path', area: 'routing',
     breaks: ['FSAPI-VER-001'],
     description: 'The API is served under / instead of /v1/, and base_url says so.',
   },

@@ -17,6 +17,7 @@ export interface FaultInfo {
   name: string;
   breaks: string[];
   description: string;
+  area?: string | string[];
 }
 
 /** One run's outcome, reduced to what the matrix judges. */

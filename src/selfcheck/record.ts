@@ -58,8 +58,10 @@ export function recordOf(results: FaultResult[], clean: { checks: number; verdic
 }
 
 /**
- * The fewest suites (smallest first on ties) whose recorded catching checks cover every requirement the fault
- * breaks: enough to prove it is caught, far cheaper than every suite.
+ * The fewest suites whose recorded catching checks cover every requirement the fault breaks: enough to prove it is
+ * caught, far cheaper than every suite. On ties, the suite with more catching checks wins (a check that needed data
+ * another suite made in the full run may skip alone, and more checks make that less likely), then the smaller one.
+ * The choice is a heuristic: a fault missed over these suites is run again over every suite before it is judged.
  */
 export function coveringSuites(fault: FaultRecord, suiteSize: (s: SuiteSlug) => number): SuiteSlug[] {
   const where = new Map<string, Set<SuiteSlug>>();
@@ -69,7 +71,10 @@ export function coveringSuites(fault: FaultRecord, suiteSize: (s: SuiteSlug) => 
   while (uncovered.size > 0) {
     const candidates = new Map<SuiteSlug, number>();
     for (const r of uncovered) for (const s of where.get(r)!) candidates.set(s, (candidates.get(s) ?? 0) + 1);
-    const [best] = [...candidates].sort((a, b) => b[1] - a[1] || suiteSize(a[0]) - suiteSize(b[0]) || a[0].localeCompare(b[0]));
+    const checksIn = (s: SuiteSlug) => fault.breaks.reduce((n, r) => n + (fault.caught_by[r] ?? []).filter((c) => c.suite === s).length, 0);
+    const [best] = [...candidates].sort(
+      (a, b) => b[1] - a[1] || checksIn(b[0]) - checksIn(a[0]) || suiteSize(a[0]) - suiteSize(b[0]) || a[0].localeCompare(b[0]),
+    );
     chosen.push(best![0]);
     for (const r of [...uncovered]) if (where.get(r)!.has(best![0])) uncovered.delete(r);
   }
@@ -115,23 +120,28 @@ export function renderDoc(record: MatrixRecord, requirements: RequirementCatalog
   return `${lines.join('\n')}\n`;
 }
 
-/** A fault's area: faults of one area change the same behaviour and could mask each other, so never share a run. */
-export const areaOf = (fault: string): string => fault.split('-')[0]!;
+/**
+ * A fault's areas: its declared ones, else its name's prefix. Faults that share an area change the same behaviour
+ * and could mask each other, so they never share a run.
+ */
+export const areasOf = (fault: { name: string; area?: string | string[] }): string[] =>
+  fault.area === undefined ? [fault.name.split('-')[0]!] : typeof fault.area === 'string' ? [fault.area] : fault.area;
 
 /**
- * Groups faults into runs: faults in one batch break disjoint sets of requirements and belong to different areas,
- * so every failure of a batch run is attributable to exactly one of its faults.
+ * Groups faults into runs: faults in one batch break disjoint sets of requirements and share no area, so every
+ * failure of a batch run is attributable to exactly one of its faults.
  */
-export function batchFaults<T extends { name: string; breaks: string[] }>(faults: T[]): T[][] {
+export function batchFaults<T extends { name: string; breaks: string[]; area?: string | string[] }>(faults: T[]): T[][] {
   const batches: { faults: T[]; reqs: Set<string>; areas: Set<string> }[] = [];
   for (const f of [...faults].sort((a, b) => b.breaks.length - a.breaks.length || a.name.localeCompare(b.name))) {
-    const fits = batches.find((b) => !b.areas.has(areaOf(f.name)) && f.breaks.every((r) => !b.reqs.has(r)));
+    const areas = areasOf(f);
+    const fits = batches.find((b) => areas.every((a) => !b.areas.has(a)) && f.breaks.every((r) => !b.reqs.has(r)));
     if (fits) {
       fits.faults.push(f);
       f.breaks.forEach((r) => fits.reqs.add(r));
-      fits.areas.add(areaOf(f.name));
+      areas.forEach((a) => fits.areas.add(a));
     } else {
-      batches.push({ faults: [f], reqs: new Set(f.breaks), areas: new Set([areaOf(f.name)]) });
+      batches.push({ faults: [f], reqs: new Set(f.breaks), areas: new Set(areas) });
     }
   }
   return batches.map((b) => b.faults);

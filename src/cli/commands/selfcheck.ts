@@ -21,7 +21,7 @@ export async function selfcheck(opts: { full: boolean; faults?: string[]; parall
   const { FAULTS } = await import('../../../sandbox/faults.js');
   const catalogue = await loadCatalogue();
   const levels = new Map(catalogue.requirements.all.map((r) => [r.id, r.level]));
-  let faults: FaultInfo[] = FAULTS.map((f) => ({ name: f.name, breaks: [...f.breaks], description: f.description }));
+  let faults: FaultInfo[] = FAULTS.map((f) => ({ name: f.name, breaks: [...f.breaks], description: f.description, ...(f.area ? { area: f.area } : {}) }));
   if (opts.faults?.length) {
     for (const name of opts.faults) {
       if (!faults.some((f) => f.name === name)) {
@@ -34,13 +34,13 @@ export async function selfcheck(opts: { full: boolean; faults?: string[]; parall
   // Jobs: one per fault over every suite (--full), or batches of non-interfering faults over the fewest suites
   // that cover each fault's recorded catching checks.
   let jobs: { faults: FaultInfo[]; suites: SuiteSlug[] }[];
+  const cover = new Map<string, SuiteSlug[]>();
   if (opts.full) {
     jobs = faults.map((f) => ({ faults: [f], suites: ALL_SUITES }));
   } else {
     const record = readRecord();
     const sizes = new Map<string, number>();
     for (const p of await planChecks(catalogue)) sizes.set(p.suite, (sizes.get(p.suite) ?? 0) + 1);
-    const cover = new Map<string, SuiteSlug[]>();
     for (const f of faults) {
       const rec = record.faults.find((r) => r.name === f.name);
       if (!rec || [...rec.breaks].sort().join() !== [...f.breaks].sort().join()) {
@@ -56,6 +56,7 @@ export async function selfcheck(opts: { full: boolean; faults?: string[]; parall
   );
   let clean: RunOutcome | undefined;
   const results: FaultResult[] = [];
+  const retry: FaultInfo[] = [];
   const all: { faults: FaultInfo[]; suites: SuiteSlug[] }[] = [{ faults: [], suites: ALL_SUITES }, ...jobs];
   const show = (suites: SuiteSlug[]) => (suites.length === ALL_SUITES.length ? 'all suites' : suites.join(','));
   const report = (r: FaultResult, secs: string) => {
@@ -86,6 +87,12 @@ export async function selfcheck(opts: { full: boolean; faults?: string[]; parall
       // A batch: each fault must fail all of its requirements; nothing outside their union may fail.
       const union: FaultInfo = { name: job.faults.map((f) => f.name).join('+'), breaks: job.faults.flatMap((f) => f.breaks), description: 'batch' };
       const whole = judge(union, job.suites, outcome, levels);
+      if (!whole.ok) {
+        // One fault's symptom may hide another's in a shared run: each is proven alone before anything is concluded.
+        opts.log(`  ..   batch ${union.name} failed together (${[whole.missed.length ? `missed ${whole.missed.join(', ')}` : '', whole.unexpected.length ? `unexpected ${whole.unexpected.join(', ')}` : '', outcome.problem ?? ''].filter(Boolean).join('; ') || `verdict ${outcome.verdict}`}); running each alone`);
+        retry.push(...job.faults);
+        return;
+      }
       for (const f of job.faults) {
         const r = judge(f, job.suites, { ...outcome, failing: Object.fromEntries(Object.entries(outcome.failing).filter(([req]) => f.breaks.includes(req))) }, levels);
         // Within a batch the verdict and the unexpected failures belong to the batch as a whole.
@@ -93,6 +100,36 @@ export async function selfcheck(opts: { full: boolean; faults?: string[]; parall
         results.push(mine);
         report(mine, secs);
       }
+    },
+  );
+  // Alone over its covering suites; a fault still missed there is run over every suite, as it was recorded, since
+  // a catching check may need data that another suite made.
+  const widen: FaultInfo[] = [];
+  await pool(
+    retry,
+    opts.parallel,
+    (f) => runOnce({ faults: [f.name], suites: cover.get(f.name) ?? ALL_SUITES, seed: opts.seed }),
+    (outcome, i) => {
+      const f = retry[i]!;
+      const suites = cover.get(f.name) ?? ALL_SUITES;
+      const r = judge(f, suites, outcome, levels);
+      if (!r.ok && r.unexpected.length === 0 && !outcome.problem && suites.length < ALL_SUITES.length) {
+        opts.log(`  ..   ${f.name} missed ${r.missed.join(', ')} over ${show(suites)} alone; running it over all suites`);
+        widen.push(f);
+        return;
+      }
+      results.push(r);
+      report(r, `${(outcome.durationMs / 1000).toFixed(1)} s, alone`);
+    },
+  );
+  await pool(
+    widen,
+    opts.parallel,
+    (f) => runOnce({ faults: [f.name], suites: ALL_SUITES, seed: opts.seed }),
+    (outcome, i) => {
+      const r = judge(widen[i]!, ALL_SUITES, outcome, levels);
+      results.push(r);
+      report(r, `${(outcome.durationMs / 1000).toFixed(1)} s, alone over all suites`);
     },
   );
   const order = new Map(faults.map((f, i) => [f.name, i]));
