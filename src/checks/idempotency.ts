@@ -68,7 +68,7 @@ function replay(op: Operation, delayed: boolean): Def {
       ? 'a retry after the replay delay (FSAPI_REPLAY_DELAY_MS) with the same key and body answers the same and creates nothing new'
       : 'a retry with the same key and body answers the same status and resource and takes effect once',
     // The wait is configurable up to 10 minutes; the check's own time limit follows.
-    ...(delayed ? { timeoutMs: 660_000 } : {}),
+    ...(delayed ? { timeoutMs: 660_000, waits: true } : {}),
     async run(ctx) {
       const s = await scoped(ctx, op, { fresh: true });
       const before = s.count ? await s.count() : undefined;

@@ -160,6 +160,7 @@ function customerObservations(create: Operation): Obs[] {
       title: 'whether a replay after the replay delay still replays (a lower bound on retention)',
       writes: true,
       timeoutMs: 660_000,
+      waits: true,
       async run(ctx) {
         const parts = await fresh(ctx);
         const key = ctx.idempotencyKey();

@@ -37,6 +37,8 @@ export interface CheckDef {
   referenceOnly?: boolean;
   /** Runs after every concurrent check of its suite (checks over all observed traffic). */
   last?: boolean;
+  /** Holds its slot through a deliberate wait (the replay delay): started first, so the wait overlaps other checks. */
+  waits?: boolean;
   timeoutMs?: number;
   run(ctx: CheckContext): Promise<void>;
 }

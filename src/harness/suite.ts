@@ -107,7 +107,9 @@ export async function defineSuite(suite: SuiteSlug, flows: CheckDef[]): Promise<
   };
 
   describe.concurrent(suite, () => {
-    for (const def of defs.filter((d) => !d.last)) register(def);
+    // Concurrent checks start in registration order: the ones that sit out a deliberate wait go first.
+    for (const def of defs.filter((d) => !d.last && d.waits)) register(def);
+    for (const def of defs.filter((d) => !d.last && !d.waits)) register(def);
   });
   // Checks over everything the suite observed run after all the others (describe blocks run in order).
   describe(`${suite}: observed traffic`, () => {

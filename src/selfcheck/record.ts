@@ -129,20 +129,31 @@ export const areasOf = (fault: { name: string; area?: string | string[] }): stri
 
 /**
  * Groups faults into runs: faults in one batch break disjoint sets of requirements and share no area, so every
- * failure of a batch run is attributable to exactly one of its faults.
+ * failure of a batch run is attributable to exactly one of its faults. With `suitesOf` and `suiteSize`, a fault
+ * joins the fitting batch whose suites grow least (a run costs the checks of its suites), else starts its own.
  */
-export function batchFaults<T extends { name: string; breaks: string[]; area?: string | string[] }>(faults: T[]): T[][] {
-  const batches: { faults: T[]; reqs: Set<string>; areas: Set<string> }[] = [];
+export function batchFaults<T extends { name: string; breaks: string[]; area?: string | string[] }>(
+  faults: T[],
+  suitesOf: (f: T) => SuiteSlug[] = () => [],
+  suiteSize: (s: SuiteSlug) => number = () => 0,
+): T[][] {
+  const batches: { faults: T[]; reqs: Set<string>; areas: Set<string>; suites: Set<SuiteSlug> }[] = [];
+  const cost = (suites: SuiteSlug[]) => suites.reduce((n, s) => n + suiteSize(s), 0);
   for (const f of [...faults].sort((a, b) => b.breaks.length - a.breaks.length || a.name.localeCompare(b.name))) {
     const areas = areasOf(f);
-    const fits = batches.find((b) => areas.every((a) => !b.areas.has(a)) && f.breaks.every((r) => !b.reqs.has(r)));
-    if (fits) {
-      fits.faults.push(f);
-      f.breaks.forEach((r) => fits.reqs.add(r));
-      areas.forEach((a) => fits.areas.add(a));
-    } else {
-      batches.push({ faults: [f], reqs: new Set(f.breaks), areas: new Set(areas) });
+    const suites = suitesOf(f);
+    let fits: (typeof batches)[number] | undefined;
+    let least = Infinity;
+    for (const b of batches) {
+      if (!areas.every((a) => !b.areas.has(a)) || !f.breaks.every((r) => !b.reqs.has(r))) continue;
+      const added = cost(suites.filter((s) => !b.suites.has(s)));
+      if (added < least) [fits, least] = [b, added];
     }
+    if (!fits) batches.push((fits = { faults: [], reqs: new Set(), areas: new Set(), suites: new Set() }));
+    fits.faults.push(f);
+    f.breaks.forEach((r) => fits.reqs.add(r));
+    areas.forEach((a) => fits.areas.add(a));
+    suites.forEach((s) => fits.suites.add(s));
   }
   return batches.map((b) => b.faults);
 }

@@ -49,7 +49,7 @@ export async function selfcheck(opts: { full: boolean; faults?: string[]; parall
       const c = coveringSuites(rec, (x) => sizes.get(x) ?? 0);
       cover.set(f.name, c.length ? c : ALL_SUITES);
     }
-    jobs = batchFaults(faults).map((batch) => ({ faults: batch, suites: [...new Set(batch.flatMap((f) => cover.get(f.name)!))].sort() }));
+    jobs = batchFaults(faults, (f) => cover.get(f.name)!, (x) => sizes.get(x) ?? 0).map((batch) => ({ faults: batch, suites: [...new Set(batch.flatMap((f) => cover.get(f.name)!))].sort() }));
   }
   opts.log(
     `self-verification: the clean sandbox and ${faults.length} faults in ${jobs.length} runs (${opts.full ? 'each fault alone over every suite' : 'non-interfering faults together, over the suites that cover each'}; ${opts.parallel} at a time)`,
