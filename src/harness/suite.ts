@@ -47,7 +47,8 @@ export async function defineSuite(suite: SuiteSlug, flows: CheckDef[]): Promise<
   const rt = await workerRuntime(cfg);
   const { spec } = rt.catalogue;
   const plan = { spec, isReferenceProfile: rt.catalogue.isReferenceProfile };
-  const defs = [...genericChecks(suite, plan), ...flows].filter((d) => inShard(checkId(d), cfg.shard));
+  // Checks over the observed traffic judge what their own run saw: split across shards, each would see only part.
+  const defs = [...genericChecks(suite, plan), ...flows].filter((d) => d.last || inShard(checkId(d), cfg.shard));
   const observer = new TrafficObserver(evaluatorsFor(spec));
   const stats: SuiteStats = { requests: 0, created: {} };
   const observe = (op: Operation, res: HttpResponse) => {
@@ -85,6 +86,7 @@ export async function defineSuite(suite: SuiteSlug, flows: CheckDef[]): Promise<
     const req = rt.catalogue.requirements.get(def.requirement);
     test(testName(def, req), { timeout: def.timeoutMs ?? Math.max(30_000, cfg.timeoutMs * 4) }, async ({ task, skip }) => {
       const result = await runOne(rt, def, observer, send, worldOf);
+      if (def.last && cfg.shard) result.every_shard = true;
       // The suite's running totals ride along with every result (suite meta set in afterAll never reaches reporters).
       Object.assign(task.meta, { fsapi: result, fsapi_stats: { suite, requests: stats.requests, created: { ...stats.created } } });
       await allure.epic(isGroupSlug(suite) ? groupTag(suite) : suite);
