@@ -27,6 +27,8 @@ export const RUNNING_COMPILED = fileURLToPath(import.meta.url).includes(`${sep}d
 
 /** Where the suite files are: the compiled ones next to the compiled harness, else the TypeScript sources. */
 export const SUITES_DIR = RUNNING_COMPILED ? fromRoot('dist', 'suites') : fromRoot('suites');
+/** suites/waiting.conformance.*: the checks of every group that sit out a deliberate wait. Not a group. */
+export const WAITING_FILE = 'waiting';
 export const SUITE_EXT = RUNNING_COMPILED ? '.conformance.js' : '.conformance.ts';
 
 /** The suite's own version, from its package.json (reports carry it). */

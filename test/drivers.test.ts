@@ -51,6 +51,7 @@ async function harness(faults: string[] = []): Promise<Harness> {
   const cfg: WorkerConfig = {
     runId,
     seed: 7,
+    groups: [],
     strict: false,
     environment: 'sandbox',
     allowLiveWrites: false,

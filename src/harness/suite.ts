@@ -15,6 +15,7 @@ import type { SuiteStats } from '../runner/collector.js';
 import { TrafficObserver } from './observer.js';
 import { preconditionFailure } from './preconditions.js';
 import { idempotencyKeyFor, operationRequest, seededFaker, seedFor, sendRecorded, workerRuntime, type WorkerRuntime } from './runtime.js';
+import { WAITING_FILE } from '../paths.js';
 import type { WorkerConfig } from './worker-config.js';
 import type { World, WorldScope } from './world.js';
 
@@ -48,7 +49,29 @@ export async function defineSuite(suite: SuiteSlug, flows: CheckDef[]): Promise<
   const { spec } = rt.catalogue;
   const plan = { spec, isReferenceProfile: rt.catalogue.isReferenceProfile };
   // Checks over the observed traffic judge what their own run saw: split across shards, each would see only part.
-  const defs = [...genericChecks(suite, plan), ...flows].filter((d) => d.last || inShard(checkId(d), cfg.shard));
+  // Checks that wait run in the waiting file (suites/waiting.conformance.ts), all of them side by side.
+  const defs = [...genericChecks(suite, plan), ...flows].filter((d) => !d.waits && (d.last || inShard(checkId(d), cfg.shard)));
+  registerChecks(rt, suite, defs);
+}
+
+/**
+ * Declares the checks that sit out a deliberate wait (the replay delay) for every group of the run, in one file
+ * that starts first: each wait then costs the run once, not once per suite. They keep their group; their
+ * requests are not among any suite's observed traffic (the same requests are, from the immediate replays).
+ */
+export async function defineWaitingChecks(): Promise<void> {
+  const cfg = runConfig();
+  if (!cfg) return;
+  const rt = await workerRuntime(cfg);
+  const { spec } = rt.catalogue;
+  const plan = { spec, isReferenceProfile: rt.catalogue.isReferenceProfile };
+  const defs = cfg.groups.flatMap((g) => genericChecks(g, plan)).filter((d) => d.waits && !d.last && inShard(checkId(d), cfg.shard));
+  registerChecks(rt, WAITING_FILE, defs);
+}
+
+function registerChecks(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FILE, defs: CheckDef[]): void {
+  const { cfg } = rt;
+  const { spec } = rt.catalogue;
   const observer = new TrafficObserver(evaluatorsFor(spec));
   const stats: SuiteStats = { requests: 0, created: {} };
   const observe = (op: Operation, res: HttpResponse) => {
@@ -89,7 +112,7 @@ export async function defineSuite(suite: SuiteSlug, flows: CheckDef[]): Promise<
       if (def.last && cfg.shard) result.every_shard = true;
       // The suite's running totals ride along with every result (suite meta set in afterAll never reaches reporters).
       Object.assign(task.meta, { fsapi: result, fsapi_stats: { suite, requests: stats.requests, created: { ...stats.created } } });
-      await allure.epic(isGroupSlug(suite) ? groupTag(suite) : suite);
+      await allure.epic(isGroupSlug(def.group) ? groupTag(def.group) : def.group);
       await allure.feature(def.family);
       await allure.story(def.requirement);
       await allure.severity(SEVERITY[req.level]);
@@ -109,9 +132,7 @@ export async function defineSuite(suite: SuiteSlug, flows: CheckDef[]): Promise<
   };
 
   describe.concurrent(suite, () => {
-    // Concurrent checks start in registration order: the ones that sit out a deliberate wait go first.
-    for (const def of defs.filter((d) => !d.last && d.waits)) register(def);
-    for (const def of defs.filter((d) => !d.last && !d.waits)) register(def);
+    for (const def of defs.filter((d) => !d.last)) register(def);
   });
   // Checks over everything the suite observed run after all the others (describe blocks run in order).
   describe(`${suite}: observed traffic`, () => {

@@ -1,3 +1,4 @@
+import type { SuiteSlug } from '../catalogue/groups.js';
 import type { Capabilities } from '../config/capabilities.js';
 import type { Credentials, Environment } from '../config/run-config.js';
 
@@ -32,6 +33,8 @@ export interface WorkerConfig {
   webhookWaitMs: number;
   replayDelayMs: number;
   shard?: { index: number; count: number };
+  /** The suites of the run (the waiting file declares their checks that wait). */
+  groups: SuiteSlug[];
   /** Append every request (redacted, JSON lines) here. */
   traceFile?: string;
   /** How created resources are labelled, so a vendor can find them. */

@@ -20,6 +20,8 @@ export class ResultCollector implements Reporter {
   private readonly byTest = new Map<string, CheckResult>();
   readonly suiteErrors: string[] = [];
   private readonly suiteStats = new Map<string, SuiteStats>();
+  /** Results by the file that ran them, for the line each file prints as it ends. */
+  private readonly byModule = new Map<string, Map<string, CheckResult>>();
   private done = 0;
   private readonly started = performance.now();
 
@@ -35,6 +37,8 @@ export class ResultCollector implements Reporter {
     const state = test.result().state;
     if (meta.fsapi) {
       this.byTest.set(test.id, meta.fsapi);
+      const inModule = this.byModule.get(test.module.moduleId) ?? new Map<string, CheckResult>();
+      this.byModule.set(test.module.moduleId, inModule.set(test.id, meta.fsapi));
     } else if (state === 'failed') {
       // A test that failed without leaving a result crashed outside its check (a suite-level fault).
       // Tests without a result that were skipped are the ones an interrupted run never started.
@@ -52,7 +56,7 @@ export class ResultCollector implements Reporter {
   onTestModuleEnd(module: TestModule): void {
     const suite = basename(module.moduleId).replace(/\.conformance\.[jt]s$/, '');
     for (const e of module.errors()) this.suiteErrors.push(`suite ${suite}: ${e.message}`);
-    const mine = this.results.filter((r) => r.group === suite || /\.conformance\.[jt]s$/.test(module.moduleId) && module.moduleId.includes(`/${r.group}.conformance.`));
+    const mine = [...(this.byModule.get(module.moduleId)?.values() ?? [])];
     const counts = { passed: 0, failed: 0, warning: 0, skipped: 0, error: 0 };
     for (const r of mine) counts[r.status]++;
     const marks = mine.some((r) => r.status === 'failed' || r.status === 'error') ? 'x' : mine.some((r) => r.status === 'warning') ? '!' : 'ok';

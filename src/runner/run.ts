@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { PACKAGE_ROOT, SUITE_VERSION, SUITES_DIR, SUITE_EXT } from '../paths.js';
+import { PACKAGE_ROOT, SUITE_VERSION, SUITES_DIR, SUITE_EXT, WAITING_FILE } from '../paths.js';
 import { fileURLToPath } from 'node:url';
 import { loadCatalogue, REFERENCE_SPEC_PATH, type Catalogue } from '../catalogue/index.js';
-import { isGroupSlug } from '../catalogue/groups.js';
+import { isGroupSlug, type SuiteSlug } from '../catalogue/groups.js';
 import { secretsOf, type Credentials, type RunConfig } from '../config/run-config.js';
 import { UsageError } from '../errors.js';
 import { LABEL_EMAIL_DOMAIN } from '../../fixtures/factories.js';
@@ -14,6 +14,7 @@ import { Redactor } from '../http/redact.js';
 import type { WorkerConfig } from '../harness/worker-config.js';
 import { ALLURE_RESULTS_DIR, gapsFromChecks, writeReports, type WrittenReports } from '../reports/index.js';
 import type { CheckResult, RunReport } from '../results/model.js';
+import type { TestSpecification } from 'vitest/node';
 import { computeVerdict, countStatuses } from '../results/verdict.js';
 import type { RunningSandbox } from '../../sandbox/index.js';
 import { allureReporter } from './allure-writer.js';
@@ -135,6 +136,7 @@ export async function runConformance(cfg: RunConfig, log: (line: string) => void
       webhookWaitMs: cfg.webhookWaitMs,
       replayDelayMs: cfg.replayDelayMs,
       ...(cfg.shard ? { shard: cfg.shard } : {}),
+      groups: cfg.groups,
       ...(cfg.traceFile ? { traceFile: cfg.traceFile } : {}),
       label: { emailDomain: LABEL_EMAIL_DOMAIN, metadataKey: 'fsapi_run', metadataValue: runId },
     };
@@ -142,7 +144,7 @@ export async function runConformance(cfg: RunConfig, log: (line: string) => void
     const dir = join(cfg.reportDir, runId);
     mkdirSync(dir, { recursive: true });
     const ts = performance.now();
-    const { results, suiteErrors, interrupted, stats } = await runSuites(cfg, worker, dir, workers, log, interrupt);
+    const { results, suiteErrors, interrupted, stats } = await runSuites(cfg, catalogue, worker, dir, workers, log, interrupt);
     phases.suites_ms = performance.now() - ts;
 
     const tr = performance.now();
@@ -164,6 +166,7 @@ export async function runConformance(cfg: RunConfig, log: (line: string) => void
 
 async function runSuites(
   cfg: RunConfig,
+  catalogue: Catalogue,
   worker: WorkerConfig,
   dir: string,
   workers: number,
@@ -171,7 +174,18 @@ async function runSuites(
   interrupt: AbortSignal,
 ): Promise<{ results: CheckResult[]; suiteErrors: string[]; interrupted: boolean; stats: SuiteStats }> {
   // vitest and the Allure reporter load only once the preflight has passed: a bad target fails fast.
-  const [{ createVitest }, allure] = await Promise.all([import('vitest/node'), allureReporter(join(dir, ALLURE_RESULTS_DIR))]);
+  const [{ createVitest, BaseSequencer }, allure] = await Promise.all([import('vitest/node'), allureReporter(join(dir, ALLURE_RESULTS_DIR))]);
+  // Files start in this order: the checks that wait first (their wait overlaps everything else), then the suites
+  // with the most operations, so the small ones fill in at the end (longest first packs the workers best).
+  const { spec } = catalogue;
+  const size = (g: SuiteSlug) => spec.operations.filter((o) => o.group === g).length;
+  const files = [WAITING_FILE, ...[...cfg.groups].sort((a, b) => size(b) - size(a))].map((f) => relative(PACKAGE_ROOT, join(SUITES_DIR, `${f}${SUITE_EXT}`)));
+  class InOrder extends BaseSequencer {
+    override async sort(specs: TestSpecification[]): Promise<TestSpecification[]> {
+      const rank = (t: TestSpecification) => files.indexOf(relative(PACKAGE_ROOT, t.moduleId));
+      return [...specs].sort((a, b) => rank(a) - rank(b));
+    }
+  }
   const collector = new ResultCollector(process.stderr, () => 0);
   const signalsBefore = new Map((['SIGINT', 'SIGTERM'] as const).map((sig) => [sig, new Set(process.listeners(sig))]));
   const vitest = await createVitest(
@@ -180,7 +194,8 @@ async function runSuites(
       config: false,
       root: PACKAGE_ROOT,
       dir: PACKAGE_ROOT,
-      include: cfg.groups.map((g) => relative(PACKAGE_ROOT, join(SUITES_DIR, `${g}${SUITE_EXT}`))),
+      include: files,
+      sequence: { sequencer: InOrder },
       exclude: [],
       watch: false,
       pool: 'threads',
