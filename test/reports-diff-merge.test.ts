@@ -164,26 +164,6 @@ describe('mergeReports', () => {
     expect(mergeReports([shard(1, 3), shard(2, 3), shard(3, 3)]).run.id).toBe(merged.run.id);
   });
 
-  it('combines the every-shard copies of a check over observed traffic: the worst status any shard saw, skipped only if all skipped', () => {
-    const base = all[0]!;
-    const copy = (status: CheckResult['status'], message?: string): CheckResult => ({ ...base, id: 'FSAPI-ERR-001 getFxQuote observed-problem', status, ...(message ? { message } : {}), every_shard: true });
-    const rest = all.slice(1);
-    const two = (a: CheckResult, b: CheckResult) =>
-      mergeReports([
-        report([...rest.filter((_, k) => k % 2 === 0), a], { id: 's1', shard: { index: 1, count: 2 } }),
-        report([...rest.filter((_, k) => k % 2 === 1), b], { id: 's2', shard: { index: 2, count: 2 } }),
-      ]);
-    const one = (m: RunReport) => m.checks.filter((c) => c.id === 'FSAPI-ERR-001 getFxQuote observed-problem');
-    expect(one(two(copy('skipped', 'no problem body observed'), copy('passed')))).toEqual([expect.objectContaining({ status: 'passed' })]);
-    expect(one(two(copy('passed'), copy('failed', 'status 404 but body says 500')))[0]).toMatchObject({ status: 'failed', message: 'status 404 but body says 500' });
-    expect(one(two(copy('skipped', 'none'), copy('skipped', 'none')))[0]!.status).toBe('skipped');
-    // The marker only says how to merge: the merged report reads as an unsharded run's.
-    expect(one(two(copy('passed'), copy('passed')))[0]).not.toHaveProperty('every_shard');
-    // Without the marker on both copies, two shards holding one check is still refused.
-    const { every_shard: _m, ...plain } = copy('passed');
-    expect(usageError(() => two(copy('passed'), plain)).message).toMatch(/is in two shards/);
-  });
-
   it('is incomplete when a shard was', () => {
     const s2 = report(all.filter((_, k) => k % 2 === 1), { id: 'b', shard: { index: 2, count: 2 }, incomplete: 'SIGTERM' });
     const m = mergeReports([shard(1, 2), s2]);

@@ -8,8 +8,10 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { Agent, request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunReport } from '../src/results/model.js';
+import { LABEL_EMAIL_DOMAIN } from '../fixtures/factories.js';
 import { runCli } from './helpers/cli.js';
 
 const BIN = new URL('../bin/fsapi-conformance.js', import.meta.url).pathname;
@@ -72,6 +74,35 @@ describe('whole runs', { timeout: 300_000 }, () => {
     // Another process, configured only through the environment: the same checks and verdict.
     expect(outcomes(m)).toEqual(outcomes(e));
     expect(m.verdict).toBe(e.verdict);
+
+    // Everything the remote run created carries its label, and the report counts exactly what the target holds.
+    const agent = new Agent({ connect: { ca: readFileSync(sb.ca_file, 'utf8') } });
+    const all = async (path: string, t: { tenant_id: string; secret_key: string }) => {
+      const items: { email?: string; metadata?: Record<string, string> }[] = [];
+      for (let cursor: string | undefined, more = true; more; ) {
+        const res = await request(`${sb.base_url}${path}?limit=100${cursor ? `&cursor=${cursor}` : ''}`, {
+          dispatcher: agent,
+          headers: { 'api-key': t.secret_key, 'x-tenant-id': t.tenant_id },
+        });
+        const page = (await res.body.json()) as { data: typeof items; has_more: boolean; next_cursor: string | null };
+        items.push(...page.data);
+        [more, cursor] = [page.has_more, page.next_cursor ?? undefined];
+      }
+      return items;
+    };
+    const customers = [...(await all('customers', a!)), ...(await all('customers', b!))];
+    const accounts = [...(await all('accounts', a!)), ...(await all('accounts', b!))];
+    await agent.close();
+    const created = m.run.resources_created;
+    expect(created.label).toContain(m.run.id);
+    expect(customers.length).toBeGreaterThan(0);
+    for (const c of customers) {
+      expect(c.email).toMatch(new RegExp(`@${LABEL_EMAIL_DOMAIN.replace(/\./g, '\\.')}$`));
+      expect(c.metadata?.['fsapi_run']).toBe(m.run.id);
+    }
+    for (const x of accounts) expect(x.metadata?.['fsapi_run']).toBe(m.run.id);
+    expect(created.by_type['createCustomer']).toBe(customers.length);
+    expect(created.by_type['createAccount']).toBe(accounts.length);
   });
 
   it('a baseline catches the regression a fault introduces (exit 4), then lists it as fixed', async () => {
@@ -91,20 +122,18 @@ describe('whole runs', { timeout: 300_000 }, () => {
   });
 
   it('shard reports merge into the single run: the same checks, statuses and verdict', async () => {
-    // Four shards of the largest suite: checks over observed traffic (ERR-001 on getFxQuote's problem bodies, say)
-    // only see their shard's part of it, which is what made a 4-shard merge differ from the single run once.
+    // Shards take whole suites (a suite's traffic checks judge all of its traffic, as in the single run), the
+    // largest first to the least loaded shard: here one suite each.
+    const groups4 = 'fx,accounts,transport,versioning';
     const [single, merged] = [tmp(), join(tmp(), 'merged')];
     const shards = [1, 2, 3, 4].map(() => tmp());
     const runs = await Promise.all([
-      runCli(['run', '--groups', 'fx', '--seed', '5', '--report-dir', single], {}),
-      ...shards.map((dir, i) => runCli(['run', '--groups', 'fx', '--seed', '5', '--shard', `${i + 1}/4`, '--report-dir', dir], {})),
+      runCli(['run', '--groups', groups4, '--seed', '5', '--report-dir', single], {}),
+      ...shards.map((dir, i) => runCli(['run', '--groups', groups4, '--seed', '5', '--shard', `${i + 1}/4`, '--report-dir', dir], {})),
     ]);
     for (const r of runs) expect(r.code, r.stderr).toBe(0);
-    const parts = shards.map(load);
-    for (const p of parts) {
-      expect(p.checks.length).toBeGreaterThan(0);
-      expect(p.checks.some((c) => c.every_shard)).toBe(true);
-    }
+    expect(shards.map((d) => load(d).run.groups)).toEqual([['fx'], ['accounts'], ['transport'], ['versioning']]);
+    expect(runs[1]!.stderr).toMatch(/shard 1\/4: fx/);
     const m = await runCli(['merge', ...shards.map((d) => join(d, 'latest')), '--out', merged], {});
     expect(m.code, m.stderr).toBe(0);
     const mergedReport = JSON.parse(readFileSync(join(merged, 'conformance.json'), 'utf8')) as RunReport;

@@ -39,7 +39,7 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'FSAPI_ALLOW_LIVE_WRITES', flag: 'allow-live-writes', type: 'boolean', default: 'false', description: 'In live, allow the checks that create or change data.' },
   { env: 'FSAPI_HTML', flag: 'html', type: 'boolean', default: 'false', description: 'Also build the single-file Allure HTML report.' },
   { env: 'FSAPI_BASELINE', flag: 'baseline', type: 'string', value: 'FILE', description: 'Earlier conformance.json to compare with; regressions exit 4.' },
-  { env: 'FSAPI_SHARD', flag: 'shard', type: 'string', value: 'I/N', description: 'Run only shard I of N (1-based), for CI matrix jobs; merge the reports afterwards.' },
+  { env: 'FSAPI_SHARD', flag: 'shard', type: 'string', value: 'I/N', description: 'Run only shard I of N (1-based): whole suites, balanced by their number of checks. For CI matrix jobs; merge the reports afterwards.' },
   { env: 'FSAPI_SANDBOX_FAULTS', flag: 'sandbox-fault', type: 'list', value: 'NAME', description: 'Embedded sandbox only: switch on fault(s), to see the suite catch them.' },
   { env: 'FSAPI_TRACE_FILE', flag: 'trace-file', type: 'string', value: 'FILE', description: 'Append every request sent (redacted, one JSON line each) to this file: for benchmarks and debugging.' },
   { env: 'FSAPI_SANDBOX_FIXTURES', flag: 'sandbox-fixtures', type: 'string', value: 'FILE', default: 'fixtures/tenants.json', description: 'Embedded sandbox only: its tenants and (fake) keys.' },

@@ -28,11 +28,6 @@ function runConfig(): WorkerConfig | undefined {
   }
 }
 
-/** Shard membership by a stable hash of the check id, so shards are even whatever the group sizes. */
-export function inShard(id: string, shard: { index: number; count: number } | undefined): boolean {
-  return !shard || seedFor(0, id) % shard.count === shard.index - 1;
-}
-
 type Sender = (req: RequestSpec, record: (x: RecordedExchange) => void) => Promise<HttpResponse>;
 
 const SEVERITY = { MUST: 'blocker', CONTRACT: 'critical', SHOULD: 'normal', PROFILE: 'minor', INFO: 'trivial' } as const;
@@ -48,9 +43,9 @@ export async function defineSuite(suite: SuiteSlug, flows: CheckDef[]): Promise<
   const rt = await workerRuntime(cfg);
   const { spec } = rt.catalogue;
   const plan = { spec, isReferenceProfile: rt.catalogue.isReferenceProfile };
-  // Checks over the observed traffic judge what their own run saw: split across shards, each would see only part.
-  // Checks that wait run in the waiting file (suites/waiting.conformance.ts), all of them side by side.
-  const defs = [...genericChecks(suite, plan), ...flows].filter((d) => !d.waits && (d.last || inShard(checkId(d), cfg.shard)));
+  // Checks that wait run in the waiting file (suites/waiting.conformance.ts), all of them side by side. A shard
+  // runs whole suites (src/runner/shards.ts): nothing is filtered here.
+  const defs = [...genericChecks(suite, plan), ...flows].filter((d) => !d.waits);
   registerChecks(rt, suite, defs);
 }
 
@@ -65,7 +60,7 @@ export async function defineWaitingChecks(): Promise<void> {
   const rt = await workerRuntime(cfg);
   const { spec } = rt.catalogue;
   const plan = { spec, isReferenceProfile: rt.catalogue.isReferenceProfile };
-  const defs = cfg.groups.flatMap((g) => genericChecks(g, plan)).filter((d) => d.waits && !d.last && inShard(checkId(d), cfg.shard));
+  const defs = cfg.groups.flatMap((g) => genericChecks(g, plan)).filter((d) => d.waits && !d.last);
   registerChecks(rt, WAITING_FILE, defs);
 }
 
@@ -109,7 +104,6 @@ function registerChecks(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FIL
     const req = rt.catalogue.requirements.get(def.requirement);
     test(testName(def, req), { timeout: def.timeoutMs ?? Math.max(30_000, cfg.timeoutMs * 4) }, async ({ task, skip }) => {
       const result = await runOne(rt, def, observer, send, worldOf);
-      if (def.last && cfg.shard) result.every_shard = true;
       // The suite's running totals ride along with every result (suite meta set in afterAll never reaches reporters).
       Object.assign(task.meta, { fsapi: result, fsapi_stats: { suite, requests: stats.requests, created: { ...stats.created } } });
       await allure.epic(isGroupSlug(def.group) ? groupTag(def.group) : def.group);

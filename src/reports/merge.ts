@@ -5,11 +5,7 @@
  * Refused (UsageError): a report without run.shard; reports of different suite versions, specs, requirement
  * catalogues, targets (for the embedded sandbox, which gets a new port in every process: its fault set), seeds,
  * strictness or shard counts; a shard index given twice or out of range; a missing
- * shard; a check id present in two shards, except checks marked every_shard.
- *
- * Checks over the traffic a run observed (every_shard) run in every shard, each over its own shard's traffic; the
- * copies combine to the worst status any shard gave (error, failed, warning, passed), skipped only when every shard
- * skipped: what the unsharded run, which saw all the traffic, would have said.
+ * shard; a check id present in two shards (shards split whole suites, src/runner/shards.ts).
  *
  * How run fields combine: started_at is the earliest, finished_at the latest, duration_ms the wall time between
  * them; phases are the longest of each phase (shards run side by side); requests_sent and resources_created add
@@ -18,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import { UsageError } from '../errors.js';
-import type { CheckResult, RunReport } from '../results/model.js';
+import type { RunReport } from '../results/model.js';
 import { computeVerdict, countStatuses } from '../results/verdict.js';
 import { gapsFromChecks } from './gaps.js';
 
@@ -86,27 +82,18 @@ export function mergeReports(reports: RunReport[], opts: { names?: string[] } = 
   const ordered = [...byIndex.entries()].sort((a, b) => a[0] - b[0]).map(([, i]) => i);
   const owner = new Map<string, number>();
   const checks: RunReport['checks'] = [];
-  const at = new Map<string, number>();
   for (const i of ordered) {
     for (const c of reports[i]!.checks) {
       const prev = owner.get(c.id);
       if (prev !== undefined) {
-        const kept = checks[at.get(c.id)!]!;
-        if (!c.every_shard || !kept.every_shard) {
-          throw new UsageError(`check "${c.id}" is in two shards: ${name(prev)} and ${name(i)}`, {
-            fix: 'shards must split the checks: rerun them with the same seed and --shard=i/n',
-          });
-        }
-        checks[at.get(c.id)!] = combineCopies(kept, c);
-        continue;
+        throw new UsageError(`check "${c.id}" is in two shards: ${name(prev)} and ${name(i)}`, {
+          fix: 'shards must split the checks: rerun them with the same seed and --shard=i/n',
+        });
       }
       owner.set(c.id, i);
-      at.set(c.id, checks.length);
       checks.push(c);
     }
   }
-  // The merged report reads as the unsharded run's: the marker only said how to merge.
-  for (const [k, c] of checks.entries()) if (c.every_shard) checks[k] = withoutMarker(c);
 
   const shards = ordered.map((i) => reports[i]!);
   const byTime = (xs: string[]) => [...xs].sort((a, b) => Date.parse(a) - Date.parse(b));
@@ -163,15 +150,3 @@ export function mergeReports(reports: RunReport[], opts: { names?: string[] } = 
   };
 }
 
-/** A check over observed traffic fails if any shard's traffic broke it; it passed if a shard saw traffic and none broke it. */
-const DECIDES: Record<CheckResult['status'], number> = { error: 4, failed: 3, warning: 2, passed: 1, skipped: 0 };
-
-function combineCopies(a: CheckResult, b: CheckResult): CheckResult {
-  const [winner, other] = DECIDES[b.status] > DECIDES[a.status] ? [b, a] : [a, b];
-  return { ...winner, duration_ms: Math.max(winner.duration_ms, other.duration_ms) };
-}
-
-function withoutMarker(c: CheckResult): CheckResult {
-  const { every_shard: _marker, ...rest } = c;
-  return rest;
-}

@@ -71,11 +71,6 @@ export interface CheckResult {
   exchanges: RecordedExchange[];
   /** A curl line that repeats the decisive request, with the key as $FSAPI_API_KEY. */
   reproduce?: string;
-  /**
-   * Set in a sharded run on checks over the traffic the run observed: each shard sees part of the traffic, so every
-   * shard runs them and a merge combines the copies (see src/reports/merge.ts).
-   */
-  every_shard?: true;
 }
 
 export type StatusCounts = Record<CheckStatus, number> & { total: number };

@@ -19,6 +19,8 @@ import { computeVerdict, countStatuses } from '../results/verdict.js';
 import type { RunningSandbox } from '../../sandbox/index.js';
 import { allureReporter } from './allure-writer.js';
 import { ResultCollector, type SuiteStats } from './collector.js';
+import { shardSuites } from './shards.js';
+import { genericChecks } from '../checks/index.js';
 import { preflight } from './preflight.js';
 import { WebhookReceiver } from './receiver.js';
 
@@ -47,12 +49,13 @@ export function newRunId(now = new Date()): string {
  * with vitest, write the reports. Interrupts (SIGINT/SIGTERM) stop the suites, and the report written then
  * holds what was learnt with verdict `incomplete`.
  */
-export async function runConformance(cfg: RunConfig, log: (line: string) => void, interrupt: AbortSignal): Promise<RunOutcome> {
+export async function runConformance(given: RunConfig, log: (line: string) => void, interrupt: AbortSignal): Promise<RunOutcome> {
   const t0 = performance.now();
   const startedAt = new Date();
   const runId = newRunId(startedAt);
   const phases: Phases = { startup_ms: 0, preflight_ms: 0, suites_ms: 0 };
-  const catalogue = await loadCatalogue(cfg.specPath ? { specPath: cfg.specPath } : {});
+  const catalogue = await loadCatalogue(given.specPath ? { specPath: given.specPath } : {});
+  const cfg = given.shard ? { ...given, groups: shardOf(given, catalogue, log) } : given;
   let sandbox: RunningSandbox | undefined;
   let receiver: WebhookReceiver | undefined;
   let client: TargetClient | undefined;
@@ -111,7 +114,7 @@ export async function runConformance(cfg: RunConfig, log: (line: string) => void
     await preflight(client, catalogue.spec, credentials, baseUrl);
     phases.preflight_ms = performance.now() - tp;
 
-    const workers = Math.max(1, Math.min(cfg.groups.length, Math.max(2, availableParallelism())));
+    const workers = Math.max(1, Math.min(cfg.groups.length + 1, Math.max(2, availableParallelism())));
     const worker: WorkerConfig = {
       runId,
       seed: cfg.seed,
@@ -235,6 +238,15 @@ async function runSuites(
     await vitest.close();
   }
   return { results: collector.results, suiteErrors: collector.suiteErrors, interrupted: interrupted || interrupt.aborted, stats: collector.stats };
+}
+
+/** The suites of this shard: whole suites, balanced by their number of checks (src/runner/shards.ts). */
+function shardOf(cfg: RunConfig, catalogue: Catalogue, log: (line: string) => void): SuiteSlug[] {
+  const { index, count } = cfg.shard!;
+  const plan = { spec: catalogue.spec, isReferenceProfile: catalogue.isReferenceProfile };
+  const mine = shardSuites(cfg.groups, (g) => genericChecks(g, plan).length, count)[index - 1]!;
+  log(`shard ${index}/${count}: ${mine.length ? mine.join(', ') : `no suite (${cfg.groups.length} suites for ${count} shards)`}`);
+  return mine;
 }
 
 /** "METHOD path" of every reference operation, by operationId. */
