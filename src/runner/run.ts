@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { PACKAGE_ROOT, SUITE_VERSION, SUITES_DIR, SUITE_EXT, WAITING_FILE } from '../paths.js';
+import { PACKAGE_ROOT, RUNNING_COMPILED, SUITE_VERSION, SUITES_DIR, SUITE_EXT, WAITING_FILE } from '../paths.js';
 import { fileURLToPath } from 'node:url';
 import { loadCatalogue, REFERENCE_SPEC_PATH, type Catalogue } from '../catalogue/index.js';
 import { isGroupSlug, type SuiteSlug } from '../catalogue/groups.js';
@@ -212,7 +212,7 @@ async function runSuites(
       // Installed under a project's node_modules, the suites load natively and import `vitest` as this runner
       // does; allure-vitest's modules would too, from wherever npm put them (next to a project's own, other
       // vitest, say). Inlined, vitest resolves their `vitest` and `@vitest/*` imports to its own copies.
-      server: { deps: { inline: ['allure-vitest'] } },
+      server: { deps: { inline: ['allure-vitest'], ...(RUNNING_COMPILED ? { external: [/\/dist\/(src|sandbox|fixtures)\//] } : {}) } },
       reporters: [collector, allure],
       provide: { fsapi: worker },
       passWithNoTests: true,
