@@ -15,9 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { childEnv, int, printTable, round, sec, usage, writeResult } from './lib.js';
-import { loadRunConfig } from '../src/config/run-config.js';
-import { runConformance } from '../src/runner/run.js';
+import { pathToFileURL } from 'node:url';
+import { childEnv, ensureBuild, int, printTable, ROOT, round, sec, usage, writeResult } from './lib.js';
 import type { CheckStatus } from '../src/results/model.js';
 
 const USAGE = 'npx tsx bench/soak.ts [--runs 20] [--groups G1,G2] [--seed N] [--max-heap-growth-mb 64]';
@@ -83,6 +82,12 @@ async function main(): Promise<number> {
     if (process.env[REEXEC_MARK]) throw new Error('global.gc is still missing after starting with --expose-gc');
     return reexecWithGc();
   }
+
+  // The compiled build, as `npm run conformance` runs it (vitest then loads dist/ natively in its workers).
+  await ensureBuild();
+  const load = <T>(path: string) => import(pathToFileURL(join(ROOT, 'dist', path)).href) as Promise<T>;
+  const { loadRunConfig } = await load<typeof import('../src/config/run-config.js')>('src/config/run-config.js');
+  const { runConformance } = await load<typeof import('../src/runner/run.js')>('src/runner/run.js');
 
   const dir = mkdtempSync(join(tmpdir(), 'fsapi-bench-soak-'));
   // The shell's FSAPI_* variables and any .env are not this benchmark's: a clean environment, a fresh directory.
