@@ -32,7 +32,7 @@ async function load(opts: { specPath?: string; requirementsPath?: string }): Pro
   const specPath = opts.specPath ?? REFERENCE_SPEC_PATH;
   const reference = await referenceDigest();
   // The reference profile is proven a valid OpenAPI 3.1 document by test/contract.test.ts.
-  const [spec, requirements] = [await loadSpec(specPath, { trustedSha256: [reference] }), loadRequirements(opts.requirementsPath ?? REQUIREMENTS_PATH)];
+  const [spec, requirements] = [await loadSpec(specPath, { trustedSha256: [reference] }), loadRequirements(opts.requirementsPath ?? REQUIREMENTS_PATH, { trusted: !opts.requirementsPath })];
   return { spec, requirements, isReferenceProfile: spec.sha256 === reference };
 }
 
