@@ -63,25 +63,27 @@ describe('hostile targets', () => {
   });
 
   it('non-JSON, truncated JSON, wrong Content-Type, invalid UTF-8 and a 204 where a body is due: clear failures, no crash', async () => {
-    const answers: ((res: import('node:http').ServerResponse) => void)[] = [
-      (res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>oops</html>'),
-      (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"object":"list","data":['),
-      (res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(JSON.stringify(EMPTY_LIST)),
-      (res) => res.writeHead(200, { 'content-type': 'application/json' }).end(Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d])),
-      (res) => res.writeHead(204).end(),
+    // One target per malformation, answering every request with it: which request meets which answer must not
+    // depend on the order concurrent checks happen to send them in.
+    const cases: [string, (res: import('node:http').ServerResponse) => void, RegExp][] = [
+      ['HTML', (res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>oops</html>'), /text\/html/],
+      ['truncated JSON', (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"object":"list","data":['), /not JSON|does not parse/],
+      ['JSON as text/plain', (res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(JSON.stringify(EMPTY_LIST)), /text\/plain/],
+      ['invalid UTF-8', (res) => res.writeHead(200, { 'content-type': 'application/json' }).end(Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d])), /UTF-8/],
+      ['204', (res) => res.writeHead(204).end(), /204/],
     ];
-    let n = 0;
-    const t = await hostileTarget((req, res) => answers[n++ % answers.length]!(res));
-    servers.push(t);
-    const dir = tmp();
-    const r = await runCli(['run', '--groups', 'accounts', '--report-dir', dir], t.env);
-    expect(r.code, r.stderr).toBe(1);
-    noStack(r.stderr + r.stdout);
-    const msgs = report(dir).checks.map((c) => c.message ?? '').join('\n');
-    expect(msgs).toMatch(/not JSON|does not parse/);
-    expect(msgs).toMatch(/text\/plain|text\/html/);
-    expect(msgs).toMatch(/UTF-8|does not parse/);
-    expect(msgs).toMatch(/204/);
+    await Promise.all(
+      cases.map(async ([what, answer, expected]) => {
+        const t = await hostileTarget((_req, res) => answer(res));
+        servers.push(t);
+        const dir = tmp();
+        const r = await runCli(['run', '--groups', 'accounts', '--report-dir', dir], t.env);
+        expect(r.code, `${what}: ${r.stderr}`).toBe(1);
+        noStack(r.stderr + r.stdout);
+        const msgs = report(dir).checks.map((c) => c.message ?? '').join('\n');
+        expect(msgs, what).toMatch(expected);
+      }),
+    );
   });
 
   it('a connection reset mid-response and a server that dies mid-run: affected checks error, the report is written', async () => {
