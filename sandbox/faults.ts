@@ -264,13 +264,13 @@ const DEFINITIONS = [
     description: 'Every other delivery is missing from the delivery history (list and get).',
   },
   {
-    name: 'events-not-viewable',
+    name: 'events-not-viewable', area: 'webhooks',
     // CONTRACT-004 too: a valid read of an event that exists answers 404.
     breaks: ['FSAPI-WH-002', 'FSAPI-WH-104', 'FSAPI-CONTRACT-004'],
     description: 'GET /webhooks/events/{id} answers 404.',
   },
   {
-    name: 'event-details-differ',
+    name: 'event-details-differ', area: 'webhooks',
     breaks: ['FSAPI-WH-104'],
     description: 'Events read through the API carry a created_at one second later than the delivered payload.',
   },

@@ -29,7 +29,9 @@ const MAX_BODY = 1_048_576;
 export class WebhookReceiver {
   private readonly server: Server;
   private readonly deliveries: ReceivedDelivery[] = [];
-  private readonly waiters = new Set<() => void>();
+  /** Long-polls waiting for deliveries: each is told of every new one, so none rescans what it has counted. */
+  private readonly waiters = new Set<(d: ReceivedDelivery) => void>();
+  private readonly webhookIds = new Set<string>();
   private readonly token = randomBytes(12).toString('hex');
   private seq = 0;
 
@@ -84,9 +86,10 @@ export class WebhookReceiver {
       // Not JSON: recorded as is; the checks judge it.
     }
     const webhookId = headers['webhook-id'];
-    const seenBefore = webhookId !== undefined && this.deliveries.some((d) => d.webhook_id === webhookId);
+    const seenBefore = webhookId !== undefined && this.webhookIds.has(webhookId);
+    if (webhookId !== undefined) this.webhookIds.add(webhookId);
     const answered = failFirst && !seenBefore ? 503 : 200;
-    this.deliveries.push({
+    const delivery: ReceivedDelivery = {
       seq: ++this.seq,
       received_at: new Date().toISOString(),
       headers,
@@ -95,10 +98,11 @@ export class WebhookReceiver {
       ...(webhookId ? { webhook_id: webhookId } : {}),
       ...(eventType ? { event_type: eventType } : {}),
       ...(objectId ? { object_id: objectId } : {}),
-    });
+    };
+    this.deliveries.push(delivery);
     if (this.deliveries.length > MAX_KEPT) this.deliveries.splice(0, this.deliveries.length - MAX_KEPT);
     res.writeHead(answered, { 'content-type': 'text/plain' }).end(answered === 200 ? 'ok' : 'try again');
-    for (const w of [...this.waiters]) w();
+    for (const w of [...this.waiters]) w(delivery);
   }
 
   /**
@@ -111,22 +115,24 @@ export class WebhookReceiver {
     const min = Number(url.searchParams.get('min') ?? '1');
     const limit = Math.max(1, Math.min(Number(url.searchParams.get('limit') ?? '100') || 100, 1000));
     const timeout = Math.min(Number(url.searchParams.get('timeout_ms') ?? '0'), 120_000);
-    const match = () => this.deliveries.filter((d) => (!objectId || d.object_id === objectId) && (!type || d.event_type === type));
+    const matches = (d: ReceivedDelivery) => (!objectId || d.object_id === objectId) && (!type || d.event_type === type);
+    let count = this.deliveries.filter(matches).length;
+    let timer: NodeJS.Timeout | undefined;
     const answer = () => {
       clearTimeout(timer);
-      this.waiters.delete(check);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(match().slice(-limit)));
+      this.waiters.delete(arrived);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(this.deliveries.filter(matches).slice(-limit)));
     };
-    const check = () => {
-      if (match().length >= min) answer();
+    const arrived = (d: ReceivedDelivery) => {
+      if (matches(d) && ++count >= min) answer();
     };
-    const timer = setTimeout(answer, timeout);
-    this.waiters.add(check);
+    if (count >= min) return answer();
+    timer = setTimeout(answer, timeout);
+    this.waiters.add(arrived);
     res.on('close', () => {
       clearTimeout(timer);
-      this.waiters.delete(check);
+      this.waiters.delete(arrived);
     });
-    check();
   }
 
   async close(): Promise<void> {
