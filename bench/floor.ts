@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Agent, request, type Dispatcher } from 'undici';
-import { assertRan, ensureBuild, harnessWorkers, int, printTable, readLatestReport, round, runCli, sec, startSandboxChild, usage, writeResult, type SandboxJson } from './lib.js';
+import { assertRan, ensureBuild, harnessWorkers, int, printTable, readLatestReport, round, runCli, sec, startSandboxChild, usage, writeResult } from './lib.js';
+import type { SandboxJsonLine } from '../src/cli/commands/sandbox.js';
 
 const USAGE = 'npx tsx bench/floor.ts [--groups G1,G2] [--seed N] [--concurrency N] [--keys fresh|verbatim] [--keep]';
 const DEFAULT_SEED = 20261120;
@@ -41,7 +42,7 @@ interface Replayable {
 }
 
 /** The secrets the trace names, and the sandbox's values for them. */
-function secretValues(info: SandboxJson): Record<string, string> {
+function secretValues(info: SandboxJsonLine): Record<string, string> {
   const [alpha, beta] = info.tenants;
   return {
     FSAPI_API_KEY: alpha!.secret_key,
@@ -82,7 +83,7 @@ interface Prepared {
   keys_remapped: number;
 }
 
-function prepare(lines: TraceLine[], info: SandboxJson, keys: 'fresh' | 'verbatim'): Prepared {
+function prepare(lines: TraceLine[], info: SandboxJsonLine, keys: 'fresh' | 'verbatim'): Prepared {
   const secrets = secretValues(info);
   const unresolved: Record<string, number> = {};
   const fill = (s: string): string =>

@@ -4,12 +4,14 @@
  * written to bench/results/.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import type { RunReport } from '../src/results/model.js';
+import type { SandboxJsonLine } from '../src/cli/commands/sandbox.js';
+import { buildIsCurrent as buildIsCurrentUnder } from '../bin/build-stamp.js';
 
 export const ROOT = join(import.meta.dirname, '..');
 export const BIN = join(ROOT, 'bin', 'fsapi-conformance.js');
@@ -21,24 +23,8 @@ export type { RunReport };
 // ---------------------------------------------------------------------------------------------------------------
 // The compiled build
 
-function newestSource(dir: string): number {
-  let newest = 0;
-  if (!existsSync(dir)) return newest;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSource(p));
-    else if (entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(p).mtimeMs);
-  }
-  return newest;
-}
-
-/** The test bin/fsapi-conformance.js makes: dist/.build-stamp newer than every .ts of src, sandbox, fixtures, suites. */
-export function buildIsCurrent(): boolean {
-  const stamp = join(ROOT, 'dist', '.build-stamp');
-  if (!existsSync(stamp)) return false;
-  const built = statSync(stamp).mtimeMs;
-  return ['src', 'sandbox', 'fixtures', 'suites'].every((d) => newestSource(join(ROOT, d)) <= built);
-}
+/** The test bin/fsapi-conformance.js makes (bin/build-stamp.js). */
+export const buildIsCurrent = (): boolean => buildIsCurrentUnder(ROOT);
 
 export type BuildAction = 'current' | 'rebuilt';
 
@@ -199,20 +185,8 @@ export function harnessWorkers(suites: number): number {
   return Math.max(1, Math.min(suites, Math.max(2, availableParallelism())));
 }
 
-/** What `sandbox --json` prints. */
-export interface SandboxJson {
-  base_url: string;
-  ca_file: string;
-  plain_http_url?: string;
-  tenants: { tenant_id: string; secret_key: string; public_key: string; live_key: string }[];
-  live_key: string;
-  revoked_key: string;
-  webhook_secret: string;
-  faults: string[];
-}
-
 export interface SandboxChild {
-  info: SandboxJson;
+  info: SandboxJsonLine;
   /** PEM of the CA file. */
   ca: string;
   stop(): Promise<void>;
@@ -233,7 +207,7 @@ export async function startSandboxChild(extra: string[] = []): Promise<SandboxCh
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`the sandbox exited (${code}) before it served: ${err.trim()}`)));
   });
-  const info = JSON.parse(line) as SandboxJson;
+  const info = JSON.parse(line) as SandboxJsonLine;
   return {
     info,
     ca: readFileSync(info.ca_file, 'utf8'),

@@ -10,7 +10,7 @@ import { loadCatalogue, type Catalogue } from '../src/catalogue/index.js';
 import type { Operation } from '../src/catalogue/openapi.js';
 import { evaluatorsFor } from '../src/checks/traffic.js';
 import { secretsOf, type Credentials } from '../src/config/run-config.js';
-import { DRIVERS, type DriverScope, type OperationDriver } from '../src/drivers/index.js';
+import { DRIVERS, type DriverScope } from '../src/drivers/index.js';
 import { sameValue } from '../src/drivers/shared.js';
 import { submissionsIn } from '../src/drivers/kyc.js';
 import { CheckSkipped } from '../src/harness/assert.js';

@@ -21,7 +21,7 @@ const noStack = (s: string) => expect(s).not.toMatch(/\n\s+at [\w<>.]+ \(/);
 describe('hostile targets', () => {
   it('a server that hangs (no headers, or headers and no body): checks error at the timeout, the run goes on', async () => {
     let n = 0;
-    const t = await hostileTarget((req, res) => {
+    const t = await hostileTarget((_req, res) => {
       if (n++ % 2 === 0) return; // never answers
       res.writeHead(200, { 'content-type': 'application/json' }).write('{"data": ['); // headers, then nothing
     });
@@ -41,7 +41,7 @@ describe('hostile targets', () => {
   it('a body of hundreds of megabytes is cut at the cap and reported; the client stops reading', async () => {
     let sent = 0;
     const chunk = Buffer.alloc(1 << 20, 0x20);
-    const t = await hostileTarget((req, res) => {
+    const t = await hostileTarget((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('{"object":"list","data":[],"pad":"');
       const pump = () => {
@@ -88,7 +88,7 @@ describe('hostile targets', () => {
 
   it('a connection reset mid-response and a server that dies mid-run: affected checks error, the report is written', async () => {
     let n = 0;
-    const t = await hostileTarget((req, res) => {
+    const t = await hostileTarget((_req, res) => {
       n++;
       if (n === 3) {
         // Dies: stops accepting and drops every connection, for good.

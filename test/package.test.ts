@@ -14,7 +14,9 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_SUITES } from '../src/config/run-config.js';
+import { WAITING_FILE } from '../src/paths.js';
 import type { RunReport } from '../src/results/model.js';
+import { buildIsCurrent } from '../bin/build-stamp.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MANIFEST = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -70,19 +72,11 @@ let packed: { filename: string; size: number; unpackedSize: number; files: { pat
 let files: string[];
 let installMs: number;
 
-/** Whether dist/ is newer than every source (the test as `npm test` runs it has just built it). */
-function buildIsCurrent(): boolean {
-  const stamp = join(ROOT, 'dist', '.build-stamp');
-  if (!existsSync(stamp)) return false;
-  const built = statSync(stamp).mtimeMs;
-  return ['src', 'sandbox', 'fixtures', 'suites'].every((d) => filesUnder(join(ROOT, d)).every((p) => !p.endsWith('.ts') || statSync(p).mtimeMs <= built));
-}
-
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'fsapi-package-'));
   // `npm pack` builds through `prepare`; when dist/ is current already, pack it as it is rather than rewrite it
   // under the other test files that run the CLI from it at the same time.
-  if (!buildIsCurrent()) {
+  if (!buildIsCurrent(ROOT)) {
     const build = await exec('npm', ['run', 'build'], ROOT);
     expect(build.code, build.stdout + build.stderr).toBe(0);
   }
@@ -120,6 +114,7 @@ describe('npm pack', () => {
       'LICENSE',
       'docs/sandbox.md',
       'bin/fsapi-conformance.js',
+      'bin/build-stamp.js',
       'dist/.build-stamp',
       'spec/openapi.yaml',
       'spec/requirements.yaml',
@@ -128,7 +123,7 @@ describe('npm pack', () => {
       'fixtures/tenants.json',
       'src/reports/conformance.schema.json',
       'src/reports/allurerc.mjs',
-      ...ALL_SUITES.map((s) => `dist/suites/${s}.conformance.js`),
+      ...[...ALL_SUITES, WAITING_FILE].map((s) => `dist/suites/${s}.conformance.js`),
     ];
     expect(files).toEqual(expect.arrayContaining(needed));
     // Every module of the harness, the sandbox, the fixtures and the suites, compiled; and nothing compiled from
@@ -143,7 +138,7 @@ describe('npm pack', () => {
 
   it('ships nothing else: no tests, benches, reports, docs beyond those a user reads, sources or tool configuration', () => {
     const allowed =
-      /^(package\.json|README\.md|LICENSE|bin\/fsapi-conformance\.js|dist\/\.build-stamp|dist\/(src|sandbox|fixtures|suites)\/.+\.js|spec\/.+\.(ya?ml|json|md)|fixtures\/tenants\.json|src\/reports\/(conformance\.schema\.json|allurerc\.mjs)|docs\/(sandbox\.md|self-verification\.(json|md)))$/;
+      /^(package\.json|README\.md|LICENSE|bin\/(fsapi-conformance|build-stamp)\.js|dist\/\.build-stamp|dist\/(src|sandbox|fixtures|suites)\/.+\.js|spec\/.+\.(ya?ml|json|md)|fixtures\/tenants\.json|src\/reports\/(conformance\.schema\.json|allurerc\.mjs)|docs\/(sandbox\.md|self-verification\.(json|md)))$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
     for (const dir of ['test/', 'bench/', 'reports/', 'examples/', '.ci/']) expect(files.filter((f) => f.startsWith(dir))).toEqual([]);
     expect(files.filter((f) => f.endsWith('.ts'))).toEqual([]);

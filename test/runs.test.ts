@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Agent, request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { SandboxJsonLine } from '../src/cli/commands/sandbox.js';
 import type { RunReport } from '../src/results/model.js';
 import { LABEL_EMAIL_DOMAIN } from '../fixtures/factories.js';
 import { runCli } from './helpers/cli.js';
@@ -21,23 +22,14 @@ const outcomes = (r: RunReport) => Object.fromEntries(r.checks.map((c) => [c.id,
 const children: ChildProcessWithoutNullStreams[] = [];
 afterAll(() => children.forEach((c) => c.kill('SIGTERM')));
 
-interface SandboxLine {
-  base_url: string;
-  ca_file: string;
-  plain_http_url: string;
-  tenants: { tenant_id: string; secret_key: string; public_key: string; live_key: string }[];
-  live_key: string;
-  revoked_key: string;
-}
-
-async function startSandboxProcess(): Promise<SandboxLine> {
+async function startSandboxProcess(): Promise<Required<SandboxJsonLine>> {
   const child = spawn(process.execPath, [BIN, 'sandbox', '--json', '--http-port', '0'], { env: { PATH: process.env['PATH'] ?? '' } });
   children.push(child);
   const first = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`sandbox exited ${code}`)));
   });
-  return JSON.parse(first) as SandboxLine;
+  return JSON.parse(first) as Required<SandboxJsonLine>;
 }
 
 describe('whole runs', { timeout: 300_000 }, () => {

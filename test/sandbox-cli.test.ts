@@ -4,6 +4,7 @@
  * What needs a real process (signals, stdout, exit codes, a port taken by another) spawns the CLI; the rest runs
  * the same command in-process through main(), which is quicker than a process start per case.
  */
+import type { SandboxJsonLine } from '../src/cli/commands/sandbox.js';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -50,18 +51,7 @@ function firstLine(r: Run): Promise<string> {
   });
 }
 
-interface JsonInfo {
-  base_url: string;
-  ca_file: string;
-  plain_http_url?: string;
-  tenants: { tenant_id: string; secret_key: string; public_key: string; live_key: string }[];
-  live_key: string;
-  revoked_key: string;
-  webhook_secret: string;
-  faults: string[];
-}
-
-async function get(info: JsonInfo, path: string, ca: string): Promise<number> {
+async function get(info: SandboxJsonLine, path: string, ca: string): Promise<number> {
   const agent = new Agent({ connect: { ca } });
   try {
     const t = info.tenants[0]!;
@@ -119,7 +109,7 @@ async function inProcess(
 describe.concurrent('fsapi-conformance sandbox, as a process', () => {
   it('--json prints exactly one JSON line, serves, and exits 0 on SIGTERM', async () => {
     const r = run(['--json', '--http-port', '0']);
-    const info = JSON.parse(await firstLine(r)) as JsonInfo;
+    const info = JSON.parse(await firstLine(r)) as SandboxJsonLine;
     expect(Object.keys(info)).toEqual(['base_url', 'ca_file', 'plain_http_url', 'tenants', 'live_key', 'revoked_key', 'webhook_secret', 'faults']);
     expect(info.base_url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/v1\/$/);
     expect(info.plain_http_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1\/$/);
@@ -197,7 +187,7 @@ describe('fsapi-conformance sandbox, in-process', () => {
   it('lets --fault win over FSAPI_SANDBOX_FAULTS, and --port over FSAPI_SANDBOX_PORT', async () => {
     const r = await inProcess(['--json', '--fault', 'no-415', '--fault', 'no-413,no-405', '--port', '0'], { FSAPI_SANDBOX_FAULTS: 'stack-traces', FSAPI_SANDBOX_PORT: '1' });
     expect(r.code).toBe(0);
-    expect((JSON.parse(r.stdout) as JsonInfo).faults).toEqual(['no-415', 'no-413', 'no-405']);
+    expect((JSON.parse(r.stdout) as SandboxJsonLine).faults).toEqual(['no-415', 'no-413', 'no-405']);
   });
 
   it('delivers the first tenant’s events to --webhook-url, signed with the fixtures’ secret unless given one', async () => {
@@ -210,7 +200,7 @@ describe('fsapi-conformance sandbox, in-process', () => {
         [['--json'], { FSAPI_SANDBOX_WEBHOOK_URL: url, FSAPI_SANDBOX_WEBHOOK_SECRET: secret }, secret],
       ] as const) {
         const r = await inProcess([...args], env, async (stdout) => {
-          const info = JSON.parse(stdout) as JsonInfo;
+          const info = JSON.parse(stdout) as SandboxJsonLine;
           const agent = new Agent({ connect: { ca: readFileSync(info.ca_file, 'utf8') } });
           const t = info.tenants[0]!;
           const res = await request(`${info.base_url}customers`, {

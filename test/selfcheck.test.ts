@@ -5,6 +5,7 @@
  * may fail, warn or error) and against every fault, batched so that non-interfering faults share a run.
  */
 import { readFileSync } from 'node:fs';
+import type { SuiteSlug } from '../src/catalogue/groups.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FAULTS } from '../sandbox/faults.js';
 import { loadCatalogue, type Catalogue } from '../src/catalogue/index.js';
@@ -91,6 +92,17 @@ describe('batching', () => {
     expect(batches.length).toBeLessThan(faults.length / 3);
     // The pair that taught this rule: text/plain bodies hide a schema drift from schema validation.
     expect(batches.some((b) => b.some((f) => f.name === 'text-plain-responses') && b.some((f) => f.name === 'schema-nested-drift'))).toBe(false);
+  });
+
+  it('puts a fault in the fitting batch whose suites grow least, counting each suite by its size', () => {
+    const f = (name: string, area: string, breaks: string[]) => ({ name, area, breaks });
+    const suitesOf: Record<string, SuiteSlug[]> = { a: ['fx'], b: ['accounts', 'customers'], c: ['customers'] };
+    const size = (s: SuiteSlug) => ({ fx: 200, accounts: 100, customers: 150 })[s as 'fx'] ?? 0;
+    // a and b open two batches (same area); c fits both and adds nothing to b's, but all of customers to a's.
+    const batches = batchFaults([f('a', 'x', ['R1', 'R2', 'R3']), f('b', 'x', ['R4', 'R5']), f('c', 'y', ['R6'])], (x) => suitesOf[x.name]!, size);
+    expect(batches.map((b) => b.map((x) => x.name))).toEqual([['a'], ['b', 'c']]);
+    // Without costs the first fitting batch is taken.
+    expect(batchFaults([f('a', 'x', ['R1', 'R2', 'R3']), f('b', 'x', ['R4', 'R5']), f('c', 'y', ['R6'])]).map((b) => b.map((x) => x.name))).toEqual([['a', 'c'], ['b']]);
   });
 
   it('covers every requirement a fault breaks with the fewest suites its recorded checks live in', () => {

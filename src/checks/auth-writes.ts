@@ -34,7 +34,7 @@ function unauthenticatedWrite(op: Operation, c: (typeof CASES)[number], uses: st
       }
       const before = await probe.read();
       const res = await ctx.call(op, s.parts, { headers: c.headers, noRetry: true });
-      await expectUnchanged(ctx, probe, before, `${c.what} (answered ${res.status})`);
+      await expectUnchanged(probe, before, `${c.what} (answered ${res.status})`);
     },
   };
 }

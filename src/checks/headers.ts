@@ -41,7 +41,7 @@ async function refusedUnprocessed(
   const before = typeof probe === 'string' ? undefined : await probe.read();
   const res = await send(s.parts);
   check(!STATUS.is2xx(res.status), `${describeRequest(res)} ${what} was processed: ${res.status}${summariseBody(res)}`);
-  if (typeof probe !== 'string') await expectUnchanged(ctx, probe, before!, `${what} (answered ${res.status})`);
+  if (typeof probe !== 'string') await expectUnchanged(probe, before!, `${what} (answered ${res.status})`);
   expectStatus(res, status);
   if (typeof probe === 'string') skipEffects(ctx, `refused with ${res.status}`, probe);
 }

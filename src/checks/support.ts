@@ -136,7 +136,7 @@ export function skipEffects(ctx: CheckContext, judged: string, why: string): nev
 }
 
 /** Expects the probe to read the same before and after; describes the change otherwise. */
-export async function expectUnchanged(ctx: CheckContext, probe: StateProbe, before: string, what: string): Promise<void> {
+export async function expectUnchanged(probe: StateProbe, before: string, what: string): Promise<void> {
   const after = await probe.read();
   if (after !== before) {
     fail(`${what} took effect: ${probe.what} went from ${shorten(before)} to ${shorten(after)}`);

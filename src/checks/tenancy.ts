@@ -6,7 +6,7 @@
  */
 import type { Operation } from '../catalogue/openapi.js';
 import { check, describeRequest, fail, STATUS, summariseBody } from '../harness/assert.js';
-import type { CheckContext, CheckDef, RequestParts } from '../harness/check.js';
+import type { CheckDef, RequestParts } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
 import { fillList, walk, walkedItems } from './lists.js';
 import type { CheckFamily } from './plan.js';

@@ -14,7 +14,7 @@ import type { RecordedExchange } from '../results/model.js';
 import type { SuiteStats } from '../runner/collector.js';
 import { TrafficObserver } from './observer.js';
 import { preconditionFailure } from './preconditions.js';
-import { idempotencyKeyFor, operationRequest, seededFaker, seedFor, sendRecorded, workerRuntime, type WorkerRuntime } from './runtime.js';
+import { idempotencyKeyFor, operationRequest, seededFaker, sendRecorded, workerRuntime, type WorkerRuntime } from './runtime.js';
 import { WAITING_FILE } from '../paths.js';
 import type { WorkerConfig } from './worker-config.js';
 import type { World, WorldScope } from './world.js';

@@ -32,7 +32,6 @@ export interface WorkerConfig {
   idempotencyParallel: number;
   webhookWaitMs: number;
   replayDelayMs: number;
-  shard?: { index: number; count: number };
   /** The suites of the run (the waiting file declares their checks that wait). */
   groups: SuiteSlug[];
   /** Append every request (redacted, JSON lines) here. */

@@ -55,7 +55,11 @@ export async function runConformance(given: RunConfig, log: (line: string) => vo
   const runId = newRunId(startedAt);
   const phases: Phases = { startup_ms: 0, preflight_ms: 0, suites_ms: 0 };
   const catalogue = await loadCatalogue(given.specPath ? { specPath: given.specPath } : {});
-  const cfg = given.shard ? { ...given, groups: shardOf(given, catalogue, log) } : given;
+  // A suite's weight is its number of checks: it balances shards and orders the files of a run.
+  const plan = { spec: catalogue.spec, isReferenceProfile: catalogue.isReferenceProfile };
+  const weights = new Map<SuiteSlug, number>();
+  const weight = (g: SuiteSlug) => weights.get(g) ?? weights.set(g, genericChecks(g, plan).length).get(g)!;
+  const cfg = given.shard ? { ...given, groups: shardOf(given, weight, log) } : given;
   let sandbox: RunningSandbox | undefined;
   let receiver: WebhookReceiver | undefined;
   let client: TargetClient | undefined;
@@ -138,7 +142,6 @@ export async function runConformance(given: RunConfig, log: (line: string) => vo
       idempotencyParallel: cfg.idempotencyParallel,
       webhookWaitMs: cfg.webhookWaitMs,
       replayDelayMs: cfg.replayDelayMs,
-      ...(cfg.shard ? { shard: cfg.shard } : {}),
       groups: cfg.groups,
       ...(cfg.traceFile ? { traceFile: cfg.traceFile } : {}),
       label: { emailDomain: LABEL_EMAIL_DOMAIN, metadataKey: 'fsapi_run', metadataValue: runId },
@@ -147,7 +150,7 @@ export async function runConformance(given: RunConfig, log: (line: string) => vo
     const dir = join(cfg.reportDir, runId);
     mkdirSync(dir, { recursive: true });
     const ts = performance.now();
-    const { results, suiteErrors, interrupted, stats } = await runSuites(cfg, catalogue, worker, dir, workers, log, interrupt);
+    const { results, suiteErrors, interrupted, stats } = await runSuites(cfg, weight, worker, dir, workers, log, interrupt);
     phases.suites_ms = performance.now() - ts;
 
     const tr = performance.now();
@@ -169,7 +172,7 @@ export async function runConformance(given: RunConfig, log: (line: string) => vo
 
 async function runSuites(
   cfg: RunConfig,
-  catalogue: Catalogue,
+  weight: (g: SuiteSlug) => number,
   worker: WorkerConfig,
   dir: string,
   workers: number,
@@ -179,10 +182,8 @@ async function runSuites(
   // vitest and the Allure reporter load only once the preflight has passed: a bad target fails fast.
   const [{ createVitest, BaseSequencer }, allure] = await Promise.all([import('vitest/node'), allureReporter(join(dir, ALLURE_RESULTS_DIR))]);
   // Files start in this order: the checks that wait first (their wait overlaps everything else), then the suites
-  // with the most operations, so the small ones fill in at the end (longest first packs the workers best).
-  const { spec } = catalogue;
-  const size = (g: SuiteSlug) => spec.operations.filter((o) => o.group === g).length;
-  const files = [WAITING_FILE, ...[...cfg.groups].sort((a, b) => size(b) - size(a))].map((f) => relative(PACKAGE_ROOT, join(SUITES_DIR, `${f}${SUITE_EXT}`)));
+  // with the most checks, so the small ones fill in at the end (longest first packs the workers best).
+  const files = [WAITING_FILE, ...[...cfg.groups].sort((a, b) => weight(b) - weight(a))].map((f) => relative(PACKAGE_ROOT, join(SUITES_DIR, `${f}${SUITE_EXT}`)));
   class InOrder extends BaseSequencer {
     override async sort(specs: TestSpecification[]): Promise<TestSpecification[]> {
       const rank = (t: TestSpecification) => files.indexOf(relative(PACKAGE_ROOT, t.moduleId));
@@ -241,10 +242,9 @@ async function runSuites(
 }
 
 /** The suites of this shard: whole suites, balanced by their number of checks (src/runner/shards.ts). */
-function shardOf(cfg: RunConfig, catalogue: Catalogue, log: (line: string) => void): SuiteSlug[] {
+function shardOf(cfg: RunConfig, weight: (g: SuiteSlug) => number, log: (line: string) => void): SuiteSlug[] {
   const { index, count } = cfg.shard!;
-  const plan = { spec: catalogue.spec, isReferenceProfile: catalogue.isReferenceProfile };
-  const mine = shardSuites(cfg.groups, (g) => genericChecks(g, plan).length, count)[index - 1]!;
+  const mine = shardSuites(cfg.groups, weight, count)[index - 1]!;
   log(`shard ${index}/${count}: ${mine.length ? mine.join(', ') : `no suite (${cfg.groups.length} suites for ${count} shards)`}`);
   return mine;
 }

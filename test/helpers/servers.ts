@@ -14,7 +14,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-async function listen(server: Server, scheme: 'http' | 'https', host = '127.0.0.1'): Promise<number> {
+async function listen(server: Server, host = '127.0.0.1'): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
   return (server.address() as AddressInfo).port;
 }
@@ -48,7 +48,7 @@ function recording(handler: Handler, requests: TestServer['requests']) {
 export async function httpServer(handler: Handler): Promise<TestServer> {
   const requests: TestServer['requests'] = [];
   const server = createHttp(recording(handler, requests));
-  return wrap(server, 'http', await listen(server, 'http'), requests);
+  return wrap(server, 'http', await listen(server), requests);
 }
 
 export interface Cert {
@@ -81,7 +81,7 @@ export async function httpsServer(handler: Handler, cert?: Cert): Promise<TestSe
   const c = cert ?? (await makeCert());
   const requests: TestServer['requests'] = [];
   const server = createHttps({ cert: c.cert, key: c.key }, recording(handler, requests));
-  return { ...wrap(server, 'https', await listen(server, 'https'), requests), cert: c };
+  return { ...wrap(server, 'https', await listen(server), requests), cert: c };
 }
 
 export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -38,6 +38,19 @@ export const stopSignals = {
   },
 };
 
+/** The one line `sandbox --json` prints: what a script or CI job needs to point the suite at it (fake keys only). */
+export interface SandboxJsonLine {
+  base_url: string;
+  ca_file: string;
+  /** With --http-port: the plain-HTTP listener (answers everything 403). */
+  plain_http_url?: string;
+  tenants: { tenant_id: string; secret_key: string; public_key: string; live_key: string }[];
+  live_key: string;
+  revoked_key: string;
+  webhook_secret: string;
+  faults: string[];
+}
+
 export const sandboxCommand: CommandSpec = {
   name: 'sandbox',
   summary: 'serve the embedded reference sandbox (HTTPS on loopback) until stopped',
@@ -97,18 +110,17 @@ revoked_key, webhook_secret, faults) and nothing else. It serves until SIGTERM o
     }
 
     if (args.values['json']) {
-      process.stdout.write(
-        `${JSON.stringify({
-          base_url: sb.base_url,
-          ca_file: sb.ca_file,
-          ...(sb.plain_http_url ? { plain_http_url: sb.plain_http_url } : {}),
-          tenants: sb.tenants.map((t) => ({ tenant_id: t.tenant_id, secret_key: t.secret_key, public_key: t.public_key, live_key: t.live_key })),
-          live_key: sb.live_key,
-          revoked_key: sb.revoked_key,
-          webhook_secret: sb.webhook_secret,
-          faults: sb.faults,
-        })}\n`,
-      );
+      const line: SandboxJsonLine = {
+        base_url: sb.base_url,
+        ca_file: sb.ca_file,
+        ...(sb.plain_http_url ? { plain_http_url: sb.plain_http_url } : {}),
+        tenants: sb.tenants.map((t) => ({ tenant_id: t.tenant_id, secret_key: t.secret_key, public_key: t.public_key, live_key: t.live_key })),
+        live_key: sb.live_key,
+        revoked_key: sb.revoked_key,
+        webhook_secret: sb.webhook_secret,
+        faults: sb.faults,
+      };
+      process.stdout.write(`${JSON.stringify(line)}\n`);
     } else {
       const alpha = sb.tenants[0]!;
       const width = Math.max(...sb.tenants.map((t) => t.tenant_id.length));

@@ -104,34 +104,29 @@ export async function selfcheck(opts: { full: boolean; faults?: string[]; parall
   );
   // Alone over its covering suites; a fault still missed there is run over every suite, as it was recorded, since
   // a catching check may need data that another suite made.
-  const widen: FaultInfo[] = [];
-  await pool(
-    retry,
-    opts.parallel,
-    (f) => runOnce({ faults: [f.name], suites: cover.get(f.name) ?? ALL_SUITES, seed: opts.seed }),
-    (outcome, i) => {
-      const f = retry[i]!;
-      const suites = cover.get(f.name) ?? ALL_SUITES;
-      const r = judge(f, suites, outcome, levels);
-      if (!r.ok && r.unexpected.length === 0 && !outcome.problem && suites.length < ALL_SUITES.length) {
-        opts.log(`  ..   ${f.name} missed ${r.missed.join(', ')} over ${show(suites)} alone; running it over all suites`);
-        widen.push(f);
-        return;
-      }
-      results.push(r);
-      report(r, `${(outcome.durationMs / 1000).toFixed(1)} s, alone`);
-    },
-  );
-  await pool(
-    widen,
-    opts.parallel,
-    (f) => runOnce({ faults: [f.name], suites: ALL_SUITES, seed: opts.seed }),
-    (outcome, i) => {
-      const r = judge(widen[i]!, ALL_SUITES, outcome, levels);
-      results.push(r);
-      report(r, `${(outcome.durationMs / 1000).toFixed(1)} s, alone over all suites`);
-    },
-  );
+  const alone = async (list: FaultInfo[], suitesOf: (f: FaultInfo) => SuiteSlug[], note: string): Promise<FaultInfo[]> => {
+    const widen: FaultInfo[] = [];
+    await pool(
+      list,
+      opts.parallel,
+      (f) => runOnce({ faults: [f.name], suites: suitesOf(f), seed: opts.seed }),
+      (outcome, i) => {
+        const f = list[i]!;
+        const suites = suitesOf(f);
+        const r = judge(f, suites, outcome, levels);
+        if (!r.ok && r.unexpected.length === 0 && !outcome.problem && suites.length < ALL_SUITES.length) {
+          opts.log(`  ..   ${f.name} missed ${r.missed.join(', ')} over ${show(suites)} alone; running it over all suites`);
+          widen.push(f);
+          return;
+        }
+        results.push(r);
+        report(r, `${(outcome.durationMs / 1000).toFixed(1)} s, ${note}`);
+      },
+    );
+    return widen;
+  };
+  const missedAlone = await alone(retry, (f) => cover.get(f.name) ?? ALL_SUITES, 'alone');
+  await alone(missedAlone, () => ALL_SUITES, 'alone over all suites');
   const order = new Map(faults.map((f, i) => [f.name, i]));
   results.sort((a, b) => order.get(a.fault.name)! - order.get(b.fault.name)!);
   const c = clean!;
