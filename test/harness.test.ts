@@ -90,6 +90,9 @@ describe('redaction and reproduction', () => {
     ]);
     expect(r.text('x key_abc_longer y key_abc z key%5Fabc')).toBe('x [REDACTED:B] y [REDACTED:A] z key%5Fabc');
     expect(r.leaks('has key_abc')).toBe(true);
+    // Characters that mean something in a pattern, and the URL-encoded form of the same secret.
+    const w = new Redactor([{ name: 'S', value: 'whsec_a+b/c=(x)' }]);
+    expect(w.text('raw whsec_a+b/c=(x) and ?s=whsec_a%2Bb%2Fc%3D(x) but not whsec_aab/c=(x)')).toBe('raw [REDACTED:S] and ?s=[REDACTED:S] but not whsec_aab/c=(x)');
   });
 
   it('prints a curl line where redacted keys become shell variables', () => {

@@ -24,6 +24,13 @@ describe('TargetClient', () => {
       if (u.pathname === '/v1/redirect') return res.writeHead(307, { location: `${elsewhere.url}steal` }).end();
       if (u.pathname === '/v1/hang') return; // never answers
       if (u.pathname === '/v1/headers-then-nothing') return res.writeHead(200, { 'content-type': 'application/json' }).write('{"partial":');
+      if (u.pathname === '/v1/trickle') {
+        // A byte every 50 ms, for ever: never idle long enough for an inactivity timeout, so only a deadline ends it.
+        res.writeHead(200, { 'content-type': 'application/json' }).write('[');
+        const drip = setInterval(() => res.write(' '), 50);
+        res.on('close', () => clearInterval(drip));
+        return;
+      }
       if (u.pathname === '/v1/huge') {
         res.writeHead(200, { 'content-type': 'application/json' });
         const chunk = Buffer.alloc(64 * 1024, 'a');
@@ -68,9 +75,9 @@ describe('TargetClient', () => {
     await c.close();
   });
 
-  it('times out a server that never answers, and one that stops mid-body', async () => {
+  it('times out a server that never answers, one that stops mid-body, and one whose body trickles for ever', async () => {
     const c = await client(api, { timeoutMs: 300 });
-    for (const path of ['hang', 'headers-then-nothing']) {
+    for (const path of ['hang', 'headers-then-nothing', 'trickle']) {
       const e = await c.send({ method: 'GET', path }).then(() => undefined, (x: unknown) => x);
       expect(e, path).toBeInstanceOf(TransportError);
       expect((e as TransportError).kind, path).toBe('timeout');
