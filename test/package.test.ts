@@ -172,7 +172,7 @@ describe('installed into an empty folder', () => {
     expect(report.counts.by_status.failed + report.counts.by_status.error).toBe(0);
     expect(report.counts.by_status.passed).toBeGreaterThan(1000);
     // Every suite registered its checks with the runner's vitest (test/inject from the same instance), and the
-    // Allure setup hooks ran in it too: each result carries the labels they add.
+    // Allure reporter wrote each check with the labels the main thread gives it.
     expect(new Set(report.checks.map((c) => c.group))).toEqual(new Set(ALL_SUITES));
     const results = readdirSync(join(consumer, 'reports', 'latest', 'allure-results')).filter((f) => f.endsWith('-result.json'));
     expect(results.length).toBe(report.counts.by_status.total);

@@ -9,6 +9,9 @@ import { renderJunit, renderSummary, validateReport, writeReports } from '../src
 import { mdBlock, mdCode, mdEscape } from '../src/reports/markdown-text.js';
 import { redactUrl, stripXmlForbidden } from '../src/reports/text.js';
 import type { RunReport } from '../src/results/model.js';
+import { loadRequirements } from '../src/catalogue/requirements.js';
+import { REQUIREMENTS_PATH } from '../src/catalogue/index.js';
+import { allureMessages, DeferredAllureWriter } from '../src/runner/allure-writer.js';
 import { check, largeReport, NASTY, report, standardChecks, standardReport } from './fixtures/reports/build.js';
 
 const root = mkdtempSync(join(tmpdir(), 'fsapi-reports-'));
@@ -313,5 +316,53 @@ describe('a large run', () => {
     expect(xml.match(/<testcase /g)).toHaveLength(800);
     expect(XMLValidator.validate(xml)).toBe(true);
     expect(validateReport(JSON.parse(readFileSync(join(d, 'conformance.json'), 'utf8')))).toEqual([]);
+  });
+});
+
+describe('Allure results (src/runner/allure-writer.ts)', () => {
+  const requirements = loadRequirements(REQUIREMENTS_PATH);
+  const cited = requirements.all.find((r) => r.level === 'SHOULD' && 'standard' in r.source && r.source.url)!;
+
+  it("turn a check's result into its labels, link, description and evidence", () => {
+    const c = check({ requirement: cited.id, level: 'SHOULD', group: 'customers', operation: 'createCustomer', family: 'idempotency', status: 'warning' });
+    const [meta, attachment, ...rest] = allureMessages(c, cited);
+    expect(rest).toEqual([]);
+    if (meta?.type !== 'metadata' || attachment?.type !== 'attachment_content') throw new Error('expected one metadata and one attachment message');
+    expect(meta.data.labels).toEqual([
+      { name: 'epic', value: 'Customers' },
+      { name: 'feature', value: 'idempotency' },
+      { name: 'story', value: cited.id },
+      { name: 'severity', value: 'normal' },
+      { name: 'requirement', value: cited.id },
+      { name: 'level', value: 'SHOULD' },
+      { name: 'operation', value: 'createCustomer' },
+      { name: 'tag', value: 'warning' },
+    ]);
+    expect(meta.data.links).toEqual([{ url: (cited.source as { url: string }).url, name: `${cited.id}: ${(cited.source as { standard: string }).standard}` }]);
+    expect(meta.data.description).toContain(cited.statement);
+    expect(meta.data.description).toContain(`Source: ${c.clause}`);
+    expect(JSON.parse(attachment.data.content)).toEqual(c.exchanges);
+  });
+
+  it('attach no evidence to a check that sent nothing, and tag only warnings', () => {
+    const must = requirements.all.find((r) => r.level === 'MUST')!;
+    const messages = allureMessages(check({ requirement: must.id, level: 'MUST', group: 'transport', status: 'passed', exchanges: [] }), must);
+    expect(messages.map((m) => m.type)).toEqual(['metadata']);
+    const [first] = messages;
+    const labels = first?.type === 'metadata' ? (first.data.labels ?? []) : [];
+    expect(labels).toContainEqual({ name: 'severity', value: 'blocker' });
+    expect(labels.some((l) => l.name === 'tag' || l.name === 'operation')).toBe(false);
+  });
+
+  it('are written when the run ends, and a folder that cannot be made is named, not thrown', () => {
+    const ok = new DeferredAllureWriter(join(root, 'allure-ok'));
+    ok.writeAttachment('a-attachment.json', Buffer.from('[]'));
+    expect(existsSync(join(root, 'allure-ok'))).toBe(false);
+    expect(ok.flush()).toBeUndefined();
+    expect(readFileSync(join(root, 'allure-ok', 'a-attachment.json'), 'utf8')).toBe('[]');
+    writeFileSync(join(root, 'a-file'), 'x');
+    const bad = new DeferredAllureWriter(join(root, 'a-file', 'allure-results'));
+    bad.writeAttachment('b-attachment.json', Buffer.from('[]'));
+    expect(bad.flush()).toMatch(/a-file\/allure-results cannot be made \(ENOTDIR\)/);
   });
 });

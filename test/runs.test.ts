@@ -4,7 +4,7 @@
  * into the single run.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -20,6 +20,11 @@ const tmp = () => mkdtempSync(join(tmpdir(), 'fsapi-runs-'));
 const load = (dir: string) => JSON.parse(readFileSync(join(dir, 'latest', 'conformance.json'), 'utf8')) as RunReport;
 const outcomes = (r: RunReport) => Object.fromEntries(r.checks.map((c) => [c.id, c.status]));
 const children: ChildProcessWithoutNullStreams[] = [];
+interface AllureResult {
+  name: string;
+  labels: { name: string; value: string }[];
+  steps: { attachments: { name: string; source: string }[] }[];
+}
 afterAll(() => children.forEach((c) => c.kill('SIGTERM')));
 
 async function startSandboxProcess(): Promise<Required<SandboxJsonLine>> {
@@ -66,6 +71,27 @@ describe('whole runs', { timeout: 300_000 }, () => {
     // Another process, configured only through the environment: the same checks and verdict.
     expect(outcomes(m)).toEqual(outcomes(e));
     expect(m.verdict).toBe(e.verdict);
+
+    // The Allure results, written in the main thread from each check's result: one per check, each carrying its
+    // own requirement's labels (not a concurrent neighbour's) and its evidence.
+    const allureDir = join(embedded, 'latest', 'allure-results');
+    const written = readdirSync(allureDir).filter((f) => f.endsWith('-result.json'));
+    expect(written).toHaveLength(e.checks.length);
+    const byName = new Map(e.checks.map((c) => [c.name, c]));
+    for (const f of written) {
+      const r = JSON.parse(readFileSync(join(allureDir, f), 'utf8')) as AllureResult;
+      const check = byName.get(r.name);
+      expect(check, r.name).toBeDefined();
+      const label = (n: string) => r.labels.filter((l) => l.name === n).map((l) => l.value);
+      expect(label('requirement'), r.name).toEqual([check!.requirement]);
+      expect(label('story'), r.name).toEqual([check!.requirement]);
+      expect(label('level'), r.name).toEqual([check!.level]);
+      expect(label('feature'), r.name).toEqual([check!.family]);
+      expect(label('thread')[0], r.name).toMatch(/vitest-worker-\d+$/);
+      const evidence = r.steps.flatMap((s) => s.attachments).filter((a) => a.name === 'evidence.json');
+      expect(evidence.length, r.name).toBe(check!.exchanges.length ? 1 : 0);
+      for (const a of evidence) expect(JSON.parse(readFileSync(join(allureDir, a.source), 'utf8'))).toHaveLength(check!.exchanges.length);
+    }
 
     // Everything the remote run created carries its label, and the report counts exactly what the target holds.
     const agent = new Agent({ connect: { ca: readFileSync(sb.ca_file, 'utf8') } });

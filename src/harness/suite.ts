@@ -1,6 +1,5 @@
-import * as allure from 'allure-js-commons';
 import { describe, inject, test } from 'vitest';
-import { groupTag, isGroupSlug, type SuiteSlug } from '../catalogue/groups.js';
+import type { SuiteSlug } from '../catalogue/groups.js';
 import type { Operation } from '../catalogue/openapi.js';
 import { genericChecks } from '../checks/index.js';
 import { evaluatorsFor } from '../checks/traffic.js';
@@ -29,8 +28,6 @@ function runConfig(): WorkerConfig | undefined {
 }
 
 type Sender = (req: RequestSpec, record: (x: RecordedExchange) => void) => Promise<HttpResponse>;
-
-const SEVERITY = { MUST: 'blocker', CONTRACT: 'critical', SHOULD: 'normal', PROFILE: 'minor', INFO: 'trivial' } as const;
 
 /**
  * Declares a suite: the generic checks of the group's operations plus the suite's own flows. Inside a
@@ -105,19 +102,7 @@ function registerChecks(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FIL
     test(testName(def, req), { timeout: def.timeoutMs ?? Math.max(30_000, cfg.timeoutMs * 4) }, async ({ task, skip }) => {
       const result = await runOne(rt, def, observer, send, worldOf);
       // The suite's running totals ride along with every result (suite meta set in afterAll never reaches reporters).
-      Object.assign(task.meta, { fsapi: result, fsapi_stats: { suite, requests: stats.requests, created: { ...stats.created } } });
-      await allure.epic(isGroupSlug(def.group) ? groupTag(def.group) : def.group);
-      await allure.feature(def.family);
-      await allure.story(def.requirement);
-      await allure.severity(SEVERITY[req.level]);
-      await allure.label('requirement', def.requirement);
-      await allure.label('level', req.level);
-      if (def.operation) await allure.label('operation', def.operation);
-      if ('standard' in req.source && req.source.url) await allure.link(req.source.url, `${def.requirement}: ${req.source.standard}`);
-      await allure.description(`${req.statement}\n\nSource: ${result.clause}\n\nVerification: ${req.verification}`);
-      // Compact: the evidence crosses from the worker twice (result meta and Allure message); Allure renders it anyway.
-      if (result.exchanges.length) await allure.attachment('evidence.json', JSON.stringify(result.exchanges), 'application/json');
-      if (result.status === 'warning') await allure.tag('warning');
+      Object.assign(task.meta, { fsapi: result, fsapi_stats: { suite, requests: stats.requests, created: { ...stats.created } }, vitestWorker: process.env['VITEST_POOL_ID'] });
       if (result.status === 'skipped') skip(result.message);
       if (result.status === 'failed' || result.status === 'warning' || result.status === 'error') {
         throw new Error(`${result.status.toUpperCase()}: ${result.message ?? ''}`);

@@ -3,8 +3,8 @@ import { mkdirSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { PACKAGE_ROOT, RUNNING_COMPILED, SUITE_VERSION, SUITES_DIR, SUITE_EXT, WAITING_FILE } from '../paths.js';
-import { fileURLToPath } from 'node:url';
 import { loadCatalogue, REFERENCE_SPEC_PATH, type Catalogue } from '../catalogue/index.js';
+import type { RequirementCatalogue } from '../catalogue/requirements.js';
 import { isGroupSlug, type SuiteSlug } from '../catalogue/groups.js';
 import { secretsOf, type Credentials, type RunConfig } from '../config/run-config.js';
 import { UsageError } from '../errors.js';
@@ -73,8 +73,8 @@ export async function runConformance(given: RunConfig, log: (line: string) => vo
       ({ baseUrl, credentials } = cfg.target);
       caPem = cfg.target.caPem;
     } else {
-      const { startSandbox } = await import('../../sandbox/index.js');
-      sandbox = await startSandbox({
+      const { startSandboxThread } = await import('../../sandbox/thread.js');
+      sandbox = await startSandboxThread({
         httpPort: 0,
         faults: cfg.sandboxFaults,
         webhookRetryDelaysMs: [50, 100, 200, 400],
@@ -150,7 +150,7 @@ export async function runConformance(given: RunConfig, log: (line: string) => vo
     const dir = join(cfg.reportDir, runId);
     mkdirSync(dir, { recursive: true });
     const ts = performance.now();
-    const { results, suiteErrors, interrupted, stats } = await runSuites(cfg, weight, worker, dir, workers, log, interrupt);
+    const { results, suiteErrors, interrupted, stats } = await runSuites(cfg, weight, worker, dir, workers, catalogue.requirements, log, interrupt);
     phases.suites_ms = performance.now() - ts;
 
     const tr = performance.now();
@@ -176,11 +176,12 @@ async function runSuites(
   worker: WorkerConfig,
   dir: string,
   workers: number,
+  requirements: RequirementCatalogue,
   log: (line: string) => void,
   interrupt: AbortSignal,
 ): Promise<{ results: CheckResult[]; suiteErrors: string[]; interrupted: boolean; stats: SuiteStats }> {
   // vitest and the Allure reporter load only once the preflight has passed: a bad target fails fast.
-  const [{ createVitest, BaseSequencer }, allure] = await Promise.all([import('vitest/node'), allureReporter(join(dir, ALLURE_RESULTS_DIR))]);
+  const [{ createVitest, BaseSequencer }, allure] = await Promise.all([import('vitest/node'), allureReporter(join(dir, ALLURE_RESULTS_DIR), requirements)]);
   // Files start in this order: the checks that wait first (their wait overlaps everything else), then the suites
   // with the most checks, so the small ones fill in at the end (longest first packs the workers best).
   const files = [WAITING_FILE, ...[...cfg.groups].sort((a, b) => weight(b) - weight(a))].map((f) => relative(PACKAGE_ROOT, join(SUITES_DIR, `${f}${SUITE_EXT}`)));
@@ -209,7 +210,6 @@ async function runSuites(
       maxConcurrency: cfg.concurrency,
       testTimeout: Math.max(30_000, cfg.timeoutMs * 4),
       hookTimeout: Math.max(30_000, cfg.timeoutMs * 4),
-      setupFiles: [fileURLToPath(import.meta.resolve('allure-vitest/setup'))],
       // Installed under a project's node_modules, the suites load natively and import `vitest` as this runner
       // does; allure-vitest's modules would too, from wherever npm put them (next to a project's own, other
       // vitest, say). Inlined, vitest resolves their `vitest` and `@vitest/*` imports to its own copies.
@@ -237,6 +237,8 @@ async function runSuites(
   } finally {
     interrupt.removeEventListener('abort', onInterrupt);
     await vitest.close();
+    const unwritten = allure.flush();
+    if (unwritten) log(`  allure-results: ${unwritten}; the other reports are complete`);
   }
   return { results: collector.results, suiteErrors: collector.suiteErrors, interrupted: interrupted || interrupt.aborted, stats: collector.stats };
 }
