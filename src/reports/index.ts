@@ -99,4 +99,4 @@ export { renderJunit } from './junit.js';
 export { refreshLatest } from './latest.js';
 export { renderSummary } from './markdown.js';
 export { mergeReports } from './merge.js';
-export { CONFORMANCE_SCHEMA_PATH, SCHEMA_VERSION, validateReport } from './schema.js';
+export { CONFORMANCE_SCHEMA_PATH, SCHEMA_VERSION, prepareReportValidator, validateReport } from './schema.js';

@@ -18,6 +18,11 @@ function validator(): ValidateFunction {
   return compiled;
 }
 
+/** Compiles the validator ahead of its first use (a run does it while its workers start). */
+export function prepareReportValidator(): void {
+  validator();
+}
+
 /**
  * Validates a parsed conformance.json: the schema, then what a schema cannot say (check ids are unique).
  * Returns the problems, deepest first; an empty list means valid.

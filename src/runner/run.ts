@@ -12,12 +12,12 @@ import { LABEL_EMAIL_DOMAIN } from '../../fixtures/factories.js';
 import { TargetClient } from '../http/client.js';
 import { Redactor } from '../http/redact.js';
 import type { WorkerConfig } from '../harness/worker-config.js';
-import { ALLURE_RESULTS_DIR, gapsFromChecks, writeReports, type WrittenReports } from '../reports/index.js';
+import { ALLURE_RESULTS_DIR, gapsFromChecks, prepareReportValidator, writeReports, type WrittenReports } from '../reports/index.js';
 import type { CheckResult, RunReport } from '../results/model.js';
-import type { TestSpecification } from 'vitest/node';
+import type { TestSpecification, Vitest } from 'vitest/node';
 import { computeVerdict, countStatuses } from '../results/verdict.js';
 import type { RunningSandbox } from '../../sandbox/index.js';
-import { allureReporter } from './allure-writer.js';
+import { allureReporter, type AllureResultsReporter } from './allure-writer.js';
 import { ResultCollector, type SuiteStats } from './collector.js';
 import { shardSuites } from './shards.js';
 import { genericChecks } from '../checks/index.js';
@@ -63,6 +63,15 @@ export async function runConformance(given: RunConfig, log: (line: string) => vo
   let sandbox: RunningSandbox | undefined;
   let receiver: WebhookReceiver | undefined;
   let client: TargetClient | undefined;
+  const workers = Math.max(1, Math.min(cfg.groups.length + 1, Math.max(2, availableParallelism())));
+  const dir = join(cfg.reportDir, runId);
+  const prepare = () => prepareSuites(cfg, weight, dir, workers, catalogue.requirements);
+  // Against the embedded sandbox nothing outside can fail, so vitest starts up while the sandbox thread does (each
+  // takes about half a second). A configured target is preflighted first, so a bad one fails before vitest loads.
+  let preparing: Promise<PreparedSuites> | undefined = cfg.target ? undefined : prepare();
+  // Handled where it is awaited; this marks it handled should it fail before then.
+  preparing?.catch(() => undefined);
+  let ran = false;
   try {
     // Target: the configured one, or the embedded reference sandbox with every optional credential.
     let baseUrl: string;
@@ -118,7 +127,6 @@ export async function runConformance(given: RunConfig, log: (line: string) => vo
     await preflight(client, catalogue.spec, credentials, baseUrl);
     phases.preflight_ms = performance.now() - tp;
 
-    const workers = Math.max(1, Math.min(cfg.groups.length + 1, Math.max(2, availableParallelism())));
     const worker: WorkerConfig = {
       runId,
       seed: cfg.seed,
@@ -147,10 +155,11 @@ export async function runConformance(given: RunConfig, log: (line: string) => vo
       label: { emailDomain: LABEL_EMAIL_DOMAIN, metadataKey: 'fsapi_run', metadataValue: runId },
     };
 
-    const dir = join(cfg.reportDir, runId);
     mkdirSync(dir, { recursive: true });
     const ts = performance.now();
-    const { results, suiteErrors, interrupted, stats } = await runSuites(cfg, weight, worker, dir, workers, catalogue.requirements, log, interrupt);
+    preparing ??= prepare();
+    ran = true;
+    const { results, suiteErrors, interrupted, stats } = await runSuites(await preparing, cfg, worker, workers, log, interrupt);
     phases.suites_ms = performance.now() - ts;
 
     const tr = performance.now();
@@ -164,23 +173,22 @@ export async function runConformance(given: RunConfig, log: (line: string) => vo
     const written = await writeReports(report, { dir, reportRoot: cfg.reportDir, html: cfg.html, ...(cfg.baseline ? { baselinePath: cfg.baseline } : {}) });
     return { report: written.report, written, reportsMs: Math.round(performance.now() - tr) };
   } finally {
+    // A vitest that started up for a run that never began (the sandbox or the preflight failed) is closed unused.
+    if (preparing && !ran) await preparing.then((p) => p.vitest.close()).catch(() => undefined);
     await client?.close();
     await receiver?.close();
     await sandbox?.close();
   }
 }
 
-async function runSuites(
-  cfg: RunConfig,
-  weight: (g: SuiteSlug) => number,
-  worker: WorkerConfig,
-  dir: string,
-  workers: number,
-  requirements: RequirementCatalogue,
-  log: (line: string) => void,
-  interrupt: AbortSignal,
-): Promise<{ results: CheckResult[]; suiteErrors: string[]; interrupted: boolean; stats: SuiteStats }> {
-  // vitest and the Allure reporter load only once the preflight has passed: a bad target fails fast.
+interface PreparedSuites {
+  vitest: Vitest;
+  collector: ResultCollector;
+  allure: AllureResultsReporter;
+}
+
+/** vitest, its reporters and the suite files in their order, ready to run once the run's config is provided. */
+async function prepareSuites(cfg: RunConfig, weight: (g: SuiteSlug) => number, dir: string, workers: number, requirements: RequirementCatalogue): Promise<PreparedSuites> {
   const [{ createVitest, BaseSequencer }, allure] = await Promise.all([import('vitest/node'), allureReporter(join(dir, ALLURE_RESULTS_DIR), requirements)]);
   // Files start in this order: the checks that wait first (their wait overlaps everything else), then the suites
   // with the most checks, so the small ones fill in at the end (longest first packs the workers best).
@@ -215,7 +223,6 @@ async function runSuites(
       // vitest, say). Inlined, vitest resolves their `vitest` and `@vitest/*` imports to its own copies.
       server: { deps: { inline: ['allure-vitest'], ...(RUNNING_COMPILED ? { external: [/\/dist\/(src|sandbox|fixtures)\//] } : {}) } },
       reporters: [collector, allure],
-      provide: { fsapi: worker },
       passWithNoTests: true,
       silent: true,
       printConsoleTrace: false,
@@ -225,6 +232,18 @@ async function runSuites(
   // vitest's logger exits the process on SIGINT/SIGTERM; the CLI's own handler must decide instead, so the
   // report of an interrupted run is still written.
   for (const [sig, before] of signalsBefore) for (const l of process.listeners(sig)) if (!before.has(l)) process.off(sig, l);
+  return { vitest, collector, allure };
+}
+
+async function runSuites(
+  { vitest, collector, allure }: PreparedSuites,
+  cfg: RunConfig,
+  worker: WorkerConfig,
+  workers: number,
+  log: (line: string) => void,
+  interrupt: AbortSignal,
+): Promise<{ results: CheckResult[]; suiteErrors: string[]; interrupted: boolean; stats: SuiteStats }> {
+  vitest.provide('fsapi', worker);
   let interrupted = false;
   const onInterrupt = () => {
     interrupted = true;
@@ -233,7 +252,10 @@ async function runSuites(
   interrupt.addEventListener('abort', onInterrupt, { once: true });
   try {
     log(`running ${cfg.groups.length} suites (${workers} workers, ${cfg.concurrency} checks in flight per suite)`);
-    await vitest.start();
+    const started = vitest.start();
+    // The report's schema validator compiles (0.15 s) while the workers start up, not after the last check.
+    setImmediate(prepareReportValidator);
+    await started;
   } finally {
     interrupt.removeEventListener('abort', onInterrupt);
     await vitest.close();
