@@ -5,6 +5,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSpec, loadRequirements, REFERENCE_SPEC_PATH, REQUIREMENTS_PATH } from '../src/catalogue/index.js';
 import { UsageError } from '../src/errors.js';
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { describeErrors, type JsonSchema } from '../src/catalogue/json-schema.js';
+import { schemaKey } from '../src/catalogue/precompiled.js';
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const dir = mkdtempSync(join(tmpdir(), 'fsapi-catalogue-'));
 const write = (name: string, text: string) => {
@@ -79,6 +85,36 @@ paths:
     expect(spec.validateResponse(op, 200, 'application/json', { nickname: 3 }).kind).toBe('schema');
     expect(spec.validateResponse(op, 500, 'application/json', {}).kind).toBe('undocumented-status');
     expect(spec.validateResponse(op, 200, 'text/plain', 'x').kind).toBe('undocumented-media-type');
+  });
+});
+
+describe("the build's precompiled validators (src/catalogue/precompiled.ts)", () => {
+  it('are made from the reference profile as it is, and judge every declared schema as a fresh compile does', async () => {
+    // npm test builds first; this reads what `npm run build` wrote, as a run of the compiled build does.
+    const mod = createRequire(import.meta.url)('../dist/src/catalogue/reference-validators.cjs') as Record<string, unknown>;
+    expect(mod['SPEC_SHA256']).toBe(createHash('sha256').update(readFileSync(REFERENCE_SPEC_PATH)).digest('hex'));
+    const spec = await loadSpec(REFERENCE_SPEC_PATH);
+    const samples = (examples: unknown[]) => [...examples, ...examples.map((e) => (isRecord(e) ? Object.fromEntries(Object.entries(e).map(([k, v]) => [k, typeof v === 'string' ? 42 : 'x'])) : e)), {}, [], null, 'x', 7];
+    let judged = 0;
+    for (const op of spec.operations) {
+      const declared = [
+        ...op.parameters.map((p) => ({ schema: p.schema, examples: [p.example] })),
+        ...[...(op.requestBody?.content ?? []), ...op.responses.flatMap((r) => r.content)].map((m) => ({ schema: m.schema, examples: m.examples })),
+      ];
+      for (const { schema, examples } of declared) {
+        if (typeof schema !== 'object') continue;
+        const pre = mod[schemaKey(schema)] as ((x: unknown) => boolean) & { errors?: unknown };
+        expect(typeof pre, `${op.operationId}: no precompiled validator for ${JSON.stringify(schema).slice(0, 80)}`).toBe('function');
+        // Loaded from the sources, the document compiles its own (no build's validators sit next to them).
+        const compiled = spec.validator(schema as JsonSchema);
+        for (const x of samples(examples)) {
+          expect(pre(x), `${op.operationId} ${JSON.stringify(x).slice(0, 80)}`).toBe(compiled(x));
+          expect(describeErrors(pre.errors as never)).toEqual(describeErrors(compiled.errors));
+          judged++;
+        }
+      }
+    }
+    expect(judged).toBeGreaterThan(1000);
   });
 });
 

@@ -1,4 +1,4 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { _, Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 
 export type JsonSchema = Record<string, unknown> | boolean;
@@ -11,8 +11,10 @@ const addFormats = addFormatsModule.default;
  * Not strict: a vendor's document may carry annotation keywords (discriminator, xml, x-*) that are not validation.
  * The reference profile is linted in strict mode by its own test.
  */
-export function createAjv(opts: { strict?: boolean } = {}): Ajv2020 {
+export function createAjv(opts: { strict?: boolean; standalone?: boolean } = {}): Ajv2020 {
   const ajv = new Ajv2020({
+    // Standalone: keep each validator's source, formats taken from ajv-formats at load (src/catalogue/precompiled.ts).
+    ...(opts.standalone ? { code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` } } : {}),
     strict: opts.strict ?? false,
     allErrors: true,
     validateFormats: true,

@@ -3,7 +3,9 @@ import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { UsageError } from '../errors.js';
 import { groupOf, type GroupSlug } from './groups.js';
+import standaloneModule from 'ajv/dist/standalone/index.js';
 import { createAjv, describeErrors, type JsonSchema, type SchemaProblem, type ValidateFunction } from './json-schema.js';
+import { loadPrecompiled, schemaKey } from './precompiled.js';
 import { displayPath, pointerToPath, readSourceFileCached, type SourceFile } from './yaml-file.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -69,6 +71,8 @@ export interface SpecDocument {
   validateRequestBody(op: Operation, body: unknown): SchemaProblem[];
   /** Compiles (once) and returns a validator for a schema inside the document. */
   validator(schema: JsonSchema): ValidateFunction;
+  /** Loaded with `standalone`: the source of every validator an operation needs (src/catalogue/precompiled.ts). */
+  standaloneSource?: () => string;
   /** The response the document declares for a status, or undefined when it documents none. */
   responseFor(op: Operation, status: number): ResponseSpec | undefined;
 }
@@ -89,7 +93,7 @@ const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && 
  * of documents already proven valid (the reference profile, by the project's own tests), which skip the
  * meta-schema validation.
  */
-export async function loadSpec(path: string, opts: { trustedSha256?: string[] } = {}): Promise<SpecDocument> {
+export async function loadSpec(path: string, opts: { trustedSha256?: string[]; standalone?: boolean } = {}): Promise<SpecDocument> {
   const file = readSourceFileCached(path, 'OpenAPI document');
   const shown = displayPath(path);
   const raw = file.data;
@@ -126,7 +130,9 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[] } 
 
   const components = isObj(raw['components']) ? raw['components'] : {};
   const schemas = isObj(components['schemas']) ? components['schemas'] : {};
-  const ajv = createAjv();
+  const ajv = createAjv({ standalone: opts.standalone ?? false });
+  // The build's compiled validators serve a trusted document (src/catalogue/precompiled.ts).
+  const precompiled = trusted && !opts.standalone ? loadPrecompiled(file.sha256) : undefined;
   // All component schemas as one bundle; every $ref into them becomes absolute so inline schemas compile on their own.
   const bundle = { $id: BUNDLE_ID, $defs: rewriteRefs(version.startsWith('3.0') ? from30(schemas) : schemas) };
   try {
@@ -255,7 +261,7 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[] } 
       try {
         // A bare reference to a component is that component's own validator, compiled once for the document.
         const ref = typeof schema === 'object' && Object.keys(schema).length === 1 ? schema['$ref'] : undefined;
-        fn = (typeof ref === 'string' ? ajv.getSchema(ref) : undefined) ?? ajv.compile(schema);
+        fn = (precompiled && typeof schema === 'object' ? precompiled(schemaKey(schema)) : undefined) ?? (typeof ref === 'string' ? ajv.getSchema(ref) : undefined) ?? ajv.compile(schema);
       } catch (e) {
         throw new UsageError(`a schema cannot be compiled: ${(e as Error).message}`, {
           file: shown,
@@ -288,6 +294,29 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[] } 
     file,
     states,
     validator,
+    ...(opts.standalone
+      ? {
+          standaloneSource: () => {
+            // Every schema an operation declares (parameters, request and response bodies, response headers).
+            const names: Record<string, string> = {};
+            for (const op of operations) {
+              const schemas = [
+                ...op.parameters.map((p) => p.schema),
+                ...(op.requestBody?.content ?? []).map((m) => m.schema),
+                ...op.responses.flatMap((r) => [...r.content.map((m) => m.schema), ...r.headers.map((h) => h.schema)]),
+              ];
+              for (const schema of schemas) {
+                if (typeof schema !== 'object' || schema === null) continue;
+                const key = schemaKey(schema);
+                if (names[key]) continue;
+                names[key] = `urn:fsapi:validator:${key}`;
+                ajv.addSchema({ ...schema, $id: names[key] });
+              }
+            }
+            return standaloneModule.default(ajv, names);
+          },
+        }
+      : {}),
     responseFor,
     validateResponse(op, status, contentType, body) {
       const spec = responseFor(op, status);

@@ -1,0 +1,43 @@
+/**
+ * The reference profile's schema validators, compiled at build time. Compiling them cost every thread of every
+ * run (each vitest worker, the sandbox thread, the main thread) about half a second of CPU, most of it while the
+ * workers start. `npm run build` writes them as ajv standalone code next to this module; a thread loads that file
+ * and uses it only when it was made from the very document in use (its SHA-256), else it compiles as before.
+ */
+import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import type { ValidateFunction } from './json-schema.js';
+
+const FILE = fileURLToPath(new URL('./reference-validators.cjs', import.meta.url));
+
+/** A validator's name: a digest of its schema, so build and run agree on it without sharing objects. */
+export function schemaKey(schema: object): string {
+  return `v${createHash('sha1').update(JSON.stringify(schema)).digest('hex').slice(0, 24)}`;
+}
+
+export type Precompiled = (key: string) => ValidateFunction | undefined;
+
+/** The build's validators for the document with this digest, or undefined (none built, or for another document). */
+export function loadPrecompiled(sha256: string): Precompiled | undefined {
+  let mod: Record<string, unknown>;
+  try {
+    mod = createRequire(import.meta.url)(FILE) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  if (mod['SPEC_SHA256'] !== sha256) return undefined;
+  return (key) => {
+    const fn = mod[key];
+    return typeof fn === 'function' ? (fn as ValidateFunction) : undefined;
+  };
+}
+
+/** Writes the validators of the reference profile (run by `npm run build` on the compiled module). */
+export async function writeReferenceValidators(): Promise<void> {
+  const { loadSpec } = await import('./openapi.js');
+  const { REFERENCE_SPEC_PATH } = await import('./index.js');
+  const spec = await loadSpec(REFERENCE_SPEC_PATH, { standalone: true });
+  writeFileSync(FILE, `${spec.standaloneSource!()}\nexports.SPEC_SHA256 = ${JSON.stringify(spec.sha256)};\n`);
+}
