@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadRequirements, REQUIREMENTS_PATH } from '../src/catalogue/index.js';
 import { CheckFailure, CheckSkipped } from '../src/harness/assert.js';
 import { EvidenceLog, executeCheck, type CheckContext, type CheckDef } from '../src/harness/check.js';
-import { idempotencyKeyFor, seededFaker } from '../src/harness/runtime.js';
+import { idempotencyKeyFor, releaseFaker, seededFaker } from '../src/harness/runtime.js';
 import { shardSuites } from '../src/runner/shards.js';
 import type { SuiteSlug } from '../src/catalogue/groups.js';
 import { TransportError } from '../src/http/client.js';
@@ -108,6 +108,13 @@ describe('determinism and sharding', () => {
   it('seeds data per check, independent of order, and keeps idempotency keys run-unique', () => {
     expect(seededFaker(42, 'a').person.firstName()).toBe(seededFaker(42, 'a').person.firstName());
     expect(seededFaker(42, 'a').string.alphanumeric(12)).not.toBe(seededFaker(42, 'b').string.alphanumeric(12));
+    // An instance handed back and reused for the same label repeats the fresh one's data exactly.
+    const fresh = seededFaker(42, 'c');
+    const data = [fresh.person.firstName(), fresh.location.state({ abbreviated: true }), fresh.string.alphanumeric(16)];
+    releaseFaker(fresh);
+    const reused = seededFaker(42, 'c');
+    expect(reused).toBe(fresh);
+    expect([reused.person.firstName(), reused.location.state({ abbreviated: true }), reused.string.alphanumeric(16)]).toEqual(data);
     expect(idempotencyKeyFor('run1', 'c', 0)).toBe(idempotencyKeyFor('run1', 'c', 0));
     expect(idempotencyKeyFor('run1', 'c', 0)).not.toBe(idempotencyKeyFor('run2', 'c', 0));
     expect(idempotencyKeyFor('run1', 'c', 0)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-a[0-9a-f]{3}-[0-9a-f]{12}$/);

@@ -57,10 +57,21 @@ export function seedFor(runSeed: number, label: string): number {
 const FakerClass = englishFaker.constructor as typeof Faker;
 const ENGLISH = englishFaker.rawDefinitions;
 
+/**
+ * Instances whose check has ended, for the next check to reseed: building one binds every method of every
+ * module (about 0.25 ms), and seeding resets all the state an instance has.
+ */
+const idle: Faker[] = [];
+
 export function seededFaker(runSeed: number, label: string): Faker {
-  const f = new FakerClass({ locale: ENGLISH });
+  const f = idle.pop() ?? new FakerClass({ locale: ENGLISH });
   f.seed(seedFor(runSeed, label));
   return f;
+}
+
+/** Hands back an instance from seededFaker() that nothing will use again. */
+export function releaseFaker(f: Faker): void {
+  idle.push(f);
 }
 
 /** A UUID-shaped idempotency key unique to this run, label and counter (never reused across runs). */

@@ -13,7 +13,7 @@ import type { RecordedExchange } from '../results/model.js';
 import type { SuiteStats } from '../runner/collector.js';
 import { TrafficObserver } from './observer.js';
 import { preconditionFailure } from './preconditions.js';
-import { idempotencyKeyFor, operationRequest, seededFaker, sendRecorded, workerRuntime, type WorkerRuntime } from './runtime.js';
+import { idempotencyKeyFor, operationRequest, releaseFaker, seededFaker, sendRecorded, workerRuntime, type WorkerRuntime } from './runtime.js';
 import { WAITING_FILE } from '../paths.js';
 import type { WorkerConfig } from './worker-config.js';
 import type { World, WorldScope } from './world.js';
@@ -183,12 +183,16 @@ async function runOne(
       await def.run(c);
     },
   };
-  return executeCheck(gated, ctx, {
-    requirements: catalogue.requirements,
-    strict: cfg.strict,
-    redactor: rt.redactor,
-    evidence,
-    observations,
-    reproduce: (x) => curlFor(x, { caFile: !cfg.embedded && !!cfg.caPem }),
-  });
+  try {
+    return await executeCheck(gated, ctx, {
+      requirements: catalogue.requirements,
+      strict: cfg.strict,
+      redactor: rt.redactor,
+      evidence,
+      observations,
+      reproduce: (x) => curlFor(x, { caFile: !cfg.embedded && !!cfg.caPem }),
+    });
+  } finally {
+    if (faker) releaseFaker(faker);
+  }
 }
