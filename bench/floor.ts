@@ -15,11 +15,11 @@ import { parseArgs } from 'node:util';
 import { Agent, request, type Dispatcher } from 'undici';
 import { assertRan, ensureBuild, harnessWorkers, int, printTable, readLatestReport, round, runCli, sec, startSandboxChild, usage, writeResult } from './lib.js';
 import type { SandboxJsonLine } from '../src/cli/commands/sandbox.js';
+import { EMBEDDED_CONCURRENCY } from '../src/config/run-config.js';
 
 const USAGE = 'npx tsx bench/floor.ts [--groups G1,G2] [--seed N] [--concurrency N] [--keys fresh|verbatim] [--keep]';
 const DEFAULT_SEED = 20261120;
-/** What the embedded sandbox run uses (README: 8 embedded, 4 remote; 0 embedded, 20 remote): the run must match it. */
-const EMBEDDED_CONCURRENCY = 8;
+/** What the embedded sandbox run uses (README: 0 embedded, 20 remote): the run must match it. */
 const EMBEDDED_RATE_LIMIT = 0;
 
 /** One line of FSAPI_TRACE_FILE. */

@@ -29,7 +29,7 @@ describe('run configuration', () => {
     expect(c.target).toBeUndefined();
     expect(c.environment).toBe('sandbox');
     expect(c.groups).toHaveLength(14);
-    expect(c).toMatchObject({ concurrency: 8, rateLimit: 0, timeoutMs: 10_000, strict: false, seedGiven: false });
+    expect(c).toMatchObject({ concurrency: 16, rateLimit: 0, timeoutMs: 10_000, strict: false, seedGiven: false });
   });
 
   it('reads a remote target with polite defaults', () => {
