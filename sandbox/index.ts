@@ -5,10 +5,10 @@
  */
 import { isIP } from 'node:net';
 import type { Server } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { Server as HttpsServer } from 'node:https';
 import { UsageError } from '../src/errors.js';
 import { createCore } from './core.js';
-import { startHttps, startPlainHttp } from './server.js';
+import { closeServer, startHttps, startPlainHttp } from './server.js';
 import { createCertificate, type Certificate } from './tls.js';
 
 export { FAULTS, type FaultDefinition, type FaultName } from './faults.js';
@@ -94,13 +94,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : isIP(host) === 6 ? `[${host}]` : host;
   const basePath = `${pipeline.basePath}/`;
   let cert: Certificate | undefined;
-  let app: FastifyInstance | undefined;
+  let app: HttpsServer | undefined;
   let plain: Server | undefined;
   let httpsPort = port;
   try {
     cert = await createCertificate(host);
     try {
-      ({ app, port: httpsPort } = await startHttps(pipeline, faults, { host, port, key: cert.key, cert: cert.cert }));
+      ({ server: app, port: httpsPort } = await startHttps(pipeline, faults, { host, port, key: cert.key, cert: cert.cert }));
     } catch (e) {
       throw listenError(e, host, port, '--port');
     }
@@ -113,7 +113,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     }
   } catch (e) {
     await core.close();
-    await app?.close();
+    if (app) await closeServer(app);
     cert?.remove();
     throw e;
   }
@@ -144,12 +144,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     close() {
       closing ??= (async () => {
         await core.close();
-        if (plain) {
-          const server = plain;
-          server.closeAllConnections();
-          await new Promise<void>((resolve) => server.close(() => resolve()));
-        }
-        await https.close();
+        if (plain) await closeServer(plain);
+        await closeServer(https);
         certificate.remove();
       })();
       return closing;

@@ -1,25 +1,17 @@
 /**
- * The listeners. HTTPS: fastify, with every framework answer replaced (not found, errors, body parsing, client
- * errors) so that no response names the framework or carries a stack. Plain HTTP: a bare node:http server that
- * refuses everything with 403 and reads nothing.
+ * The listeners, both bare node servers in front of the pipeline. HTTPS: every request goes through the pipeline,
+ * and requests the HTTP parser rejects get a problem document that names nothing. Plain HTTP: refuses everything
+ * with 403 and reads nothing.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import type { FaultSet } from './faults.js';
 import { BODY_LIMIT_BYTES, type Pipeline, type SandboxRequest, type SandboxResponse } from './pipeline.js';
 import { problemBody } from './problem.js';
 
 /** Under the no-413 fault bodies are kept up to this size. */
 const NO_413_LIMIT_BYTES = 16 * 1024 * 1024;
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
-
-interface PlainReply {
-  code(status: number): PlainReply;
-  header(name: string, value: string): PlainReply;
-  send(payload: string): unknown;
-}
-
 interface ReadBody {
   data: Buffer | undefined;
   tooLarge: boolean;
@@ -46,30 +38,50 @@ function collect(stream: NodeJS.ReadableStream, limit: number, done: (body: Read
 }
 
 
+/** A pipeline answer, with its length stated (never chunked), as a framework would send it. */
+function send(res: ServerResponse, out: SandboxResponse): void {
+  const body = out.body ?? '';
+  res.writeHead(out.status, { ...out.headers, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** Every request goes through the pipeline, whatever its method or path; nothing answers on its own. */
+function serve(pipeline: Pipeline, limit: number) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    collect(
+      req,
+      limit,
+      (body) => {
+        const request: SandboxRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: body.data, bodyTooLarge: body.tooLarge };
+        pipeline.handle(request).then(
+          (out) => send(res, out),
+          () => send(res, { status: 500, headers: { 'content-type': 'application/problem+json; charset=utf-8' }, body: problemText(500, 'internal_error', 'Internal error', 'The request could not be processed.') }),
+        );
+      },
+      // Reading the request failed (an aborted upload, say): nothing of the error is echoed.
+      () => {
+        if (res.headersSent || res.destroyed) return void res.destroy();
+        send(res, { status: 400, headers: { 'content-type': 'application/problem+json; charset=utf-8' }, body: problemText(400, 'bad_request', 'Bad request', 'The request could not be read.') });
+      },
+    );
+  };
+}
+
+/**
+ * The HTTPS listener: node:https and the pipeline, nothing between. (It was fastify, every one of whose own
+ * answers (not found, body parsing, bad URLs, errors) was replaced so that none named the framework; what was
+ * left of it cost the busiest thread of a run a tenth of its time.)
+ */
 export async function startHttps(
   pipeline: Pipeline,
   faults: FaultSet,
   opts: { host: string; port: number; key: string; cert: string },
-): Promise<{ app: FastifyInstance; port: number }> {
-  const limit = faults.has('no-413') ? NO_413_LIMIT_BYTES : BODY_LIMIT_BYTES;
-  const app = Fastify({
-    https: { key: opts.key, cert: opts.cert },
-    logger: false,
-    exposeHeadRoutes: false,
-    return503OnClosing: false,
-    forceCloseConnections: true,
-    // Malformed URLs and the like: answer a problem document, not the framework's own error body.
-    frameworkErrors: (_error, _req, reply) => {
-      // The option's reply type is instantiated with no route generics, which rejects every status; it is a plain reply.
-      void (reply as unknown as PlainReply)
-        .code(400)
-        .header('content-type', 'application/problem+json; charset=utf-8')
-        .send(problemText(400, 'bad_request', 'Bad request', 'The request line or headers are malformed.'));
-    },
-  });
-  // Requests the HTTP parser rejects never reach fastify; answer them without naming anything.
-  app.server.removeAllListeners('clientError');
-  app.server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+): Promise<{ server: HttpsServer; port: number }> {
+  const server = createHttpsServer({ key: opts.key, cert: opts.cert }, serve(pipeline, faults.has('no-413') ? NO_413_LIMIT_BYTES : BODY_LIMIT_BYTES));
+  // Clients keep connections for a while; the server keeps them longer, so a request never meets a closing socket.
+  server.keepAliveTimeout = 72_000;
+  // Requests the HTTP parser rejects never reach the pipeline; answer them without naming anything.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable) return socket.destroy();
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
     const body = problemText(status, 'bad_request', status === 431 ? 'Request header fields too large' : 'Bad request', 'The request could not be parsed.');
@@ -77,49 +89,25 @@ export async function startHttps(
       `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   });
+  await listen(server, opts.host, opts.port);
+  const address = server.address();
+  return { server, port: typeof address === 'object' && address ? address.port : opts.port };
+}
 
-  // Every body is collected raw: the pipeline decides 415, 413 and malformed JSON, in its own order.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', (_req, payload, done) => {
-    collect(payload, limit, (body) => done(null, body), (e) => done(e, undefined));
-  });
+/** Closes a listener and every connection it holds (keep-alive ones included). */
+export async function closeServer(server: Server | HttpsServer): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}
 
-  const handle = (request: FastifyRequest): Promise<SandboxResponse> => {
-    const body = request.body as ReadBody | undefined;
-    const req: SandboxRequest = {
-      method: request.method,
-      url: request.url,
-      headers: request.headers,
-      body: body?.data,
-      bodyTooLarge: body?.tooLarge ?? false,
-    };
-    return pipeline.handle(req);
-  };
-  app.route({
-    method: [...METHODS],
-    url: '/*',
-    handler: async (request, reply) => {
-      const res = await handle(request);
-      return reply.code(res.status).headers(res.headers).send(res.body ?? '');
-    },
+function listen(server: Server | HttpsServer, host: string, port: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
-  // Methods fastify has no route for (TRACE, PROPFIND, ...) still go through the pipeline.
-  app.setNotFoundHandler(async (request, reply) => {
-    const res = await handle(request);
-    return reply.code(res.status).headers(res.headers).send(res.body ?? '');
-  });
-  app.setErrorHandler((error: FastifyError, _request, reply) => {
-    // Reached only when reading the request failed (an aborted upload, say); nothing of the error is echoed.
-    const status = typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500 ? 400 : 500;
-    void reply
-      .code(status)
-      .header('content-type', 'application/problem+json; charset=utf-8')
-      .send(problemText(status, status === 400 ? 'bad_request' : 'internal_error', status === 400 ? 'Bad request' : 'Internal error', 'The request could not be processed.'));
-  });
-
-  await app.listen({ host: opts.host, port: opts.port });
-  const address = app.server.address();
-  return { app, port: typeof address === 'object' && address ? address.port : opts.port };
 }
 
 /**
@@ -150,24 +138,13 @@ export async function startPlainHttp(
       req,
       faults.has('no-413') ? NO_413_LIMIT_BYTES : BODY_LIMIT_BYTES,
       (body) => {
-        void pipeline
-          .handle({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: body.data, bodyTooLarge: body.tooLarge })
-          .then((out) => {
-            res.writeHead(out.status, out.headers);
-            res.end(out.body ?? '');
-          });
+        void pipeline.handle({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: body.data, bodyTooLarge: body.tooLarge }).then((out) => send(res, out));
       },
       () => res.destroy(),
     );
   });
   server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, opts.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listen(server, opts.host, opts.port);
   const address = server.address();
   return { server, port: typeof address === 'object' && address ? address.port : opts.port };
 }
