@@ -17,7 +17,10 @@ export interface ProblemBody {
 
 export const PROBLEM_BASE = 'https://problems.fsapi.example/';
 
-/** Thrown anywhere in request processing; the pipeline turns it into a problem response. */
+/**
+ * Thrown anywhere in request processing; the pipeline turns it into a problem response. It carries no stack: it
+ * is an answer, never logged, and a stack captured for each of a run's 2000 refusals cost more than the answers.
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -27,7 +30,10 @@ export class ApiError extends Error {
     readonly errors?: FieldError[],
     readonly headers: Record<string, string> = {},
   ) {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(detail);
+    Error.stackTraceLimit = limit;
   }
 }
 

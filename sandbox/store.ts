@@ -274,27 +274,34 @@ export class World {
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
+/** Random bytes drawn 4 KiB at a time: a call into the CSPRNG per id cost more than making the id. */
+let pool = Buffer.alloc(0);
+let next = 0;
+function randomByte(): number {
+  if (next >= pool.length) {
+    pool = randomBytes(4096);
+    next = 0;
+  }
+  return pool[next++]!;
+}
+
 /** An opaque id such as cus_7Hq2LmX9vR4tP1aZ (16 random base-62 characters). */
 export function newId(prefix: string): string {
-  const bytes = randomBytes(24);
   let out = '';
-  for (const b of bytes) {
-    if (b >= 248) continue; // 248 = 62 * 4: reject to stay uniform
-    out += ALPHABET[b % 62];
-    if (out.length === 16) break;
+  while (out.length < 16) {
+    const b = randomByte();
+    if (b < 248) out += ALPHABET[b % 62]; // 248 = 62 * 4: reject the rest to stay uniform
   }
-  return out.length === 16 ? `${prefix}_${out}` : newId(prefix);
+  return `${prefix}_${out}`;
 }
 
 export function randomDigits(n: number): string {
-  const bytes = randomBytes(n * 2);
   let out = '';
-  for (const b of bytes) {
-    if (b >= 250) continue;
-    out += String(b % 10);
-    if (out.length === n) break;
+  while (out.length < n) {
+    const b = randomByte();
+    if (b < 250) out += String(b % 10);
   }
-  return out.length === n ? out : randomDigits(n);
+  return out;
 }
 
 // --- Lists ----------------------------------------------------------------------------------------------------

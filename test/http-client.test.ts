@@ -86,6 +86,36 @@ describe('TargetClient', () => {
     await c.close();
   });
 
+  it("ends a request in flight when the run is cancelled, and every request after it, as 'aborted'", async () => {
+    const cancel = new AbortController();
+    const c = await client(api, { timeoutMs: 60_000, signal: cancel.signal });
+    const arrived = new Promise((resolve) => api.server.once('request', resolve));
+    const hanging = c.send({ method: 'GET', path: 'hang' }).then(() => undefined, (x: unknown) => x);
+    // Cancelled once the server holds the request.
+    await arrived;
+    cancel.abort();
+    for (const e of [await hanging, await c.send({ method: 'GET', path: 'echo' }).then(() => undefined, (x: unknown) => x)]) {
+      expect(e).toBeInstanceOf(TransportError);
+      expect((e as TransportError).kind).toBe('aborted');
+    }
+    await c.close();
+  });
+
+  it('builds exactly the URL the WHATWG resolver gives, plain paths and odd ones alike', async () => {
+    const c = await client(api);
+    const cases: [string, Record<string, string | number | boolean | undefined>?][] = [
+      ['customers'], ['/customers'], ['customers/cus_123/kyc'], ['customers/', { limit: 5, cursor: 'a b+c/d&e', skip: undefined }], ['fx/rates', { base: 'USD', ok: true }],
+      ['../v2/customers'], ['./customers'], ['customers/../accounts'], ['customers/%2E%2E/x'], ['customers/.%2e/x'], ['customers/café'], ['customers/a b'], ['customers//x'],
+      ['customers/a?b'], ['customers/a#b'], [`${api.url}echo`, { a: 1 }], ['', { q: 'é' }], ['.hidden'], ['a.b/c.d'], ['a%20b/c'],
+    ];
+    for (const [path, query] of cases) {
+      const u = /^https?:\/\//.test(path) ? new URL(path) : new URL(path.replace(/^\//, ''), api.url);
+      for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) u.searchParams.append(k, String(v));
+      expect(c.url({ path, ...(query ? { query } : {}) }), path).toBe(u.toString());
+    }
+    await c.close();
+  });
+
   it('cuts a huge body at the cap and says so', async () => {
     // A timeout far above what reading 64 KiB takes, so only the cap can end this request.
     const c = await client(api, { timeoutMs: 60_000 });

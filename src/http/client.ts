@@ -70,6 +70,8 @@ export interface ClientOptions {
 }
 
 const EVIDENCE_BODY_BYTES = 4096;
+/** Path segments of unreserved characters (and %-escapes), no dot segment: resolve by concatenation. */
+const PLAIN_PATH = /^(?:[A-Za-z0-9_~-](?:[A-Za-z0-9_.~-]|%[0-9A-Fa-f]{2})*\/?)*$/;
 const MAX_RETRIES = 3;
 
 /**
@@ -93,6 +95,12 @@ export class TargetClient {
       headersTimeout: opts.timeoutMs,
       bodyTimeout: opts.timeoutMs,
     });
+    // The run's cancellation ends every request at once by destroying the agent; a signal on each request made
+    // undici add and remove an abort listener per request.
+    const { signal } = opts;
+    const stop = () => void this.agent.destroy().catch(() => undefined);
+    if (signal?.aborted) stop();
+    else signal?.addEventListener('abort', stop, { once: true });
   }
 
   get requestsSent(): number {
@@ -100,7 +108,16 @@ export class TargetClient {
   }
 
   url(spec: Pick<RequestSpec, 'path' | 'query'>): string {
-    const u = /^https?:\/\//i.test(spec.path) ? new URL(spec.path) : new URL(spec.path.replace(/^\//, ''), this.opts.baseUrl);
+    const path = spec.path.replace(/^\//, '');
+    // Most paths are plain segments under the base URL, which resolve to the base followed by the path: no URL
+    // object needed. Anything else (absolute URLs, dot segments, characters to encode) is resolved by URL.
+    if (PLAIN_PATH.test(path) && this.opts.baseUrl.endsWith('/') && !this.opts.baseUrl.includes('?') && !this.opts.baseUrl.includes('#')) {
+      const query = new URLSearchParams();
+      for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined) query.append(k, String(v));
+      const qs = query.toString();
+      return `${this.opts.baseUrl}${path}${qs ? `?${qs}` : ''}`;
+    }
+    const u = /^https?:\/\//i.test(spec.path) ? new URL(spec.path) : new URL(path, this.opts.baseUrl);
     for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined) u.searchParams.append(k, String(v));
     return u.toString();
   }
@@ -154,7 +171,6 @@ export class TargetClient {
         headers,
         ...(body !== undefined ? { body } : {}),
         dispatcher: this.agent,
-        ...(this.opts.signal ? { signal: this.opts.signal } : {}),
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
@@ -218,7 +234,10 @@ export class TargetClient {
   }
 
   async close(): Promise<void> {
-    await this.agent.close().catch(() => this.agent.destroy());
+    await this.agent
+      .close()
+      .catch(() => this.agent.destroy())
+      .catch(() => undefined);
   }
 }
 
