@@ -349,7 +349,11 @@ export class Pipeline {
     const faults = this.deps.faults;
     const errors = faults.has('validation-errors-unnamed') && e.status === 400 ? undefined : e.errors;
     const body = problemBody(e.status, e.code, e.title, e.message, errors);
-    if (faults.has('stack-traces')) body.detail = `${body.detail}\n${e.stack ?? ''}`;
+    if (faults.has('stack-traces')) {
+      // An ApiError carries no stack (problem.ts); the fault leaks one taken here, as a careless server would.
+      if (!/\n\s+at /.test(e.stack ?? '')) Error.captureStackTrace(e);
+      body.detail = `${body.detail}\n${e.stack ?? ''}`;
+    }
     if (faults.has('problem-status-mismatch')) body.status = e.status === 400 ? 422 : 400;
     return { status: e.status, headers: { 'content-type': PROBLEM_TYPE, ...e.headers }, body: JSON.stringify(body) };
   }
