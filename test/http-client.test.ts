@@ -1,4 +1,5 @@
 /** The HTTP client against misbehaving servers: it never follows redirects, times out, caps bodies, verifies TLS. */
+import { getEventListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TargetClient, TransportError } from '../src/http/client.js';
 import { Redactor } from '../src/http/redact.js';
@@ -99,6 +100,16 @@ describe('TargetClient', () => {
       expect((e as TransportError).kind).toBe('aborted');
     }
     await c.close();
+  });
+
+  it('leaves no listener on a cancellation signal that outlives it (a process running many runs)', async () => {
+    const cancel = new AbortController();
+    for (let i = 0; i < 3; i++) {
+      const c = await client(api, { signal: cancel.signal });
+      expect(getEventListeners(cancel.signal, 'abort')).toHaveLength(1);
+      await c.close();
+    }
+    expect(getEventListeners(cancel.signal, 'abort')).toHaveLength(0);
   });
 
   it('builds exactly the URL the WHATWG resolver gives, plain paths and odd ones alike', async () => {

@@ -100,8 +100,14 @@ export class TargetClient {
     const { signal } = opts;
     const stop = () => void this.agent.destroy().catch(() => undefined);
     if (signal?.aborted) stop();
-    else signal?.addEventListener('abort', stop, { once: true });
+    else if (signal) {
+      signal.addEventListener('abort', stop, { once: true });
+      // A signal can outlive the client (one per process, a client per run): close() takes the listener off.
+      this.detach = () => signal.removeEventListener('abort', stop);
+    }
   }
+
+  private detach = (): void => {};
 
   get requestsSent(): number {
     return this.sent;
@@ -234,6 +240,7 @@ export class TargetClient {
   }
 
   async close(): Promise<void> {
+    this.detach();
     await this.agent
       .close()
       .catch(() => this.agent.destroy())
