@@ -21,6 +21,11 @@ function problemText(status: number, code: string, title: string, detail: string
   return JSON.stringify(problemBody(status, code, title, detail));
 }
 
+/** An answer the listener gives itself, as a problem document. */
+function problemAnswer(status: number, code: string, title: string, detail: string): SandboxResponse {
+  return { status, headers: { 'content-type': 'application/problem+json; charset=utf-8' }, body: problemText(status, code, title, detail) };
+}
+
 /** Reads a body up to `limit` bytes; beyond that the rest is drained and dropped, and the body marked too large. */
 function collect(stream: NodeJS.ReadableStream, limit: number, done: (body: ReadBody) => void, fail: (e: Error) => void): void {
   const chunks: Buffer[] = [];
@@ -55,13 +60,13 @@ function serve(pipeline: Pipeline, limit: number) {
         const request: SandboxRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: body.data, bodyTooLarge: body.tooLarge };
         pipeline.handle(request).then(
           (out) => send(res, out),
-          () => send(res, { status: 500, headers: { 'content-type': 'application/problem+json; charset=utf-8' }, body: problemText(500, 'internal_error', 'Internal error', 'The request could not be processed.') }),
+          () => send(res, problemAnswer(500, 'internal_error', 'Internal error', 'The request could not be processed.')),
         );
       },
       // Reading the request failed (an aborted upload, say): nothing of the error is echoed.
       () => {
         if (res.headersSent || res.destroyed) return void res.destroy();
-        send(res, { status: 400, headers: { 'content-type': 'application/problem+json; charset=utf-8' }, body: problemText(400, 'bad_request', 'Bad request', 'The request could not be read.') });
+        send(res, problemAnswer(400, 'bad_request', 'Bad request', 'The request could not be read.'));
       },
     );
   };
@@ -119,29 +124,17 @@ export async function startPlainHttp(
   faults: FaultSet,
   opts: { host: string; port: number; httpsOrigin: () => string },
 ): Promise<{ server: Server; port: number }> {
-  const refuse = (res: ServerResponse): void => {
-    const body = problemText(403, 'https_required', 'HTTPS required', 'This API is served over HTTPS only; nothing sent over plain HTTP is processed.');
-    res.writeHead(403, { 'content-type': 'application/problem+json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
-    res.end(body);
-  };
+  const refusal = problemAnswer(403, 'https_required', 'HTTPS required', 'This API is served over HTTPS only; nothing sent over plain HTTP is processed.');
+  // Under plain-http-processed, requests are served as the HTTPS listener serves them.
+  const processed = serve(pipeline, faults.has('no-413') ? NO_413_LIMIT_BYTES : BODY_LIMIT_BYTES);
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     if (faults.has('plain-http-redirect')) {
       res.writeHead(301, { location: `${opts.httpsOrigin()}${req.url ?? '/'}`, 'content-length': 0 });
       res.end();
       return;
     }
-    if (!faults.has('plain-http-processed')) {
-      refuse(res);
-      return;
-    }
-    collect(
-      req,
-      faults.has('no-413') ? NO_413_LIMIT_BYTES : BODY_LIMIT_BYTES,
-      (body) => {
-        void pipeline.handle({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: body.data, bodyTooLarge: body.tooLarge }).then((out) => send(res, out));
-      },
-      () => res.destroy(),
-    );
+    if (!faults.has('plain-http-processed')) return send(res, refusal);
+    processed(req, res);
   });
   server.keepAliveTimeout = 5_000;
   await listen(server, opts.host, opts.port);

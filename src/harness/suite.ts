@@ -57,7 +57,7 @@ export async function defineWaitingChecks(): Promise<void> {
   const rt = await workerRuntime(cfg);
   const { spec } = rt.catalogue;
   const plan = { spec, isReferenceProfile: rt.catalogue.isReferenceProfile };
-  const defs = cfg.groups.flatMap((g) => genericChecks(g, plan)).filter((d) => d.waits && !d.last);
+  const defs = cfg.groups.flatMap((g) => genericChecks(g, plan)).filter((d) => d.waits);
   registerChecks(rt, WAITING_FILE, defs);
 }
 

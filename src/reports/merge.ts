@@ -149,4 +149,3 @@ export function mergeReports(reports: RunReport[], opts: { names?: string[] } = 
     gaps: gapsFromChecks(checks, statements),
   };
 }
-

@@ -123,8 +123,8 @@ export interface AllureResultsReporter extends Reporter {
  * from the worker a second time, and an AsyncLocalStorage that puts a hook on every promise the worker makes.
  * Together that was about a third of a run's CPU. Here the workers only run checks; each CheckResult (which
  * reaches the main thread in the test's meta anyway) becomes the same metadata through allureMessages(), and each
- * test's result is built as it finishes (DeferredAllureWriter writes the files at the end). allure-vitest builds its own FileSystemWriter and
- * ignores a `writer` option, so the writer is swapped on its runtime once initialised. Guarded: if a future
+ * test's result is built as it finishes (DeferredAllureWriter writes the files at the end). allure-vitest builds
+ * its own FileSystemWriter and ignores a `writer` option, so the writer is swapped on its runtime once initialised. Guarded: if a future
  * allure-vitest renames that field, the default writer stays (correct, only slower). Pinned by package.json to
  * ~3.12.
  */

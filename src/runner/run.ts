@@ -218,10 +218,9 @@ async function prepareSuites(cfg: RunConfig, weight: (g: SuiteSlug) => number, d
       maxConcurrency: cfg.concurrency,
       testTimeout: Math.max(30_000, cfg.timeoutMs * 4),
       hookTimeout: Math.max(30_000, cfg.timeoutMs * 4),
-      // Installed under a project's node_modules, the suites load natively and import `vitest` as this runner
-      // does; allure-vitest's modules would too, from wherever npm put them (next to a project's own, other
-      // vitest, say). Inlined, vitest resolves their `vitest` and `@vitest/*` imports to its own copies.
-      server: { deps: { inline: ['allure-vitest'], ...(RUNNING_COMPILED ? { external: [/\/dist\/(src|sandbox|fixtures)\//] } : {}) } },
+      // The compiled harness loads natively in the workers, as it does from an installed package; only the suite
+      // files go through vitest's module runner. (Nothing of allure-vitest runs in the workers: see allure-writer.)
+      ...(RUNNING_COMPILED ? { server: { deps: { external: [/\/dist\/(src|sandbox|fixtures)\//] } } } : {}),
       reporters: [collector, allure],
       passWithNoTests: true,
       silent: true,
