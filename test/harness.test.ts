@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { loadRequirements, REQUIREMENTS_PATH } from '../src/catalogue/index.js';
 import { CheckFailure, CheckSkipped } from '../src/harness/assert.js';
 import { EvidenceLog, executeCheck, type CheckContext, type CheckDef } from '../src/harness/check.js';
-import { idempotencyKeyFor, releaseFaker, seededFaker } from '../src/harness/runtime.js';
+import { idempotencyKeyFor, releaseFaker, runCancellation, seededFaker } from '../src/harness/runtime.js';
+import { delay } from '../src/http/rate-limiter.js';
 import { shardSuites } from '../src/runner/shards.js';
 import type { SuiteSlug } from '../src/catalogue/groups.js';
 import { TransportError } from '../src/http/client.js';
@@ -136,6 +137,31 @@ describe('determinism and sharding', () => {
     expect(shardSuites(suites, size, 4).map((x) => x.reduce((n, s) => n + size(s), 0))).toEqual([364, 363, 365, 362]);
     // More shards than suites: the extra shards are empty, not an error.
     expect(shardSuites(['fx', 'kyc'], size, 3)).toEqual([['fx'], ['kyc'], []]);
+  });
+});
+
+describe("the worker's cancellation", () => {
+  // Caught in a full run: 16 delayed replays waiting side by side in the waiting file printed Node's listener-leak
+  // warning on every `npm run conformance`.
+  it('takes a wait from every request the configuration allows in flight without a leak warning, and still warns past that', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const abort = runCancellation({ concurrency: 16, idempotencyParallel: 8 });
+      const waits = (n: number) => Promise.all(Array.from({ length: n }, () => delay(1, abort.signal)));
+      await waits(16 * 8);
+      // The warning is emitted on the next tick after the listener that crosses the bound is added.
+      await new Promise((r) => setImmediate(r));
+      expect(warnings).toEqual([]);
+      await waits(16 * 8 + 2);
+      await new Promise((r) => setImmediate(r));
+      expect(warnings).toEqual(['MaxListenersExceededWarning']);
+      // Every wait took its listener off when it ended.
+      abort.abort();
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 });
 

@@ -62,6 +62,8 @@ describe('whole runs', { timeout: 300_000 }, () => {
       runCli(['run', '--groups', groups, '--seed', '7', '--report-dir', remote], remoteEnv),
     ]);
     for (const r of results) expect(r.code, r.stderr).toBe(0);
+    // Nothing of Node's own on the console: no leak or deprecation warning from any thread of a run.
+    for (const r of results) expect(r.stderr).not.toMatch(/Warning/);
     const [e, g, m] = [load(embedded), load(again), load(remote)];
     expect(e.checks.length).toBeGreaterThan(90);
     expect(e.target.embedded).toBe(true);

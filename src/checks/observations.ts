@@ -9,6 +9,7 @@ import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import { CheckSkipped, idOf, listItems, STATUS } from '../harness/assert.js';
 import type { CheckContext, CheckDef, RequestParts } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
+import { delay } from '../http/rate-limiter.js';
 import { FAIL_FIRST_MARKER } from '../runner/receiver.js';
 import { resolveSchema } from './mutations.js';
 import type { CheckFamily } from './plan.js';
@@ -170,8 +171,9 @@ function customerObservations(create: Operation): Obs[] {
           return;
         }
         const wait = ctx.config.replayDelayMs;
-        // A deliberate wait: retention is a matter of time.
-        await new Promise((r) => setTimeout(r, wait));
+        // A deliberate wait: retention is a matter of time. Cancellable, as the delayed replay's is: an interrupted
+        // run does not sit out up to FSAPI_REPLAY_DELAY_MS (10 minutes at most) for it.
+        await delay(wait, ctx.signal);
         const again = await ctx.call(create, parts, { idempotencyKey: key });
         const same = again.status === first.status && idOf(again) === idOf(first);
         ctx.observe(same ? `a replay ${wait} ms after the first request still replayed (keys are kept at least ${wait} ms)` : `a replay ${wait} ms later was answered ${again.status} with ${idOf(again) ?? 'no id'}, not the first answer (${first.status}, ${idOf(first) ?? 'no id'})`);

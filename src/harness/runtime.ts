@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { appendFileSync } from 'node:fs';
 import type { Faker } from '@faker-js/faker';
 import { faker as englishFaker } from '@faker-js/faker/locale/en';
@@ -29,7 +30,7 @@ export function workerRuntime(cfg: WorkerConfig): Promise<WorkerRuntime> {
   runtime ??= (async () => {
     const catalogue = await loadCatalogue({ specPath: cfg.specPath });
     const redactor = new Redactor(secretsOf(cfg.credentials));
-    const abort = new AbortController();
+    const abort = runCancellation(cfg);
     const client = new TargetClient({
       baseUrl: cfg.baseUrl,
       ...(cfg.caPem ? { caPem: cfg.caPem } : {}),
@@ -42,6 +43,19 @@ export function workerRuntime(cfg: WorkerConfig): Promise<WorkerRuntime> {
     return { cfg, catalogue, client, redactor, abort };
   })();
   return runtime;
+}
+
+/**
+ * The worker's cancellation: every cancellable wait of the worker's checks (a rate-limit slot, a Retry-After
+ * pause, the delayed replay) listens on it while it waits. Node warns of a leak past 10 listeners, but 16 checks in
+ * flight, each with up to FSAPI_IDEMPOTENCY_PARALLEL requests waiting for a rate-limit slot, are more than that by
+ * design; the bound is what the configuration allows (plus the client's own listener), so a listener left behind
+ * by every check would still be reported.
+ */
+export function runCancellation(cfg: Pick<WorkerConfig, 'concurrency' | 'idempotencyParallel'>): AbortController {
+  const abort = new AbortController();
+  setMaxListeners(cfg.concurrency * Math.max(1, cfg.idempotencyParallel) + 1, abort.signal);
+  return abort;
 }
 
 /** A 32-bit seed from the run seed and a label (check id, suite name): order-independent determinism. */
