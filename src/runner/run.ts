@@ -72,6 +72,7 @@ export async function runConformance(given: RunConfig, log: (line: string) => vo
   // Handled where it is awaited; this marks it handled should it fail before then.
   preparing?.catch(() => undefined);
   let ran = false;
+  let prepared: PreparedSuites | undefined;
   try {
     // Target: the configured one, or the embedded reference sandbox with every optional credential.
     let baseUrl: string;
@@ -159,7 +160,8 @@ export async function runConformance(given: RunConfig, log: (line: string) => vo
     const ts = performance.now();
     preparing ??= prepare();
     ran = true;
-    const { results, suiteErrors, interrupted, stats } = await runSuites(await preparing, cfg, worker, workers, log, interrupt);
+    prepared = await preparing;
+    const { results, suiteErrors, interrupted, stats } = await runSuites(prepared, cfg, worker, workers, log, interrupt);
     phases.suites_ms = performance.now() - ts;
 
     const tr = performance.now();
@@ -170,9 +172,14 @@ export async function runConformance(given: RunConfig, log: (line: string) => vo
         : undefined;
     const report = buildReport({ cfg, catalogue, runId, startedAt, phases, results, baseUrl, credentials, sandbox, incompleteReason, stats: { requests: stats.requests + client.requestsSent, created: stats.created } });
     for (const e of suiteErrors.slice(0, 5)) log(`  suite error: ${redactor.text(e)}`);
+    // The Allure files (one per check, and its evidence) are report writing: after the run's duration is taken,
+    // before the reports that checksum them.
+    flushAllure(prepared, log);
     const written = await writeReports(report, { dir, reportRoot: cfg.reportDir, html: cfg.html, ...(cfg.baseline ? { baselinePath: cfg.baseline } : {}) });
     return { report: written.report, written, reportsMs: Math.round(performance.now() - tr) };
   } finally {
+    // A run that failed after its checks began keeps the Allure results of those it finished.
+    if (prepared) flushAllure(prepared, log);
     // A vitest that started up for a run that never began (the sandbox or the preflight failed) is closed unused.
     if (preparing && !ran) await preparing.then((p) => p.vitest.close()).catch(() => undefined);
     await client?.close();
@@ -235,7 +242,7 @@ async function prepareSuites(cfg: RunConfig, weight: (g: SuiteSlug) => number, d
 }
 
 async function runSuites(
-  { vitest, collector, allure }: PreparedSuites,
+  { vitest, collector }: PreparedSuites,
   cfg: RunConfig,
   worker: WorkerConfig,
   workers: number,
@@ -258,10 +265,14 @@ async function runSuites(
   } finally {
     interrupt.removeEventListener('abort', onInterrupt);
     await vitest.close();
-    const unwritten = allure.flush();
-    if (unwritten) log(`  allure-results: ${unwritten}; the other reports are complete`);
   }
   return { results: collector.results, suiteErrors: collector.suiteErrors, interrupted: interrupted || interrupt.aborted, stats: collector.stats };
+}
+
+/** Writes the Allure results the run has made; once (a second call finds nothing left to write). */
+function flushAllure({ allure }: PreparedSuites, log: (line: string) => void): void {
+  const unwritten = allure.flush();
+  if (unwritten) log(`  allure-results: ${unwritten}; the other reports are complete`);
 }
 
 /** The suites of this shard: whole suites, balanced by their number of checks (src/runner/shards.ts). */
