@@ -3,6 +3,10 @@
  * (with its short form, default and environment variable), every environment variable and every exit code of
  * the command's declaration; a mistyped command or option exits 2 with one line naming the nearest valid one.
  */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseCommandArgs, type CommandSpec } from '../src/cli/command.js';
 import { COMMANDS } from '../src/cli/commands/index.js';
@@ -135,5 +139,29 @@ describe('unknown commands', () => {
     const r = await cli(['xyzzy-plugh']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe('error: unknown command "xyzzy-plugh"; see fsapi-conformance --help\n');
+  });
+});
+
+describe('what a command loads', () => {
+  // Every command's implementation used to load with the CLI: help took 0.4 s, and a run loaded the reports, the
+  // planner and ajv before it could start the sandbox's thread (src/runner/begin.ts).
+  it('help loads neither the HTTP client, ajv, vitest, Allure nor the runner', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fsapi-loads-'));
+    const log = join(dir, 'resolved.txt');
+    // A module resolve hook that writes down every URL the process resolves.
+    const hook = `import { appendFileSync } from 'node:fs';
+export async function resolve(spec, ctx, next) { const r = await next(spec, ctx); appendFileSync(${JSON.stringify(log)}, r.url + '\\n'); return r; }`;
+    const register = join(dir, 'register.mjs');
+    writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});\n`);
+    for (const args of [['--help'], ['run', '--help'], ['diff', '--help'], ['requirements', '--help']]) {
+      writeFileSync(log, '');
+      const r = await runCli(args, {}, undefined, ['--import', pathToFileURL(register).href]);
+      expect(r.code, r.stderr).toBe(0);
+      const resolved = readFileSync(log, 'utf8');
+      expect(resolved, args.join(' ')).toContain('/cli/commands/run.');
+      for (const heavy of [/node_modules\/undici\//, /node_modules\/ajv\//, /node_modules\/vitest\//, /node_modules\/allure/, /\/runner\/run\./, /\/reports\/index\./, /\/checks\/planner\./]) {
+        expect(resolved, `${args.join(' ')} loaded ${heavy}`).not.toMatch(heavy);
+      }
+    }
   });
 });

@@ -5,8 +5,9 @@ import { UsageError } from '../errors.js';
 import { createAjv, describeErrors } from './json-schema.js';
 import { displayPath, pointerToPath, readSourceFileCached } from './yaml-file.js';
 
-export const LEVELS = ['MUST', 'CONTRACT', 'SHOULD', 'PROFILE', 'INFO'] as const;
-export type Level = (typeof LEVELS)[number];
+import { LEVELS, type Level } from './levels.js';
+
+export { LEVELS, type Level };
 
 export type RequirementSource =
   | { seed: string }

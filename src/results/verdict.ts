@@ -1,4 +1,4 @@
-import { LEVELS, type Level } from '../catalogue/requirements.js';
+import { LEVELS, type Level } from '../catalogue/levels.js';
 import { CHECK_STATUSES, type CheckResult, type CheckStatus, type RunReport, type StatusCounts, type Verdict } from './model.js';
 
 /** Levels whose failure makes a target non-conformant (SHOULD and PROFILE count too under --strict, as failures). */

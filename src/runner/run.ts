@@ -23,6 +23,7 @@ import { shardSuites } from './shards.js';
 import { genericChecks } from '../checks/index.js';
 import { preflight } from './preflight.js';
 import { WebhookReceiver } from './receiver.js';
+import { beginRun, endRun, type RunStart } from './begin.js';
 
 
 export interface RunOutcome {
@@ -49,9 +50,16 @@ export function newRunId(now = new Date()): string {
  * with vitest, write the reports. Interrupts (SIGINT/SIGTERM) stop the suites, and the report written then
  * holds what was learnt with verdict `incomplete`.
  */
-export async function runConformance(given: RunConfig, log: (line: string) => void, interrupt: AbortSignal): Promise<RunOutcome> {
-  const t0 = performance.now();
-  const startedAt = new Date();
+export async function runConformance(given: RunConfig, log: (line: string) => void, interrupt: AbortSignal, start: RunStart = beginRun(given)): Promise<RunOutcome> {
+  try {
+    return await conduct(given, log, interrupt, start);
+  } finally {
+    // Whatever happened before the run used it (a bad spec, say), the sandbox's thread does not outlive the run.
+    await endRun(start);
+  }
+}
+
+async function conduct(given: RunConfig, log: (line: string) => void, interrupt: AbortSignal, { t0, startedAt, sandbox: sandboxStarting }: RunStart): Promise<RunOutcome> {
   const runId = newRunId(startedAt);
   const phases: Phases = { startup_ms: 0, preflight_ms: 0, suites_ms: 0 };
   const catalogue = await loadCatalogue(given.specPath ? { specPath: given.specPath } : {});
@@ -83,13 +91,7 @@ export async function runConformance(given: RunConfig, log: (line: string) => vo
       ({ baseUrl, credentials } = cfg.target);
       caPem = cfg.target.caPem;
     } else {
-      const { startSandboxThread } = await import('../../sandbox/thread.js');
-      sandbox = await startSandboxThread({
-        httpPort: 0,
-        faults: cfg.sandboxFaults,
-        webhookRetryDelaysMs: [50, 100, 200, 400],
-        ...(cfg.sandboxFixtures ? { fixturesPath: cfg.sandboxFixtures } : {}),
-      });
+      sandbox = await sandboxStarting!;
       const [alpha, beta] = sandbox.tenants;
       baseUrl = sandbox.base_url;
       caPem = sandbox.ca_pem;

@@ -1,6 +1,5 @@
 import { writeFileSync } from 'node:fs';
 import { UsageError } from '../../errors.js';
-import { diffReports, loadReport, renderDiffMarkdown, renderDiffText } from '../../reports/index.js';
 import { EXIT } from '../../results/verdict.js';
 import type { CommandSpec } from '../command.js';
 
@@ -28,6 +27,7 @@ absent or skipped in the baseline.`,
     { code: EXIT.regression, meaning: 'regression: a check that passed in BASELINE now fails at a blocking level or errors' },
   ],
   async run(args) {
+    const { diffReports, loadReport, renderDiffMarkdown, renderDiffText } = await import('../../reports/index.js');
     const [basePath, currentPath] = args.positionals as [string, string];
     const baseline = loadReport(basePath);
     const current = loadReport(currentPath);

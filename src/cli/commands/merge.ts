@@ -2,7 +2,6 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { cp, mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
-import { ALLURE_RESULTS_DIR, loadReport, mergeReports, writeReports } from '../../reports/index.js';
 import { EXIT, EXIT_CODE_HELP, exitCodeFor } from '../../results/verdict.js';
 import type { CommandSpec } from '../command.js';
 
@@ -42,6 +41,7 @@ differ), a shard given twice or missing, a check present in two shards.`,
         : x,
   ),
   async run(args) {
+    const { ALLURE_RESULTS_DIR, loadReport, mergeReports, writeReports } = await import('../../reports/index.js');
     const inputs = args.positionals;
     const reports = inputs.map((p) => loadReport(p));
     const merged = mergeReports(reports, { names: inputs });

@@ -1,8 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../../errors.js';
-import { ALLURE_REPORT_DIR, buildAllureHtml, loadReport, writeChecksums } from '../../reports/index.js';
-import { redactUrl } from '../../reports/text.js';
 import type { CommandSpec } from '../command.js';
 
 export const DEFAULT_REPORT_DIR = 'reports/latest';
@@ -24,6 +22,7 @@ too (check it with: cd DIR && sha256sum -c SHA256SUMS). Prints the path of the H
     { code: 3, meaning: 'internal error (Allure could not build the report)' },
   ],
   async run(args) {
+    const [{ ALLURE_REPORT_DIR, buildAllureHtml, loadReport, writeChecksums }, { redactUrl }] = await Promise.all([import('../../reports/index.js'), import('../../reports/text.js')]);
     const given = args.positionals[0] ?? DEFAULT_REPORT_DIR;
     let dir: string;
     try {

@@ -1,5 +1,4 @@
-import { citeSource, LEVELS, loadCatalogue, type Level } from '../../catalogue/index.js';
-import { planChecks } from '../../checks/planner.js';
+import { LEVELS, type Level } from '../../catalogue/levels.js';
 import { UsageError } from '../../errors.js';
 import type { CommandSpec } from '../command.js';
 
@@ -17,6 +16,7 @@ export interface RequirementCoverage {
 
 /** Each requirement with the checks that verify it and the sandbox faults that prove those checks can fail. */
 export async function requirementCoverage(specPath?: string): Promise<RequirementCoverage[]> {
+  const [{ citeSource, loadCatalogue }, { planChecks }] = await Promise.all([import('../../catalogue/index.js'), import('../../checks/planner.js')]);
   const catalogue = await loadCatalogue(specPath ? { specPath } : {});
   const planned = await planChecks(catalogue);
   const { FAULTS } = await import('../../../sandbox/faults.js');

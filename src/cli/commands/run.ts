@@ -59,9 +59,15 @@ and <report-dir>/latest points at the newest.`,
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     try {
+      // The embedded sandbox's thread starts before the runner loads, so the two load side by side.
+      const { beginRun, endRun } = await import('../../runner/begin.js');
+      const start = beginRun(cfg);
       // Loaded only for a real run: --help and configuration errors stay instant.
-      const { runConformance } = await import('../../runner/run.js');
-      const { report, written, reportsMs } = await runConformance(cfg, log, interrupt.signal);
+      const { runConformance } = await import('../../runner/run.js').catch(async (e: unknown) => {
+        await endRun(start);
+        throw e;
+      });
+      const { report, written, reportsMs } = await runConformance(cfg, log, interrupt.signal, start);
       log('');
       log(renderConsoleSummary(report, written.dir, reportsMs));
       return exitCodeFor(report.verdict, written.regression);

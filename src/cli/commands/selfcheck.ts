@@ -1,13 +1,17 @@
 import { writeFileSync } from 'node:fs';
 import { ALL_SUITES } from '../../config/run-config.js';
-import { loadCatalogue } from '../../catalogue/index.js';
 import type { SuiteSlug } from '../../catalogue/groups.js';
-import { planChecks } from '../../checks/planner.js';
 import { UsageError } from '../../errors.js';
 import { INSTALLED } from '../../paths.js';
 import { DEFAULT_PARALLEL, judge, pool, runOnce, type FaultInfo, type FaultResult, type RunOutcome } from '../../selfcheck/matrix.js';
 import { batchFaults, coveringSuites, DOC_PATH, readRecord, RECORD_PATH, recordOf, renderDoc } from '../../selfcheck/record.js';
 import { nearest, type CommandSpec } from '../command.js';
+
+/** The catalogue and the planner, loaded when a command runs (not when the CLI loads, for --help's sake). */
+async function planning() {
+  const [{ loadCatalogue }, { planChecks }] = await Promise.all([import('../../catalogue/index.js'), import('../../checks/planner.js')]);
+  return { loadCatalogue, planChecks };
+}
 
 export interface SelfcheckSummary {
   clean: RunOutcome;
@@ -19,6 +23,7 @@ export interface SelfcheckSummary {
 /** Runs the matrix: the clean sandbox over every suite, and each fault (over every suite with `full`). */
 export async function selfcheck(opts: { full: boolean; faults?: string[]; parallel: number; seed: number; log: (s: string) => void }): Promise<SelfcheckSummary> {
   const { FAULTS } = await import('../../../sandbox/faults.js');
+  const { loadCatalogue, planChecks } = await planning();
   const catalogue = await loadCatalogue();
   const levels = new Map(catalogue.requirements.all.map((r) => [r.id, r.level]));
   let faults: FaultInfo[] = FAULTS.map((f) => ({ name: f.name, breaks: [...f.breaks], description: f.description, ...(f.area ? { area: f.area } : {}) }));
@@ -175,6 +180,7 @@ over the fewest suites that cover each fault's recorded catching checks: a few m
     log(`\n${summary.ok ? 'PROVEN' : 'NOT PROVEN'}: ${summary.results.length - failed.length}/${summary.results.length} faults caught exactly; clean run ${summary.cleanOk ? 'clean' : 'NOT clean'} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
     if (args.values['write']) {
       if (!summary.ok) throw new UsageError('not writing the record: the matrix is not proven', { fix: 'fix the faults or their documented `breaks` first' });
+      const { loadCatalogue } = await planning();
       const catalogue = await loadCatalogue();
       const fresh = recordOf(summary.results, { checks: summary.clean.checks, verdict: summary.clean.verdict === 'did-not-run' ? 'incomplete' : summary.clean.verdict }, {
         generated_by: 'fsapi-conformance selfcheck --full --write',
