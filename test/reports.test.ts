@@ -1,4 +1,5 @@
 /** The report writers: conformance.json and its schema, summary.md, junit.xml, SHA256SUMS, reports/latest. */
+import { createHash } from 'node:crypto';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -354,12 +355,18 @@ describe('Allure results (src/runner/allure-writer.ts)', () => {
     expect(labels.some((l) => l.name === 'tag' || l.name === 'operation')).toBe(false);
   });
 
-  it('are written when the run ends, and a folder that cannot be made is named, not thrown', () => {
+  it('are written when the run ends, each with its SHA-256, and a folder that cannot be made is named, not thrown', () => {
     const ok = new DeferredAllureWriter(join(root, 'allure-ok'));
     ok.writeAttachment('a-attachment.json', Buffer.from('[]'));
+    ok.writeAttachment('b-attachment.json', Buffer.from('[1]'));
     expect(existsSync(join(root, 'allure-ok'))).toBe(false);
-    expect(ok.flush()).toBeUndefined();
+    const hashes = new Map<string, string>();
+    expect(ok.flush(hashes)).toBeUndefined();
     expect(readFileSync(join(root, 'allure-ok', 'a-attachment.json'), 'utf8')).toBe('[]');
+    const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+    expect(hashes).toEqual(new Map([['allure-ok/a-attachment.json', sha('[]')], ['allure-ok/b-attachment.json', sha('[1]')]]));
+    // Written once: a second flush has nothing left.
+    expect(ok.flush(hashes)).toBeUndefined();
     writeFileSync(join(root, 'a-file'), 'x');
     const bad = new DeferredAllureWriter(join(root, 'a-file', 'allure-results'));
     bad.writeAttachment('b-attachment.json', Buffer.from('[]'));

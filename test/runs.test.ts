@@ -3,7 +3,7 @@
  * determinism by seed; a baseline that catches a regression a fault introduces, and its fix; shards that merge
  * into the single run.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,6 +78,10 @@ describe('whole runs', { timeout: 300_000 }, () => {
     // own requirement's labels (not a concurrent neighbour's) and its evidence.
     const allureDir = join(embedded, 'latest', 'allure-results');
     const written = readdirSync(allureDir).filter((f) => f.endsWith('-result.json'));
+    // SHA256SUMS covers every file, the Allure results hashed as they were written: what is on disk checks out.
+    const sums = readFileSync(join(embedded, 'latest', 'SHA256SUMS'), 'utf8');
+    expect(sums.split('\n').filter((l) => l.includes('  allure-results/'))).toHaveLength(readdirSync(allureDir).length);
+    expect(spawnSync('sha256sum', ['-c', '--quiet', 'SHA256SUMS'], { cwd: join(embedded, 'latest') }).status).toBe(0);
     expect(written).toHaveLength(e.checks.length);
     const byName = new Map(e.checks.map((c) => [c.name, c]));
     for (const f of written) {

@@ -28,6 +28,8 @@ export interface WriteReportsOptions {
   html: boolean;
   /** A baseline conformance.json (or report directory): fills report.baseline. */
   baselinePath?: string;
+  /** SHA-256 of files already written into dir by their writer (the run's Allure results), by path relative to dir: SHA256SUMS takes them instead of reading the files back. */
+  knownHashes?: ReadonlyMap<string, string>;
 }
 
 export interface WrittenReports {
@@ -74,7 +76,7 @@ export async function writeReports(input: RunReport, opts: WriteReportsOptions):
       htmlFailure = e;
     }
   }
-  await writeChecksums(dir);
+  await writeChecksums(dir, opts.knownHashes);
   files.push(join(dir, CHECKSUMS_FILE));
   await refreshLatest(opts.reportRoot, dir);
   if (htmlFailure) throw htmlFailure;

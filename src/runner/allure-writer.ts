@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Writer } from 'allure-js-commons/sdk/reporter';
 import type { Label } from 'allure-js-commons';
 import type { RuntimeMessage } from 'allure-js-commons/sdk';
@@ -29,8 +30,13 @@ export class DeferredAllureWriter implements Writer {
     this.pending.push([name, data]);
   }
 
-  /** Writes every file handed over so far; says what could not be written, if anything. */
-  flush(): string | undefined {
+  /**
+   * Writes every file handed over so far; says what could not be written, if anything. One after another,
+   * synchronously: creating ~2600 files in one folder took 0.5-1 s here that way, and 1.1-1.6 s from libuv's
+   * threads, one or eight at a time. `written` gets the SHA-256 of each file written, by its path in the report
+   * directory (the results folder's parent), so SHA256SUMS need not read them back.
+   */
+  flush(written?: Map<string, string>): string | undefined {
     const files = this.pending;
     this.pending = [];
     if (!files.length) return undefined;
@@ -41,9 +47,11 @@ export class DeferredAllureWriter implements Writer {
     } catch (e) {
       return `the folder ${this.resultsDir} cannot be made (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
     }
+    const folder = basename(this.resultsDir);
     for (const [name, data] of files) {
       try {
         writeFileSync(join(this.resultsDir, name), data);
+        written?.set(`${folder}/${name}`, createHash('sha256').update(data).digest('hex'));
       } catch (e) {
         failures++;
         first ??= `${name}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
@@ -113,8 +121,8 @@ export function allureMessages(r: CheckResult, req: Requirement): RuntimeMessage
 }
 
 export interface AllureResultsReporter extends Reporter {
-  /** Writes every result and attachment; says what could not be written, if anything. */
-  flush(): string | undefined;
+  /** Writes every result and attachment; says what could not be written, if anything (see DeferredAllureWriter). */
+  flush(written?: Map<string, string>): string | undefined;
 }
 
 /**
@@ -135,8 +143,8 @@ export async function allureReporter(resultsDir: string, requirements: Requireme
   class MainThreadAllureReporter extends AllureReporter implements AllureResultsReporter {
     private readonly written = new WeakSet<RunnerTask>();
 
-    flush(): string | undefined {
-      return swapped ? writer.flush() : undefined;
+    flush(written?: Map<string, string>): string | undefined {
+      return swapped ? writer.flush(written) : undefined;
     }
 
     override onInit(vitest: Vitest): void {

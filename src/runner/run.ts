@@ -176,8 +176,8 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
     for (const e of suiteErrors.slice(0, 5)) log(`  suite error: ${redactor.text(e)}`);
     // The Allure files (one per check, and its evidence) are report writing: after the run's duration is taken,
     // before the reports that checksum them.
-    flushAllure(prepared, log);
-    const written = await writeReports(report, { dir, reportRoot: cfg.reportDir, html: cfg.html, ...(cfg.baseline ? { baselinePath: cfg.baseline } : {}) });
+    const knownHashes = flushAllure(prepared, log);
+    const written = await writeReports(report, { dir, reportRoot: cfg.reportDir, html: cfg.html, knownHashes, ...(cfg.baseline ? { baselinePath: cfg.baseline } : {}) });
     return { report: written.report, written, reportsMs: Math.round(performance.now() - tr) };
   } finally {
     // A run that failed after its checks began keeps the Allure results of those it finished.
@@ -271,10 +271,16 @@ async function runSuites(
   return { results: collector.results, suiteErrors: collector.suiteErrors, interrupted: interrupted || interrupt.aborted, stats: collector.stats };
 }
 
-/** Writes the Allure results the run has made; once (a second call finds nothing left to write). */
-function flushAllure({ allure }: PreparedSuites, log: (line: string) => void): void {
-  const unwritten = allure.flush();
+/**
+ * Writes the Allure results the run has made; once (a second call finds nothing left to write). Returns the
+ * SHA-256 of each file written, by its path in the report directory. What could not be written is logged, and
+ * the other reports are written all the same.
+ */
+function flushAllure({ allure }: PreparedSuites, log: (line: string) => void): ReadonlyMap<string, string> {
+  const written = new Map<string, string>();
+  const unwritten = allure.flush(written);
   if (unwritten) log(`  allure-results: ${unwritten}; the other reports are complete`);
+  return written;
 }
 
 /** The suites of this shard: whole suites, balanced by their number of checks (src/runner/shards.ts). */
