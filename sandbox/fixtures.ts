@@ -25,7 +25,8 @@ const TENANT_FIELDS = ['tenant_id', 'name', 'sandbox_secret_key', 'sandbox_publi
 
 export function loadFixtures(path: string = DEFAULT_FIXTURES_PATH): Fixtures {
   const shown = relative(process.cwd(), path) || path;
-  const fix = 'point --fixtures (or fixturesPath) at a readable copy of fixtures/tenants.json';
+  // The same file is named by the sandbox command's --fixtures and by run's --sandbox-fixtures (FSAPI_SANDBOX_FIXTURES).
+  const fix = 'point `sandbox --fixtures` or `run --sandbox-fixtures` (FSAPI_SANDBOX_FIXTURES) at a readable copy of fixtures/tenants.json';
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

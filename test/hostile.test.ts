@@ -187,9 +187,11 @@ describe('hostile targets', () => {
       [['run', '--capabilities', 'caps.yaml'], {}, /unknown group "payroll"/, 'groups are'],
       [['run', '--baseline', 'junit.xml'], {}, /junit\.xml/, 'conformance.json'],
       [['run'], {}, /line 2 is not KEY=VALUE/, 'NAME=value'],
+      // The fix names the flag of the command that was run (the fixtures loader serves both).
+      [['run', '--sandbox-fixtures', 'missing.json'], {}, /missing\.json: the sandbox fixtures file does not exist/, 'run --sandbox-fixtures'],
     ];
     for (const [args, env, message, fix] of cases) {
-      const cwd = args.includes('--spec') || args.includes('--capabilities') || args.includes('--baseline') ? withoutDotenv(dir) : dir;
+      const cwd = args.includes('--spec') || args.includes('--capabilities') || args.includes('--baseline') || args.includes('--sandbox-fixtures') ? withoutDotenv(dir) : dir;
       const r = await runCli(args, env, cwd);
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
       const lines = r.stderr.split('\n').filter((l) => l.startsWith('error:'));
