@@ -31,7 +31,7 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'FSAPI_GROUPS', flag: 'groups', type: 'list', value: 'LIST', default: 'all 12 groups + transport, versioning', description: 'Comma-separated suites to run (e.g. customers,accounts,transport).' },
   { env: 'FSAPI_SEED', flag: 'seed', type: 'string', value: 'N', default: 'random, printed and stored', description: 'Seed of the generated data; the same seed repeats the same run.' },
   { env: 'FSAPI_CONCURRENCY', flag: 'concurrency', type: 'string', value: 'N', default: '16 embedded, 4 remote', description: 'Checks in flight at once per suite.' },
-  { env: 'FSAPI_RATE_LIMIT', flag: 'rate-limit', type: 'string', value: 'N', default: '0 (unlimited) embedded, 20 remote', description: 'Requests per second across the whole run (0 = no cap).' },
+  { env: 'FSAPI_RATE_LIMIT', flag: 'rate-limit', type: 'string', value: 'N', default: '0 (unlimited) embedded, 20 remote', description: 'Requests per second across the whole run, in one process: each shard has its own (0 = no cap).' },
   { env: 'FSAPI_TIMEOUT_MS', flag: 'timeout-ms', type: 'string', value: 'MS', default: '10000', description: 'Per-request timeout (the one preflight request allows at least 5000).' },
   { env: 'FSAPI_MAX_RESPONSE_BYTES', flag: 'max-response-bytes', type: 'string', value: 'N', default: '1048576', description: 'Response bodies are cut (and reported) beyond this size.' },
   { env: 'FSAPI_REPORT_DIR', flag: 'report-dir', type: 'string', value: 'DIR', default: 'reports', description: 'Where reports/<run-id>/ and reports/latest are written.' },
