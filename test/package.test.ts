@@ -118,6 +118,8 @@ describe('npm pack', () => {
       'dist/.build-stamp',
       // The reference profile's validators, compiled by the build (src/catalogue/precompiled.ts).
       'dist/src/catalogue/reference-validators.cjs',
+      // The report schema's validator, compiled by the build (src/reports/schema.ts).
+      'dist/src/reports/report-validator.cjs',
       'spec/openapi.yaml',
       'spec/requirements.yaml',
       'spec/requirements.schema.json',
@@ -140,7 +142,7 @@ describe('npm pack', () => {
 
   it('ships nothing else: no tests, benches, reports, docs beyond those a user reads, sources or tool configuration', () => {
     const allowed =
-      /^(package\.json|README\.md|LICENSE|bin\/(fsapi-conformance|build-stamp)\.js|dist\/\.build-stamp|dist\/(src|sandbox|fixtures|suites)\/.+\.js|dist\/src\/catalogue\/reference-validators\.cjs|spec\/.+\.(ya?ml|json|md)|fixtures\/tenants\.json|src\/reports\/(conformance\.schema\.json|allurerc\.mjs)|docs\/(sandbox\.md|self-verification\.(json|md)))$/;
+      /^(package\.json|README\.md|LICENSE|bin\/(fsapi-conformance|build-stamp)\.js|dist\/\.build-stamp|dist\/(src|sandbox|fixtures|suites)\/.+\.js|dist\/src\/(catalogue\/reference-validators|reports\/report-validator)\.cjs|spec\/.+\.(ya?ml|json|md)|fixtures\/tenants\.json|src\/reports\/(conformance\.schema\.json|allurerc\.mjs)|docs\/(sandbox\.md|self-verification\.(json|md)))$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
     for (const dir of ['test/', 'bench/', 'reports/', 'examples/', '.ci/']) expect(files.filter((f) => f.startsWith(dir))).toEqual([]);
     expect(files.filter((f) => f.endsWith('.ts'))).toEqual([]);

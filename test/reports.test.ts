@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderJunit, renderSummary, validateReport, writeReports } from '../src/reports/index.js';
+import { createRequire } from 'node:module';
+import { CONFORMANCE_SCHEMA_PATH, renderJunit, renderSummary, validateReport, writeReports } from '../src/reports/index.js';
+import { createAjv, describeErrors, type ValidateFunction } from '../src/catalogue/json-schema.js';
 import { mdBlock, mdCode, mdEscape } from '../src/reports/markdown-text.js';
 import { redactUrl, stripXmlForbidden } from '../src/reports/text.js';
 import type { RunReport } from '../src/results/model.js';
@@ -133,6 +135,30 @@ describe('conformance.json', () => {
     expect(broken((r) => (r['spec'].sha256 = 'abc')).length).toBeGreaterThan(0);
     expect(broken((r) => (r['schema_version'] = 2)).length).toBeGreaterThan(0);
     expect(broken((r) => (r['checks'][1].id = r['checks'][0].id))[0]!.message).toMatch(/repeats the id/);
+  });
+
+  it("the build's standalone validator is made from the schema as it is, and judges as a fresh compile does", () => {
+    // npm test builds first; this reads what `npm run build` wrote next to the compiled schema module.
+    const pre = createRequire(import.meta.url)('../dist/src/reports/report-validator.cjs') as ValidateFunction & { SCHEMA_SHA256: string };
+    const schemaText = readFileSync(CONFORMANCE_SCHEMA_PATH, 'utf8');
+    expect(pre.SCHEMA_SHA256).toBe(createHash('sha256').update(schemaText).digest('hex'));
+    const fresh = createAjv({ strict: true }).compile(JSON.parse(schemaText) as object);
+    const variants: ((r: Record<string, any>) => void)[] = [
+      () => {},
+      (r) => (r['checks'][0].status = 'flaky'),
+      (r) => delete r['verdict'],
+      (r) => (r['surprise'] = 1),
+      (r) => (r['checks'][1].exchanges[0].response.status = 999),
+      (r) => (r['spec'].sha256 = 'abc'),
+      (r) => (r['run'].started_at = 'yesterday'),
+      (r) => (r['checks'] = 'none'),
+    ];
+    for (const [i, vary] of variants.entries()) {
+      const r = JSON.parse(JSON.stringify(standardReport())) as Record<string, any>;
+      vary(r);
+      expect(pre(r), `variant ${i}`).toBe(fresh(r));
+      expect(describeErrors(pre.errors), `variant ${i}`).toEqual(describeErrors(fresh.errors));
+    }
   });
 });
 

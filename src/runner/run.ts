@@ -261,7 +261,8 @@ async function runSuites(
   try {
     log(`running ${cfg.groups.length} suites (${workers} workers, ${cfg.concurrency} checks in flight per suite)`);
     const started = vitest.start();
-    // The report's schema validator compiles (0.15 s) while the workers start up, not after the last check.
+    // The report's schema validator loads (or, from the sources, compiles) while the workers start up, not after
+    // the last check.
     setImmediate(prepareReportValidator);
     await started;
   } finally {
