@@ -91,7 +91,8 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
       ({ baseUrl, credentials } = cfg.target);
       caPem = cfg.target.caPem;
     } else {
-      sandbox = await sandboxStarting!;
+      if (!sandboxStarting) throw new Error('no embedded sandbox was started for a run without a target (beginRun was given another configuration)');
+      sandbox = await sandboxStarting;
       const [alpha, beta] = sandbox.tenants;
       baseUrl = sandbox.base_url;
       caPem = sandbox.ca_pem;
