@@ -218,7 +218,8 @@ async function main(): Promise<void> {
       FSAPI_RATE_LIMIT: String(EMBEDDED_RATE_LIMIT),
       FSAPI_TRACE_FILE: traceFile,
     };
-    const args = ['run', '--seed', String(seed), '--report-dir', reportRoot, ...(values.groups ? ['--groups', values.groups] : [])];
+    const runArgs = (root: string) => ['run', '--seed', String(seed), '--report-dir', root, ...(values.groups ? ['--groups', values.groups] : [])];
+    const args = runArgs(reportRoot);
     // The replay meets a sandbox that has served the whole run, its code optimised by V8; the run met it cold, and
     // its first few thousand requests cost the sandbox about 2.5x what they cost later (bench/README.md). So the
     // measured run is not the sandbox's first: the warm-up runs are the same run, unmeasured, and their suite
@@ -226,7 +227,7 @@ async function main(): Promise<void> {
     const warmSuites: number[] = [];
     for (let i = 1; i <= warmRuns; i++) {
       const warmRoot = join(dir, `warm-${i}`);
-      const warmArgs = ['run', '--seed', String(seed), '--report-dir', warmRoot, ...(values.groups ? ['--groups', values.groups] : [])];
+      const warmArgs = runArgs(warmRoot);
       console.error(`warm-up ${i}/${warmRuns}: node bin/fsapi-conformance.js ${warmArgs.join(' ')} (against ${info.base_url})`);
       const { FSAPI_TRACE_FILE: _unused, ...warmEnv } = env;
       const warm = await runCli(warmArgs, { cwd: dir, env: warmEnv });

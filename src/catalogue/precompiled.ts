@@ -19,15 +19,29 @@ export function schemaKey(schema: object): string {
 
 export type Precompiled = (key: string) => ValidateFunction | undefined;
 
-/** The build's validators for the document with this digest, or undefined (none built, or for another document). */
-export function loadPrecompiled(sha256: string): Precompiled | undefined {
-  let mod: Record<string, unknown>;
+/**
+ * A module the build wrote with writeBuilt(), when it was made from the source with this SHA-256; undefined when
+ * there is none (a checkout run from its sources) or it was made from another source (stale, or another document).
+ */
+export function loadBuilt<T extends object>(file: string, sourceSha256: string): T | undefined {
+  let mod: T & { SOURCE_SHA256?: unknown };
   try {
-    mod = createRequire(import.meta.url)(FILE) as Record<string, unknown>;
+    mod = createRequire(import.meta.url)(file) as T & { SOURCE_SHA256?: unknown };
   } catch {
     return undefined;
   }
-  if (mod['SPEC_SHA256'] !== sha256) return undefined;
+  return mod.SOURCE_SHA256 === sourceSha256 ? mod : undefined;
+}
+
+/** Writes ajv standalone code as a module that names the SHA-256 of the source it was made from. */
+export function writeBuilt(file: string, standaloneSource: string, sourceSha256: string): void {
+  writeFileSync(file, `${standaloneSource}\nmodule.exports.SOURCE_SHA256 = ${JSON.stringify(sourceSha256)};\n`);
+}
+
+/** The build's validators for the document with this digest, or undefined (none built, or for another document). */
+export function loadPrecompiled(sha256: string): Precompiled | undefined {
+  const mod = loadBuilt<Record<string, unknown>>(FILE, sha256);
+  if (!mod) return undefined;
   return (key) => {
     const fn = mod[key];
     return typeof fn === 'function' ? (fn as ValidateFunction) : undefined;
@@ -39,5 +53,5 @@ export async function writeReferenceValidators(): Promise<void> {
   const { loadSpec } = await import('./openapi.js');
   const { REFERENCE_SPEC_PATH } = await import('./index.js');
   const spec = await loadSpec(REFERENCE_SPEC_PATH, { standalone: true });
-  writeFileSync(FILE, `${spec.standaloneSource!()}\nexports.SPEC_SHA256 = ${JSON.stringify(spec.sha256)};\n`);
+  writeBuilt(FILE, spec.standaloneSource!(), spec.sha256);
 }

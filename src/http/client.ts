@@ -115,16 +115,16 @@ export class TargetClient {
 
   url(spec: Pick<RequestSpec, 'path' | 'query'>): string {
     const path = spec.path.replace(/^\//, '');
+    const query = new URLSearchParams();
+    for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined) query.append(k, String(v));
     // Most paths are plain segments under the base URL, which resolve to the base followed by the path: no URL
     // object needed. Anything else (absolute URLs, dot segments, characters to encode) is resolved by URL.
     if (PLAIN_PATH.test(path) && this.opts.baseUrl.endsWith('/') && !this.opts.baseUrl.includes('?') && !this.opts.baseUrl.includes('#')) {
-      const query = new URLSearchParams();
-      for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined) query.append(k, String(v));
       const qs = query.toString();
       return `${this.opts.baseUrl}${path}${qs ? `?${qs}` : ''}`;
     }
     const u = /^https?:\/\//i.test(spec.path) ? new URL(spec.path) : new URL(path, this.opts.baseUrl);
-    for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined) u.searchParams.append(k, String(v));
+    for (const [k, v] of query) u.searchParams.append(k, v);
     return u.toString();
   }
 

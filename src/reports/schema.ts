@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { fromRoot } from '../paths.js';
 import { createAjv, describeErrors, type SchemaProblem, type ValidateFunction } from '../catalogue/json-schema.js';
+import { loadBuilt, writeBuilt } from '../catalogue/precompiled.js';
 import type { RunReport } from '../results/model.js';
 
 /** The JSON Schema of conformance.json; shipped next to this module and published with the reports. */
@@ -34,13 +34,9 @@ function validator(): ValidateFunction {
 }
 
 /** The build's validator when it was made from this schema; undefined without a build (the sources) or a stale one. */
-export function precompiledValidator(schemaSha256: string): ValidateFunction | undefined {
-  try {
-    const validate = createRequire(import.meta.url)(PRECOMPILED) as ValidateFunction & { SCHEMA_SHA256?: string };
-    return typeof validate === 'function' && validate.SCHEMA_SHA256 === schemaSha256 ? validate : undefined;
-  } catch {
-    return undefined;
-  }
+function precompiledValidator(schemaSha256: string): ValidateFunction | undefined {
+  const validate = loadBuilt<ValidateFunction>(PRECOMPILED, schemaSha256);
+  return typeof validate === 'function' ? validate : undefined;
 }
 
 /** Writes the standalone validator (run by `npm run build` on the compiled module). */
@@ -48,10 +44,7 @@ export async function writeReportValidator(): Promise<void> {
   const { default: standalone } = await import('ajv/dist/standalone/index.js');
   const text = readFileSync(CONFORMANCE_SCHEMA_PATH, 'utf8');
   const ajv = schemaAjv(true);
-  const source = standalone.default(ajv, ajv.compile(JSON.parse(text) as object));
-  writeFileSync(PRECOMPILED, `${source}
-module.exports.SCHEMA_SHA256 = ${JSON.stringify(sha256(text))};
-`);
+  writeBuilt(PRECOMPILED, standalone.default(ajv, ajv.compile(JSON.parse(text) as object)), sha256(text));
 }
 
 /** Compiles the validator ahead of its first use (a run does it while its workers start). */
