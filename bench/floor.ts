@@ -11,16 +11,21 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { Agent, request, type Dispatcher } from 'undici';
 import { assertRan, ensureBuild, harnessWorkers, int, printTable, readLatestReport, round, runCli, sec, startSandboxChild, usage, writeResult } from './lib.js';
 import type { SandboxJsonLine } from '../src/cli/commands/sandbox.js';
 import { EMBEDDED_CONCURRENCY } from '../src/config/run-config.js';
+import { SETTINGS } from '../src/config/variables.js';
 
 const USAGE = 'npx tsx bench/floor.ts [--groups G1,G2] [--seed N] [--concurrency N] [--keys fresh|verbatim] [--warm-runs N] [--keep]';
 const DEFAULT_SEED = 20261120;
 /** What the embedded sandbox run uses (README: 0 embedded, 20 remote): the run must match it. */
 const EMBEDDED_RATE_LIMIT = 0;
+/** The run's default wait before the delayed idempotency replay (src/config/variables.ts), the same for every user. */
+const REPLAY_DELAY_MS = Number(SETTINGS.find((s) => s.env === 'FSAPI_REPLAY_DELAY_MS')?.default);
+if (!(REPLAY_DELAY_MS > 0)) throw new Error('src/config/variables.ts gives FSAPI_REPLAY_DELAY_MS no numeric default');
 
 /** One line of FSAPI_TRACE_FILE. */
 interface TraceLine {
@@ -39,6 +44,11 @@ interface Replayable {
   body?: string;
   /** What the run got. */
   status: number | null;
+  /**
+   * A repeat the run sent on purpose after a wait: the index of the request whose Idempotency-Key it repeats,
+   * and the wait. The timed replay sends it no sooner than that long after that request was sent.
+   */
+  after?: { index: number; ms: number };
 }
 
 /** The secrets the trace names, and the sandbox's values for them. */
@@ -77,13 +87,20 @@ function remapKey(key: string, salt: string): string {
 
 interface Prepared {
   requests: Replayable[];
+  /** Requests that repeat an earlier request's key at least the replay delay later (`after` is set on them). */
+  delayed: number;
   skipped_plain_http: number;
   skipped_other_origin: number;
   unresolved_secrets: Record<string, number>;
   keys_remapped: number;
 }
 
-function prepare(lines: TraceLine[], info: SandboxJsonLine, keys: 'fresh' | 'verbatim'): Prepared {
+/**
+ * The requests of the trace, ready to send again. `delayMs` is the run's replay delay: a request that repeats an
+ * earlier request's Idempotency-Key at least that long after it (the delayed replay and the retention
+ * observation, which wait on purpose; every other reuse of a key follows at once) gets `after`.
+ */
+function prepare(lines: TraceLine[], info: SandboxJsonLine, keys: 'fresh' | 'verbatim', delayMs: number): Prepared {
   const secrets = secretValues(info);
   const unresolved: Record<string, number> = {};
   const fill = (s: string): string =>
@@ -96,9 +113,11 @@ function prepare(lines: TraceLine[], info: SandboxJsonLine, keys: 'fresh' | 'ver
   const origin = new URL(info.base_url).origin;
   const plainOrigin = info.plain_http_url ? new URL(info.plain_http_url).origin : undefined;
   const salt = randomUUID();
-  const out: Prepared = { requests: [], skipped_plain_http: 0, skipped_other_origin: 0, unresolved_secrets: unresolved, keys_remapped: 0 };
+  const out: Prepared = { requests: [], delayed: 0, skipped_plain_http: 0, skipped_other_origin: 0, unresolved_secrets: unresolved, keys_remapped: 0 };
   // In the order the run sent them (the trace is appended as answers arrive).
   const ordered = [...lines].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  /** The first replayed request with each key (as the trace has it), and when the run sent it. */
+  const firstWithKey = new Map<string, { index: number; at: number }>();
   for (const l of ordered) {
     const url = fill(l.url);
     let o: string;
@@ -114,8 +133,10 @@ function prepare(lines: TraceLine[], info: SandboxJsonLine, keys: 'fresh' | 'ver
       continue;
     }
     const headers: Record<string, string> = {};
+    let key: string | undefined;
     for (const [k, v] of Object.entries(l.headers)) {
       let value = fill(v);
+      if (k.toLowerCase() === 'idempotency-key') key = value;
       if (keys === 'fresh' && k.toLowerCase() === 'idempotency-key') {
         const mapped = remapKey(value, salt);
         if (mapped !== value) out.keys_remapped++;
@@ -123,7 +144,17 @@ function prepare(lines: TraceLine[], info: SandboxJsonLine, keys: 'fresh' | 'ver
       }
       headers[k] = value;
     }
-    out.requests.push({ method: l.method, url, headers, ...(l.body !== undefined ? { body: fill(l.body) } : {}), status: l.status });
+    let after: Replayable['after'];
+    if (key) {
+      // Keys are per business: the same key from the other one is not a repeat.
+      const scoped = `${headers['x-tenant-id'] ?? ''}|${key}`;
+      const at = Date.parse(l.at);
+      const first = firstWithKey.get(scoped);
+      if (!first) firstWithKey.set(scoped, { index: out.requests.length, at });
+      else if (at - first.at >= delayMs) after = { index: first.index, ms: delayMs };
+    }
+    if (after) out.delayed++;
+    out.requests.push({ method: l.method, url, headers, ...(l.body !== undefined ? { body: fill(l.body) } : {}), status: l.status, ...(after ? { after } : {}) });
   }
   return out;
 }
@@ -135,33 +166,57 @@ interface ReplayResult {
   errors: Record<string, number>;
 }
 
-async function replay(requests: Replayable[], ca: string, concurrency: number): Promise<ReplayResult> {
+/**
+ * Sends the requests with a bare undici Agent, at most `concurrency` in flight, in their order. Timed, a request
+ * with `after` is not sent sooner than `after.ms` after the request it repeats was sent (its own task waits for
+ * that; it does not hold a slot meanwhile); untimed, every request goes as soon as a slot is free.
+ */
+async function replay(requests: Replayable[], ca: string, concurrency: number, timed: boolean): Promise<ReplayResult> {
   const agent = new Agent({ connect: { ca }, connections: concurrency, pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: 30_000, bodyTimeout: 30_000 });
   const statuses: Record<string, number> = {};
   const errors: Record<string, number> = {};
   let same = 0;
+  const send = async (r: Replayable): Promise<void> => {
+    let status: string;
+    try {
+      const res = await request(r.url, { method: r.method as Dispatcher.HttpMethod, headers: r.headers, ...(r.body !== undefined ? { body: r.body } : {}), dispatcher: agent });
+      await res.body.dump();
+      status = String(res.statusCode);
+      if (res.statusCode === r.status) same++;
+    } catch (e) {
+      status = 'error';
+      const name = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+      errors[name] = (errors[name] ?? 0) + 1;
+    }
+    statuses[status] = (statuses[status] ?? 0) + 1;
+  };
+  // When each request that a held one repeats was sent (the first with its key: never held itself).
+  const sent = new Map<number, { resolve: (at: number) => void; promise: Promise<number> }>();
+  const held = timed ? requests.filter((r) => r.after) : [];
+  for (const r of held) {
+    if (sent.has(r.after!.index)) continue;
+    let resolve!: (at: number) => void;
+    const promise = new Promise<number>((res) => (resolve = res));
+    sent.set(r.after!.index, { resolve, promise });
+  }
+  const queue = requests.map((_, i) => i).filter((i) => !(timed && requests[i]!.after));
   let next = 0;
   try {
     const t0 = performance.now();
-    await Promise.all(
-      Array.from({ length: Math.min(concurrency, requests.length) }, async () => {
-        for (let i = next++; i < requests.length; i = next++) {
-          const r = requests[i]!;
-          let status: string;
-          try {
-            const res = await request(r.url, { method: r.method as Dispatcher.HttpMethod, headers: r.headers, ...(r.body !== undefined ? { body: r.body } : {}), dispatcher: agent });
-            await res.body.dump();
-            status = String(res.statusCode);
-            if (res.statusCode === r.status) same++;
-          } catch (e) {
-            status = 'error';
-            const name = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-            errors[name] = (errors[name] ?? 0) + 1;
-          }
-          statuses[status] = (statuses[status] ?? 0) + 1;
+    await Promise.all([
+      ...Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
+        for (let q = next++; q < queue.length; q = next++) {
+          const i = queue[q]!;
+          sent.get(i)?.resolve(performance.now());
+          await send(requests[i]!);
         }
       }),
-    );
+      ...held.map(async (r) => {
+        const at = await sent.get(r.after!.index)!.promise;
+        await delay(Math.max(0, at + r.after!.ms - performance.now()));
+        await send(r);
+      }),
+    ]);
     return { duration_ms: performance.now() - t0, statuses, same_status_as_run: same, errors };
   } finally {
     await agent.close();
@@ -216,6 +271,8 @@ async function main(): Promise<void> {
       // A remote target gets polite defaults (4 in flight, 20 req/s); this one must run as the embedded run does.
       FSAPI_CONCURRENCY: String(EMBEDDED_CONCURRENCY),
       FSAPI_RATE_LIMIT: String(EMBEDDED_RATE_LIMIT),
+      // Said, not left to the default, so the timed replay keeps the same waits.
+      FSAPI_REPLAY_DELAY_MS: String(REPLAY_DELAY_MS),
       FSAPI_TRACE_FILE: traceFile,
     };
     const runArgs = (root: string) => ['run', '--seed', String(seed), '--report-dir', root, ...(values.groups ? ['--groups', values.groups] : [])];
@@ -246,16 +303,24 @@ async function main(): Promise<void> {
 
     const workers = harnessWorkers(report.run.groups.length);
     const concurrency = concurrencyFlag ?? report.run.concurrency * workers;
-    const prepared = prepare(lines, info, keys);
+    // Untimed, the floor as the issue defines it: every request as soon as a slot is free. Timed, the same
+    // requests with the run's deliberate waits kept (a delayed repeat goes no sooner than REPLAY_DELAY_MS after
+    // the request it repeats), which no harness could shorten. Each replay gets keys of its own.
+    const prepared = prepare(lines, info, keys, REPLAY_DELAY_MS);
     console.error(`replay: ${prepared.requests.length} requests at concurrency ${concurrency} (keys ${keys})`);
-    const result = await replay(prepared.requests, sandbox.ca, concurrency);
+    const result = await replay(prepared.requests, sandbox.ca, concurrency, false);
+    const preparedTimed = prepare(lines, info, keys, REPLAY_DELAY_MS);
+    console.error(`timed replay: the same, ${preparedTimed.delayed} of them ${REPLAY_DELAY_MS} ms after the request they repeat`);
+    const timed = await replay(preparedTimed.requests, sandbox.ca, concurrency, true);
 
     const suitesMs = report.run.phases.suites_ms;
     const ratio = suitesMs / result.duration_ms;
+    const ratioTimed = suitesMs / timed.duration_ms;
     const runStatuses: Record<string, number> = {};
     for (const r of prepared.requests) runStatuses[String(r.status)] = (runStatuses[String(r.status)] ?? 0) + 1;
     const runClasses = byClass(runStatuses);
     const replayClasses = byClass(result.statuses);
+    const timedClasses = byClass(timed.statuses);
 
     console.log(`\nseed ${seed}, groups ${values.groups ?? 'all'} (${report.run.groups.length} suites, ${workers} workers × ${report.run.concurrency} in flight); verdict ${report.verdict}`);
     printTable(
@@ -264,24 +329,28 @@ async function main(): Promise<void> {
         ...warmSuites.map((ms, i) => [`suite phase, warm-up run ${i + 1}${i === 0 ? ' (sandbox cold)' : ''}`, sec(ms, 2), '', '']),
         [`suite phase (the measured run${warmRuns ? `, after ${warmRuns} warm-up run${warmRuns > 1 ? 's' : ''}` : ', sandbox cold'})`, sec(suitesMs, 2), String(lines.length), String(Math.round(lines.length / (suitesMs / 1000)))],
         [`replay (bare undici, ${concurrency} in flight)`, sec(result.duration_ms, 2), String(prepared.requests.length), String(Math.round(prepared.requests.length / (result.duration_ms / 1000)))],
+        [`timed replay (the same, ${preparedTimed.delayed} repeats held ${sec(REPLAY_DELAY_MS, 0)} s as the run held them)`, sec(timed.duration_ms, 2), String(preparedTimed.requests.length), String(Math.round(preparedTimed.requests.length / (timed.duration_ms / 1000)))],
         ['ratio suite ÷ replay', `${ratio.toFixed(1)}×`, '', ''],
+        ['ratio suite ÷ timed replay (the deliberate waits not counted as overhead)', `${ratioTimed.toFixed(1)}×`, '', ''],
         ...(warmSuites.length ? [['ratio warm-up run 1 ÷ replay (sandbox cold in the run only)', `${(warmSuites[0]! / result.duration_ms).toFixed(1)}×`, '', '']] : []),
       ],
     );
     console.log('');
     printTable(
-      ['status', 'run', 'replay'],
-      Object.keys(replayClasses).map((k) => [k, String(runClasses[k] ?? 0), String(replayClasses[k] ?? 0)]),
+      ['status', 'run', 'replay', 'timed replay'],
+      Object.keys(replayClasses).map((k) => [k, String(runClasses[k] ?? 0), String(replayClasses[k] ?? 0), String(timedClasses[k] ?? 0)]),
     );
     const untraced = report.run.requests_sent - lines.length;
     const samePct = prepared.requests.length ? (100 * result.same_status_as_run) / prepared.requests.length : 0;
     console.log(
       `\nrequests sent by the run: ${report.run.requests_sent}; in the trace: ${lines.length} (${untraced === 1 ? 'the preflight request is not traced' : `${untraced} sent requests are not in the trace, one of them the preflight's`})` +
         `\nskipped: ${prepared.skipped_plain_http} plain-HTTP probes, ${prepared.skipped_other_origin} other absolute URLs` +
-        `\nidempotency keys remapped: ${prepared.keys_remapped} (--keys ${keys}); same status as in the run: ${result.same_status_as_run} (${samePct.toFixed(1)}%)`,
+        `\nidempotency keys remapped: ${prepared.keys_remapped} (--keys ${keys}); same status as in the run: ${result.same_status_as_run} (${samePct.toFixed(1)}%), timed replay ${timed.same_status_as_run}` +
+        `\nheld in the timed replay: ${preparedTimed.delayed} requests that repeat an earlier one's Idempotency-Key ${REPLAY_DELAY_MS} ms or more after it in the run (the waiting checks' second requests)`,
     );
     if (Object.keys(prepared.unresolved_secrets).length) console.log(`unresolved redactions (sent as is): ${JSON.stringify(prepared.unresolved_secrets)}`);
     if (Object.keys(result.errors).length) console.log(`replay errors: ${JSON.stringify(result.errors)}`);
+    if (Object.keys(timed.errors).length) console.log(`timed replay errors: ${JSON.stringify(timed.errors)}`);
 
     const written = writeResult('floor', {
       seed,
@@ -298,6 +367,13 @@ async function main(): Promise<void> {
       suites_ms: suitesMs,
       replay_ms: round(result.duration_ms, 1),
       ratio: round(ratio, 2),
+      replay_delay_ms: REPLAY_DELAY_MS,
+      timed_replay_ms: round(timed.duration_ms, 1),
+      timed_held: preparedTimed.delayed,
+      ratio_timed: round(ratioTimed, 2),
+      timed_same_status_as_run: timed.same_status_as_run,
+      timed_replay_statuses: timed.statuses,
+      timed_replay_errors: timed.errors,
       requests_sent: report.run.requests_sent,
       trace_lines: lines.length,
       untraced_requests: untraced,
@@ -313,7 +389,7 @@ async function main(): Promise<void> {
       ...(values.keep ? { kept: dir } : {}),
     });
     console.log(`\nwritten: ${written}${values.keep ? `\nkept: ${dir} (trace.jsonl, reports/)` : ''}`);
-    if (result.statuses['error']) process.exitCode = 1;
+    if (result.statuses['error'] || timed.statuses['error']) process.exitCode = 1;
   } finally {
     await sandbox.stop();
     if (!values.keep) rmSync(dir, { recursive: true, force: true });
