@@ -14,9 +14,9 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { Agent, request, type Dispatcher } from 'undici';
-import { assertRan, ensureBuild, harnessWorkers, int, printTable, readLatestReport, round, runCli, sec, startSandboxChild, usage, writeResult } from './lib.js';
+import { assertRan, ensureBuild, int, printTable, readLatestReport, round, runCli, sec, startSandboxChild, usage, writeResult } from './lib.js';
 import type { SandboxJsonLine } from '../src/cli/commands/sandbox.js';
-import { EMBEDDED_CONCURRENCY } from '../src/config/run-config.js';
+import { EMBEDDED_CONCURRENCY, harnessWorkers } from '../src/config/run-config.js';
 import { SETTINGS } from '../src/config/variables.js';
 
 const USAGE = 'npx tsx bench/floor.ts [--groups G1,G2] [--seed N] [--concurrency N] [--keys fresh|verbatim] [--warm-runs N] [--keep]';

@@ -180,11 +180,6 @@ export function readReport(file: string): RunReport {
   return JSON.parse(readFileSync(file, 'utf8')) as RunReport;
 }
 
-/** The harness's worker count for a run (src/runner/run.ts): one per suite, at least 2, at most the CPUs. */
-export function harnessWorkers(suites: number): number {
-  return Math.max(1, Math.min(suites, Math.max(2, availableParallelism())));
-}
-
 export interface SandboxChild {
   info: SandboxJsonLine;
   /** PEM of the CA file. */

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { PACKAGE_ROOT, RUNNING_COMPILED, SUITE_VERSION, SUITES_DIR, SUITE_EXT, WAITING_FILE } from '../paths.js';
 import { loadCatalogue, REFERENCE_SPEC_PATH, type Catalogue } from '../catalogue/index.js';
 import type { RequirementCatalogue } from '../catalogue/requirements.js';
 import { isGroupSlug, type SuiteSlug } from '../catalogue/groups.js';
-import { secretsOf, type Credentials, type RunConfig } from '../config/run-config.js';
+import { harnessWorkers, secretsOf, type Credentials, type RunConfig } from '../config/run-config.js';
 import { UsageError } from '../errors.js';
 import { LABEL_EMAIL_DOMAIN } from '../../fixtures/factories.js';
 import { TargetClient } from '../http/client.js';
@@ -71,7 +71,7 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
   let sandbox: RunningSandbox | undefined;
   let receiver: WebhookReceiver | undefined;
   let client: TargetClient | undefined;
-  const workers = Math.max(1, Math.min(cfg.groups.length + 1, Math.max(2, availableParallelism())));
+  const workers = harnessWorkers(cfg.groups.length);
   const dir = join(cfg.reportDir, runId);
   const prepare = () => prepareSuites(cfg, weight, dir, workers, catalogue.requirements);
   // Against the embedded sandbox nothing outside can fail, so vitest starts up while the sandbox thread does (each
