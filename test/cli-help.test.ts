@@ -145,23 +145,43 @@ describe('unknown commands', () => {
 describe('what a command loads', () => {
   // Every command's implementation used to load with the CLI: help took 0.4 s, and a run loaded the reports, the
   // planner and ajv before it could start the sandbox's thread (src/runner/begin.ts).
-  it('help loads neither the HTTP client, ajv, vitest, Allure nor the runner', async () => {
+  /** Runs the CLI with a resolve hook registered in its main thread only; returns the URLs that thread resolved. */
+  async function resolvedBy(args: string[]): Promise<{ code: number | null; stderr: string; resolved: string }> {
     const dir = mkdtempSync(join(tmpdir(), 'fsapi-loads-'));
     const log = join(dir, 'resolved.txt');
-    // A module resolve hook that writes down every URL the process resolves.
+    writeFileSync(log, '');
+    // A module resolve hook that writes down every URL the thread resolves. Worker threads run `--import` again;
+    // they register nothing, so the log is the main thread's.
     const hook = `import { appendFileSync } from 'node:fs';
 export async function resolve(spec, ctx, next) { const r = await next(spec, ctx); appendFileSync(${JSON.stringify(log)}, r.url + '\\n'); return r; }`;
     const register = join(dir, 'register.mjs');
-    writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});\n`);
+    writeFileSync(
+      register,
+      `import { register } from 'node:module';\nimport { isMainThread } from 'node:worker_threads';\nif (isMainThread) register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});\n`,
+    );
+    const r = await runCli(args, {}, undefined, ['--import', pathToFileURL(register).href]);
+    return { code: r.code, stderr: r.stderr, resolved: readFileSync(log, 'utf8') };
+  }
+
+  it('help loads neither the HTTP client, ajv, vitest, Allure nor the runner', async () => {
     for (const args of [['--help'], ['run', '--help'], ['diff', '--help'], ['requirements', '--help']]) {
-      writeFileSync(log, '');
-      const r = await runCli(args, {}, undefined, ['--import', pathToFileURL(register).href]);
-      expect(r.code, r.stderr).toBe(0);
-      const resolved = readFileSync(log, 'utf8');
+      const { code, stderr, resolved } = await resolvedBy(args);
+      expect(code, stderr).toBe(0);
       expect(resolved, args.join(' ')).toContain('/cli/commands/run.');
       for (const heavy of [/node_modules\/undici\//, /node_modules\/ajv\//, /node_modules\/vitest\//, /node_modules\/allure/, /\/runner\/run\./, /\/reports\/index\./, /\/checks\/planner\./]) {
         expect(resolved, `${args.join(' ')} loaded ${heavy}`).not.toMatch(heavy);
       }
     }
+  });
+
+  // The main thread of an embedded run is its busiest before the checks start (the CLI, the catalogue, the planner
+  // and vitest); the HTTP client and faker belong to the workers (and undici to the sandbox's thread).
+  it('an embedded run loads neither undici nor faker in its main thread', async () => {
+    const reports = mkdtempSync(join(tmpdir(), 'fsapi-loads-run-'));
+    const { code, stderr, resolved } = await resolvedBy(['run', '--groups', 'transport', '--report-dir', reports]);
+    expect(code, stderr).toBe(0);
+    expect(resolved).toContain('/runner/run.');
+    expect(resolved).toMatch(/node_modules\/vitest\//);
+    for (const heavy of [/node_modules\/undici\//, /node_modules\/@faker-js\//, /\/http\/client\./, /\/harness\/runtime\./]) expect(resolved, `loaded ${heavy}`).not.toMatch(heavy);
   });
 });

@@ -174,4 +174,19 @@ describe('TargetClient', () => {
       await c.close();
     }
   });
+
+  it('with caOnly trusts the given CA: its server answers, another certificate is refused', async () => {
+    const own = await httpsServer((_q, r) => json(r, 200, { ok: true }));
+    const other = await httpsServer((_q, r) => json(r, 200, {}));
+    servers.push(own, other);
+    const c = new TargetClient({ baseUrl: own.url, caPem: own.cert!.cert, caOnly: true, timeoutMs: 2000, maxResponseBytes: 1024, redactor });
+    expect((await c.send({ method: 'GET', path: 'x' })).json).toEqual({ ok: true });
+    await c.close();
+    // Another server's certificate is not signed by that CA: refused, as an untrusted one is.
+    const d = new TargetClient({ baseUrl: other.url, caPem: own.cert!.cert, caOnly: true, timeoutMs: 2000, maxResponseBytes: 1024, redactor });
+    const e = (await d.send({ method: 'GET', path: 'x' }).catch((x: unknown) => x)) as TransportError;
+    expect(e).toBeInstanceOf(TransportError);
+    expect(e.kind).toBe('tls');
+    await d.close();
+  });
 });

@@ -6,7 +6,8 @@
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import { fail } from '../harness/assert.js';
 import type { CheckContext, CheckDef } from '../harness/check.js';
-import { TransportError, type HttpResponse } from '../http/client.js';
+import type { HttpResponse } from '../http/client.js';
+import { TransportError } from '../http/transport-error.js';
 import type { CheckFamily } from './plan.js';
 import { pathParamsOf, simpleRead } from './support.js';
 

@@ -7,6 +7,7 @@ import { loadCatalogue, type Catalogue } from '../catalogue/index.js';
 import type { Operation } from '../catalogue/openapi.js';
 import { secretsOf } from '../config/run-config.js';
 import { TargetClient, type HttpResponse, type RequestSpec } from '../http/client.js';
+import { fillPath } from '../http/path-template.js';
 import { RateLimiter } from '../http/rate-limiter.js';
 import { Redactor } from '../http/redact.js';
 import type { RecordedExchange } from '../results/model.js';
@@ -33,7 +34,7 @@ export function workerRuntime(cfg: WorkerConfig): Promise<WorkerRuntime> {
     const abort = runCancellation(cfg);
     const client = new TargetClient({
       baseUrl: cfg.baseUrl,
-      ...(cfg.caPem ? { caPem: cfg.caPem } : {}),
+      ...(cfg.caPem ? { caPem: cfg.caPem, ...(cfg.embedded ? { caOnly: true } : {}) } : {}),
       timeoutMs: cfg.timeoutMs,
       maxResponseBytes: cfg.maxResponseBytes,
       redactor,
@@ -148,14 +149,6 @@ export function guardLiveWrite(cfg: WorkerConfig, method: string): void {
   if (cfg.environment === 'live' && !cfg.allowLiveWrites && !SAFE_METHODS.has(method.toUpperCase())) {
     throw new CheckSkipped(`live environment: ${method} requests are not sent without --allow-live-writes`);
   }
-}
-
-export function fillPath(template: string, params: Record<string, string>): string {
-  return template.replace(/^\//, '').replace(/\{([^}]+)\}/g, (_, name: string) => {
-    const v = params[name];
-    if (v === undefined) throw new Error(`path parameter ${name} of ${template} was not given`);
-    return encodeURIComponent(v);
-  });
 }
 
 export async function sendRecorded(rt: WorkerRuntime, spec: RequestSpec, record: (x: RecordedExchange) => void, observe?: (op: Operation, res: HttpResponse) => void): Promise<HttpResponse> {

@@ -1,8 +1,9 @@
 import type { SpecDocument } from '../catalogue/openapi.js';
 import type { Credentials } from '../config/run-config.js';
 import { UsageError } from '../errors.js';
-import { TargetClient, TransportError } from '../http/client.js';
-import { fillPath } from '../harness/runtime.js';
+import type { TargetClient } from '../http/client.js';
+import { fillPath } from '../http/path-template.js';
+import { TransportError } from '../http/transport-error.js';
 
 /**
  * One request before any suite starts: is the target reachable, is its TLS certificate trusted, does the API
