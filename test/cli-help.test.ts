@@ -175,13 +175,16 @@ export async function resolve(spec, ctx, next) { const r = await next(spec, ctx)
   });
 
   // The main thread of an embedded run is its busiest before the checks start (the CLI, the catalogue, the planner
-  // and vitest); the HTTP client and faker belong to the workers (and undici to the sandbox's thread).
-  it('an embedded run loads neither undici nor faker in its main thread', async () => {
+  // and vitest); the HTTP client and faker belong to the workers (and undici to the sandbox's thread), and ajv to
+  // no thread at all when the build's compiled validators serve the reference profile.
+  it('an embedded run loads neither undici, faker nor ajv in its main thread', async () => {
     const reports = mkdtempSync(join(tmpdir(), 'fsapi-loads-run-'));
     const { code, stderr, resolved } = await resolvedBy(['run', '--groups', 'transport', '--report-dir', reports]);
     expect(code, stderr).toBe(0);
     expect(resolved).toContain('/runner/run.');
     expect(resolved).toMatch(/node_modules\/vitest\//);
-    for (const heavy of [/node_modules\/undici\//, /node_modules\/@faker-js\//, /\/http\/client\./, /\/harness\/runtime\./]) expect(resolved, `loaded ${heavy}`).not.toMatch(heavy);
+    for (const heavy of [/node_modules\/undici\//, /node_modules\/@faker-js\//, /node_modules\/ajv\/dist\/(2020|ajv|standalone)/, /\/http\/client\./, /\/harness\/runtime\./]) {
+      expect(resolved, `loaded ${heavy}`).not.toMatch(heavy);
+    }
   });
 });

@@ -1,10 +1,26 @@
-import { _, Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import type addFormatsModule from 'ajv-formats';
 
 export type JsonSchema = Record<string, unknown> | boolean;
 
-/** ajv-formats is CommonJS; under NodeNext its plugin is the `default` member of the module. */
-const addFormats = addFormatsModule.default;
+type AjvModule = typeof import('ajv/dist/2020.js');
+let ajvModules: { ajv: AjvModule; addFormats: typeof addFormatsModule.default } | undefined;
+
+/**
+ * ajv and ajv-formats, loaded on first use (both are CommonJS, so synchronously). A thread that validates only
+ * with the build's compiled validators (every thread of a run against the reference profile) never needs them,
+ * and loading them cost each thread ~30 ms of its start-up.
+ */
+function ajvModule(): NonNullable<typeof ajvModules> {
+  if (!ajvModules) {
+    const require = createRequire(import.meta.url);
+    const formats = require('ajv-formats') as typeof addFormatsModule & { default?: typeof addFormatsModule.default };
+    // ajv-formats' plugin is the module itself and its `default` member.
+    ajvModules = { ajv: require('ajv/dist/2020.js') as AjvModule, addFormats: formats.default ?? (formats as unknown as typeof addFormatsModule.default) };
+  }
+  return ajvModules;
+}
 
 /**
  * One ajv instance (JSON Schema 2020-12, the dialect of OpenAPI 3.1) with formats.
@@ -12,6 +28,7 @@ const addFormats = addFormatsModule.default;
  * The reference profile is linted in strict mode by its own test.
  */
 export function createAjv(opts: { strict?: boolean; standalone?: boolean } = {}): Ajv2020 {
+  const { ajv: { Ajv2020, _ }, addFormats } = ajvModule();
   const ajv = new Ajv2020({
     // Standalone: keep each validator's source, formats taken from ajv-formats at load (src/catalogue/precompiled.ts).
     ...(opts.standalone ? { code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` } } : {}),

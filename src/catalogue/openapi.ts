@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { UsageError } from '../errors.js';
 import { groupOf, type GroupSlug } from './groups.js';
-import standaloneModule from 'ajv/dist/standalone/index.js';
 import { createAjv, describeErrors, type JsonSchema, type SchemaProblem, type ValidateFunction } from './json-schema.js';
 import { loadPrecompiled, schemaKey } from './precompiled.js';
 import { displayPath, pointerToPath, readSourceFileCached, type SourceFile } from './yaml-file.js';
@@ -130,22 +130,30 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
 
   const components = isObj(raw['components']) ? raw['components'] : {};
   const schemas = isObj(components['schemas']) ? components['schemas'] : {};
-  const ajv = createAjv({ standalone: opts.standalone ?? false });
   // The build's compiled validators serve a trusted document (src/catalogue/precompiled.ts).
   const precompiled = trusted && !opts.standalone ? loadPrecompiled(file.sha256) : undefined;
-  // All component schemas as one bundle; every $ref into them becomes absolute so inline schemas compile on their own.
-  const bundle = { $id: BUNDLE_ID, $defs: rewriteRefs(version.startsWith('3.0') ? from30(schemas) : schemas) };
-  try {
-    // A trusted document's schemas are proven valid by its own tests: compiling the meta-schema in every thread of
-    // every run to check them again costs more than all the validation a short run does.
-    ajv.addSchema(bundle as object, undefined, undefined, !trusted);
-  } catch (e) {
-    throw new UsageError(`the component schemas cannot be compiled: ${(e as Error).message}`, {
-      file: shown,
-      where: String(file.lineOf(['components', 'schemas']) ?? ''),
-      fix: 'make every schema under components.schemas valid JSON Schema (2020-12 for OpenAPI 3.1)',
-    });
-  }
+  const makeAjv = () => {
+    const ajv = createAjv({ standalone: opts.standalone ?? false });
+    // All component schemas as one bundle; every $ref into them becomes absolute so inline schemas compile on their own.
+    const bundle = { $id: BUNDLE_ID, $defs: rewriteRefs(version.startsWith('3.0') ? from30(schemas) : schemas) };
+    try {
+      // A trusted document's schemas are proven valid by its own tests: compiling the meta-schema in every thread of
+      // every run to check them again costs more than all the validation a short run does.
+      ajv.addSchema(bundle as object, undefined, undefined, !trusted);
+    } catch (e) {
+      throw new UsageError(`the component schemas cannot be compiled: ${(e as Error).message}`, {
+        file: shown,
+        where: String(file.lineOf(['components', 'schemas']) ?? ''),
+        fix: 'make every schema under components.schemas valid JSON Schema (2020-12 for OpenAPI 3.1)',
+      });
+    }
+    return ajv;
+  };
+  // Made at once for a document the build did not compile, so a schema that cannot compile is reported on load;
+  // with the build's validators, only if one is ever missing (none is for the reference profile), so ajv itself
+  // never loads in such a run's threads.
+  let ajvInstance = precompiled ? undefined : makeAjv();
+  const ajv = () => (ajvInstance ??= makeAjv());
 
   const resolve = (v: unknown, seen = 0): unknown => {
     // Resolves a local $ref to a non-schema component (parameter, response, header, request body).
@@ -261,7 +269,7 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
       try {
         // A bare reference to a component is that component's own validator, compiled once for the document.
         const ref = typeof schema === 'object' && Object.keys(schema).length === 1 ? schema['$ref'] : undefined;
-        fn = (precompiled && typeof schema === 'object' ? precompiled(schemaKey(schema)) : undefined) ?? (typeof ref === 'string' ? ajv.getSchema(ref) : undefined) ?? ajv.compile(schema);
+        fn = (precompiled && typeof schema === 'object' ? precompiled(schemaKey(schema)) : undefined) ?? (typeof ref === 'string' ? ajv().getSchema(ref) : undefined) ?? ajv().compile(schema);
       } catch (e) {
         throw new UsageError(`a schema cannot be compiled: ${(e as Error).message}`, {
           file: shown,
@@ -310,10 +318,12 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
                 const key = schemaKey(schema);
                 if (names[key]) continue;
                 names[key] = `urn:fsapi:validator:${key}`;
-                ajv.addSchema({ ...schema, $id: names[key] });
+                ajv().addSchema({ ...schema, $id: names[key] });
               }
             }
-            return standaloneModule.default(ajv, names);
+            // Build time only: loaded here, not by every thread that loads a spec.
+            const standaloneModule = createRequire(import.meta.url)('ajv/dist/standalone/index.js') as typeof import('ajv/dist/standalone/index.js');
+            return standaloneModule.default(ajv(), names);
           },
         }
       : {}),

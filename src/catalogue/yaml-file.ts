@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { isMap, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import { createRequire } from 'node:module';
+import type { Document } from 'yaml';
 import { UsageError } from '../errors.js';
 
 /** A parsed YAML or JSON file that remembers where each value came from, so errors can name a line. */
@@ -64,6 +65,8 @@ export function readSourceFile(path: string, what: string): SourceFile {
       fix: code === 'ENOENT' ? `check the path; it must name an existing ${what} file` : 'check the file permissions',
     });
   }
+  // Loaded on first parse (it is CommonJS): a thread that finds the parsed form cached never needs it.
+  const { isMap, isSeq, LineCounter, parseDocument } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
   const lines = new LineCounter();
   const doc: Document = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length > 0) {
