@@ -4,7 +4,7 @@
  * connections at each concurrency level, then prints requests/second and latency percentiles per target and
  * writes them to bench/results/sandbox-throughput.json.
  *
- *   npx tsx bench/sandbox-throughput.ts [--requests N] [--concurrency 1,16] [--rounds N] [--warmup N] [--targets sandbox,prism]
+ *   npx tsx bench/sandbox-throughput.ts [--requests N] [--concurrency 1,16] [--rounds N] [--warmup N] [--targets sandbox,sandbox-http,prism]
  *
  * Targets are rows: Prism's mock of spec/openapi.yaml (run on demand with npx) is the second one. Prism keeps no
  * state and accepts any key, so it is compared with the sandbox on the kinds it answers alike (reads and
@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 import { atExit, ensureBuild, intList, int, printTable, ROOT, round, startSandboxChild, usage, writeResult, type SandboxChild } from './lib.js';
 
-const USAGE = 'npx tsx bench/sandbox-throughput.ts [--requests N] [--concurrency 1,16] [--rounds N] [--warmup N] [--targets sandbox,prism]';
+const USAGE = 'npx tsx bench/sandbox-throughput.ts [--requests N] [--concurrency 1,16] [--rounds N] [--warmup N] [--targets sandbox,sandbox-http,prism]';
 
 /** Where a target answers and with which credentials. */
 interface Endpoint {
@@ -35,6 +35,8 @@ type Kind = 'read' | 'create' | 'replay' | 'unauthorized';
 
 interface Target {
   name: string;
+  /** How the target is reached. */
+  transport: 'https' | 'http';
   /** The kinds whose status this target is held to (the others are sent and counted, not checked). */
   checked: readonly Kind[];
   start(): Promise<Endpoint>;
@@ -46,16 +48,23 @@ class TargetUnavailable extends Error {
   override readonly name = 'TargetUnavailable';
 }
 
-/** The embedded sandbox, started as the CLI starts it, in a child process. */
-function sandboxTarget(): Target {
+/**
+ * The embedded sandbox, started as the CLI starts it, in a child process. Over HTTPS, as it serves the suite; or
+ * over plain HTTP, the transport Prism's mock serves, through the `plain-http-processed` fault switch (its
+ * plain-HTTP listener then serves the same pipeline instead of refusing): the like-for-like peer comparison.
+ */
+function sandboxTarget(transport: 'https' | 'http'): Target {
   let child: SandboxChild | undefined;
   return {
-    name: 'fsapi sandbox',
+    name: transport === 'https' ? 'fsapi sandbox' : 'fsapi sandbox (plain HTTP)',
+    transport,
     checked: ['read', 'create', 'replay', 'unauthorized'],
     async start() {
-      child = await startSandboxChild();
+      child = await startSandboxChild(transport === 'https' ? [] : ['--http-port', '0', '--fault', 'plain-http-processed']);
       const alpha = child.info.tenants[0]!;
-      return { baseUrl: child.info.base_url, ca: child.ca, apiKey: alpha.secret_key, tenantId: alpha.tenant_id };
+      if (transport === 'https') return { baseUrl: child.info.base_url, ca: child.ca, apiKey: alpha.secret_key, tenantId: alpha.tenant_id };
+      if (!child.info.plain_http_url) throw new Error('the sandbox gave no plain_http_url for --http-port 0');
+      return { baseUrl: child.info.plain_http_url, apiKey: alpha.secret_key, tenantId: alpha.tenant_id };
     },
     async stop() {
       await child?.stop();
@@ -107,6 +116,7 @@ function prismTarget(): Target {
   };
   return {
     name: `prism ${PRISM.split('@')[2]}`,
+    transport: 'http',
     checked: ['read', 'create'],
     async start() {
       // Fetch first (into npm's cache), so the time to download is not mistaken for a mock that never listens.
@@ -314,7 +324,7 @@ async function main(): Promise<void> {
     options: {
       requests: { type: 'string', default: '2000' },
       concurrency: { type: 'string', default: '1,16' },
-      targets: { type: 'string', default: 'sandbox,prism' },
+      targets: { type: 'string', default: 'sandbox,sandbox-http,prism' },
       rounds: { type: 'string', default: '3' },
       warmup: { type: 'string', default: '4000' },
     },
@@ -324,11 +334,13 @@ async function main(): Promise<void> {
   const rounds = int(values.rounds) ?? usage(USAGE);
   const warmup = int(values.warmup, 0) ?? usage(USAGE);
   const names = values.targets.split(',').map((s) => s.trim());
-  if (names.some((n) => n !== 'sandbox' && n !== 'prism')) usage(USAGE);
+  if (names.some((n) => n !== 'sandbox' && n !== 'sandbox-http' && n !== 'prism')) usage(USAGE);
 
   const build = await ensureBuild();
-  const targets: Target[] = [...(names.includes('sandbox') ? [sandboxTarget()] : []), ...(names.includes('prism') ? [prismTarget()] : [])];
-  const peer = targets.length > 1;
+  const sandboxes = [...(names.includes('sandbox') ? [sandboxTarget('https')] : []), ...(names.includes('sandbox-http') ? [sandboxTarget('http')] : [])];
+  const prism = names.includes('prism') ? prismTarget() : undefined;
+  const targets: Target[] = [...sandboxes, ...(prism ? [prism] : [])];
+  const peer = !!prism && sandboxes.length > 0;
   const results: Level[] = [];
   const skipped: Skipped[] = [];
   for (const target of targets) {
@@ -378,21 +390,22 @@ async function main(): Promise<void> {
   );
   for (const s of skipped) console.log(`${s.target}: skipped (${s.reason})`);
 
-  const peers: { kind: Workload; concurrency: number; sandbox_rps: number; prism_rps: number; ratio: number }[] = [];
-  const [a, b] = targets;
-  if (peer && a && b) {
-    for (const kind of ['mix', 'read', 'create'] as const) {
-      for (const c of levels) {
-        const x = results.find((r) => r.target === a.name && r.workload === kind && r.concurrency === c);
-        const y = results.find((r) => r.target === b.name && r.workload === kind && r.concurrency === c);
-        if (x && y) peers.push({ kind, concurrency: c, sandbox_rps: x.requests_per_second, prism_rps: y.requests_per_second, ratio: round(x.requests_per_second / y.requests_per_second) });
+  const peers: { target: string; transport: 'https' | 'http'; kind: Workload; concurrency: number; sandbox_rps: number; prism_rps: number; ratio: number }[] = [];
+  if (peer) {
+    for (const a of sandboxes) {
+      for (const kind of ['mix', 'read', 'create'] as const) {
+        for (const c of levels) {
+          const x = results.find((r) => r.target === a.name && r.workload === kind && r.concurrency === c);
+          const y = results.find((r) => r.target === prism.name && r.workload === kind && r.concurrency === c);
+          if (x && y) peers.push({ target: a.name, transport: a.transport, kind, concurrency: c, sandbox_rps: x.requests_per_second, prism_rps: y.requests_per_second, ratio: round(x.requests_per_second / y.requests_per_second) });
+        }
       }
     }
     if (peers.length) {
-      console.log(`\npeer ratio (${a.name} req/s ÷ ${b.name} req/s; medians of ${rounds} passes of ${total} requests; mix as above, read and create one kind per pass; ${b.name} over plain HTTP, the sandbox over HTTPS)`);
+      console.log(`\npeer ratio (sandbox req/s ÷ ${prism.name} req/s; medians of ${rounds} passes of ${total} requests; mix as above, read and create one kind per pass; ${prism.name} over plain HTTP; the sandbox over HTTPS, as it serves the suite, and over plain HTTP, like for like)`);
       printTable(
-        ['kind', 'concurrency', a.name, b.name, 'ratio'],
-        peers.map((p) => [p.kind, String(p.concurrency), String(p.sandbox_rps), String(p.prism_rps), p.ratio.toFixed(2)]),
+        ['kind', 'concurrency', 'sandbox over', 'sandbox', prism.name, 'ratio'],
+        peers.map((p) => [p.kind, String(p.concurrency), p.transport === 'https' ? 'HTTPS' : 'plain HTTP', String(p.sandbox_rps), String(p.prism_rps), p.ratio.toFixed(2)]),
       );
     }
   }
