@@ -183,6 +183,13 @@ describe('WebhookReceiver', () => {
     expect(plain.status).toBe(200);
     const none = await fetch(`${inspectUrl}?object_id=cus_404&timeout_ms=0`).then((r) => r.json() as Promise<unknown[]>);
     expect(none).toEqual([]);
+    // A body over 1 MiB is refused and not recorded (the server sees its last byte only once it was all sent).
+    const huge = JSON.stringify({ id: 'evt_3', type: 'customer.created', data: { object: { id: 'cus_3', pad: 'x'.repeat(1_048_576) } } });
+    const refused = await fetch(url, { method: 'POST', headers: { 'webhook-id': 'evt_3' }, body: huge });
+    expect(refused.status).toBe(413);
+    const notKept = await fetch(`${inspectUrl}?object_id=cus_3&timeout_ms=0`).then((r) => r.json() as Promise<unknown[]>);
+    expect(notKept).toEqual([]);
+    expect(rx.count).toBe(3);
     const wrongToken = await fetch(inspectUrl.replace(/__fsapi\/[0-9a-f]+/, '__fsapi/guess'));
     expect(wrongToken.status).toBe(200); // treated as a delivery, revealing nothing
     expect(await wrongToken.text()).toBe('ok');
