@@ -1,11 +1,12 @@
 /** The catalogue module: bad spec or catalogue files give one error naming the file, the place and the fix. */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSpec, loadRequirements, REFERENCE_SPEC_PATH, REQUIREMENTS_PATH } from '../src/catalogue/index.js';
 import { UsageError } from '../src/errors.js';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { privateCacheDir } from '../src/cache-dir.js';
 import { createRequire } from 'node:module';
 import { describeErrors, type JsonSchema } from '../src/catalogue/json-schema.js';
 import { schemaKey } from '../src/catalogue/precompiled.js';
@@ -146,5 +147,41 @@ describe('loadRequirements', () => {
     );
     const e = await failure(() => loadRequirements(write('must.yaml', text)));
     expect(e.message).toMatch(/requirements\.0\.source/);
+  });
+});
+
+describe('the private cache folder (src/cache-dir.ts)', () => {
+  const name = () => `fsapi-test-cache-${randomBytes(6).toString('hex')}`;
+  const at = (n: string) => join(tmpdir(), `${n}-${process.getuid!()}`);
+
+  it.skipIf(!process.getuid)('is made for this user alone, and found again', () => {
+    const n = name();
+    try {
+      const dir = privateCacheDir(n);
+      expect(dir).toBe(at(n));
+      const st = statSync(dir!);
+      expect(st.uid).toBe(process.getuid!());
+      expect(st.mode & 0o777).toBe(0o700);
+      expect(privateCacheDir(n)).toBe(dir);
+    } finally {
+      rmSync(at(n), { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(!process.getuid)('is refused when others could write to it, or when a link stands in its place', () => {
+    const open = name();
+    const link = name();
+    const target = mkdtempSync(join(tmpdir(), 'fsapi-test-target-'));
+    try {
+      mkdirSync(at(open));
+      chmodSync(at(open), 0o777);
+      expect(privateCacheDir(open)).toBeUndefined();
+      symlinkSync(target, at(link));
+      expect(privateCacheDir(link)).toBeUndefined();
+    } finally {
+      rmSync(at(open), { recursive: true, force: true });
+      rmSync(at(link), { force: true });
+      rmSync(target, { recursive: true, force: true });
+    }
   });
 });

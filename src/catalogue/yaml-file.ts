@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { createRequire } from 'node:module';
 import type { Document } from 'yaml';
+import { privateCacheDir } from '../cache-dir.js';
 import { UsageError } from '../errors.js';
 
 /** A parsed YAML or JSON file that remembers where each value came from, so errors can name a line. */
@@ -19,7 +19,9 @@ export function displayPath(p: string): string {
   return r.startsWith('..') ? p : r;
 }
 
-const CACHE_DIR = join(tmpdir(), 'fsapi-conformance-cache');
+/** The parsed-file cache of this user (src/cache-dir.ts), looked up once per process; undefined: no cache. */
+let cacheDir: string | null | undefined;
+const parsedCacheDir = (): string | undefined => (cacheDir === undefined ? (cacheDir = privateCacheDir('fsapi-conformance-cache') ?? null) : cacheDir) ?? undefined;
 
 /**
  * Like readSourceFile, but keeps the parsed form of a YAML file in a cache keyed by its content hash:
@@ -34,16 +36,17 @@ export function readSourceFileCached(path: string, what: string): SourceFile & {
     return { ...readSourceFile(path, what), sha256: '' };
   }
   const sha256 = createHash('sha256').update(text).digest('hex');
-  const cached = join(CACHE_DIR, `${sha256}.json`);
   let full: SourceFile | undefined;
   const parsed = (): SourceFile => (full ??= readSourceFile(path, what));
+  const dir = parsedCacheDir();
+  if (!dir) return { ...parsed(), sha256 };
+  const cached = join(dir, `${sha256}.json`);
   try {
     const data = JSON.parse(readFileSync(cached, 'utf8')) as unknown;
     return { path, data, sha256, lineOf: (p) => parsed().lineOf(p) };
   } catch {
     const file = parsed();
     try {
-      mkdirSync(CACHE_DIR, { recursive: true });
       const tmp = `${cached}.${process.pid}.tmp`;
       writeFileSync(tmp, JSON.stringify(file.data));
       renameSync(tmp, cached); // atomic: concurrent processes never read half a file

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { privateCacheDir } from '../cache-dir.js';
 import { PACKAGE_ROOT, RUNNING_COMPILED, SUITE_VERSION, SUITES_DIR, SUITE_EXT, WAITING_FILE } from '../paths.js';
 import { loadCatalogue, REFERENCE_SPEC_PATH, type Catalogue } from '../catalogue/index.js';
 import type { RequirementCatalogue } from '../catalogue/requirements.js';
@@ -241,7 +242,8 @@ async function prepareSuites(cfg: RunConfig, weight: (g: SuiteSlug) => number, d
       silent: true,
       printConsoleTrace: false,
     },
-    { cacheDir: join(tmpdir(), 'fsapi-conformance-vite'), logLevel: 'silent', server: { watch: null } },
+    // vite's cache (vitest's result cache) in this user's own folder; a fresh one when that cannot be had.
+    { cacheDir: privateCacheDir('fsapi-conformance-vite') ?? mkdtempSync(join(tmpdir(), 'fsapi-conformance-vite-')), logLevel: 'silent', server: { watch: null } },
   );
   // vitest's logger exits the process on SIGINT/SIGTERM; the CLI's own handler must decide instead, so the
   // report of an interrupted run is still written.
