@@ -6,7 +6,8 @@
  *
  *   npx tsx bench/sandbox-throughput.ts [--requests N] [--concurrency 1,16] [--rounds N] [--warmup N] [--targets sandbox,sandbox-http,prism]
  *
- * Targets are rows: Prism's mock of spec/openapi.yaml (run on demand with npx) is the second one. Prism keeps no
+ * Targets are rows: the sandbox over HTTPS, the same sandbox over plain HTTP (like for like with Prism), and Prism's
+ * mock of spec/openapi.yaml (run on demand with npx). Prism keeps no
  * state and accepts any key, so it is compared with the sandbox on the kinds it answers alike (reads and
  * creates), each in a pass of its own: the peer ratio is sandbox req/s ÷ Prism req/s.
  */
@@ -355,7 +356,7 @@ async function main(): Promise<void> {
       continue;
     }
     try {
-      // Both targets are JavaScript servers: their first few thousand requests run in the interpreter, at a third
+      // Every target is a JavaScript server: their first few thousand requests run in the interpreter, at a third
       // of their later rate (seen on the sandbox: 2,800 -> 8,000 req/s over the first 12,000). The warm-up is
       // the mix at the highest concurrency, unmeasured, the same for every target.
       if (warmup > 0) {

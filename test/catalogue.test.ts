@@ -150,6 +150,8 @@ describe('loadRequirements', () => {
   });
 });
 
+// Skipped where Node has no user ids (Windows): there the temporary directory is the user's own, and the folder
+// is used without an owner check.
 describe('the private cache folder (src/cache-dir.ts)', () => {
   const name = () => `fsapi-test-cache-${randomBytes(6).toString('hex')}`;
   const at = (n: string) => join(tmpdir(), `${n}-${process.getuid!()}`);

@@ -15,9 +15,8 @@ let ajvModules: { ajv: AjvModule; addFormats: typeof addFormatsModule.default } 
 function ajvModule(): NonNullable<typeof ajvModules> {
   if (!ajvModules) {
     const require = createRequire(import.meta.url);
-    const formats = require('ajv-formats') as typeof addFormatsModule & { default?: typeof addFormatsModule.default };
-    // ajv-formats' plugin is the module itself and its `default` member.
-    ajvModules = { ajv: require('ajv/dist/2020.js') as AjvModule, addFormats: formats.default ?? (formats as unknown as typeof addFormatsModule.default) };
+    // ajv-formats' plugin is its module's `default` member.
+    ajvModules = { ajv: require('ajv/dist/2020.js') as AjvModule, addFormats: (require('ajv-formats') as typeof addFormatsModule).default };
   }
   return ajvModules;
 }

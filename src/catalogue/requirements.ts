@@ -3,9 +3,8 @@ import { readFileSync } from 'node:fs';
 import { fromRoot } from '../paths.js';
 import { UsageError } from '../errors.js';
 import { createAjv, describeErrors } from './json-schema.js';
-import { displayPath, pointerToPath, readSourceFileCached } from './yaml-file.js';
-
 import { LEVELS, type Level } from './levels.js';
+import { displayPath, pointerToPath, readSourceFileCached } from './yaml-file.js';
 
 export { LEVELS, type Level };
 

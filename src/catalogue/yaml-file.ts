@@ -19,9 +19,9 @@ export function displayPath(p: string): string {
   return r.startsWith('..') ? p : r;
 }
 
-/** The parsed-file cache of this user (src/cache-dir.ts), looked up once per process; undefined: no cache. */
-let cacheDir: string | null | undefined;
-const parsedCacheDir = (): string | undefined => (cacheDir === undefined ? (cacheDir = privateCacheDir('fsapi-conformance-cache') ?? null) : cacheDir) ?? undefined;
+/** The parsed-file cache of this user (src/cache-dir.ts), looked up once per process; its dir undefined: no cache. */
+let cache: { dir: string | undefined } | undefined;
+const parsedCacheDir = (): string | undefined => (cache ??= { dir: privateCacheDir('fsapi-conformance-cache') }).dir;
 
 /**
  * Like readSourceFile, but keeps the parsed form of a YAML file in a cache keyed by its content hash:
