@@ -101,6 +101,7 @@ async function harness(faults: string[] = []): Promise<Harness> {
         requirement: catalogue.requirements.get('FSAPI-CONTRACT-004'),
         op: undefined,
         spec,
+        binding: catalogue.binding,
         config: cfg,
         get world() {
           return worldOf('primary');

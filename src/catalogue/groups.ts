@@ -15,8 +15,12 @@ export const GROUPS = [
 ] as const;
 
 export type GroupSlug = (typeof GROUPS)[number]['slug'];
-/** Cross-cutting suites that are not endpoint groups. */
-export const CROSS_CUTTING = ['transport', 'versioning'] as const;
+/**
+ * Cross-cutting suites that are not endpoint groups. `unbound` holds the operations of a vendor's document that the
+ * binding places in no group: the seed's rules (Api-Key, Idempotency-Key) still apply to them.
+ */
+export const CROSS_CUTTING = ['transport', 'versioning', 'unbound'] as const;
+export const UNBOUND_SUITE = 'unbound' as const;
 export type CrossCuttingSlug = (typeof CROSS_CUTTING)[number];
 export type SuiteSlug = GroupSlug | CrossCuttingSlug;
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { UsageError } from '../errors.js';
-import { groupOf, type GroupSlug } from './groups.js';
+import { groupOf, type GroupSlug, type UNBOUND_SUITE } from './groups.js';
 import { createAjv, describeErrors, type JsonSchema, type SchemaProblem, type ValidateFunction } from './json-schema.js';
 import { loadPrecompiled, schemaKey } from './precompiled.js';
 import { displayPath, pointerToPath, readSourceFileCached, type SourceFile } from './yaml-file.js';
@@ -40,7 +40,8 @@ export interface Operation {
   method: HttpMethod;
   /** Path template relative to the base URL, e.g. "/customers/{customer_id}". */
   path: string;
-  group: GroupSlug | undefined;
+  /** The operation's suite: the group its tags name, or (vendor documents) the one its binding gives. */
+  group: GroupSlug | typeof UNBOUND_SUITE | undefined;
   tags: string[];
   summary: string;
   source: Source;

@@ -42,7 +42,8 @@ function unauthenticatedWrite(op: Operation, c: (typeof CASES)[number], uses: st
 export const authWritesFamily: CheckFamily = {
   name: 'auth (unauthenticated writes)',
   forOperation(op, plan) {
-    if (!op.group || !op.secured || !isWrite(op)) return [];
+    // Every request needs the Api-Key (seed rule 2), whether or not the document declares security on it.
+    if (!op.group || !isWrite(op)) return [];
     const reader = op.method === 'PATCH' || op.method === 'DELETE' ? readerOf(plan.spec, op) : undefined;
     return CASES.map((c) => unauthenticatedWrite(op, c, reader ? [reader.operationId] : []));
   },

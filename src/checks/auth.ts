@@ -100,7 +100,8 @@ function challengeCheck(op: Operation): CheckDef {
 export const authFamily: CheckFamily = {
   name: 'auth',
   forOperation(op) {
-    if (!op.group || !op.secured) return [];
+    // Seed, Authentication > Keys rule 2: every request requires the Api-Key, whatever the document declares.
+    if (!op.group) return [];
     return [...CASES.map((c) => caseCheck(op, c)), challengeCheck(op)];
   },
 };

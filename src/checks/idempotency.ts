@@ -10,6 +10,7 @@ import type { CheckContext, CheckDef } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
 import { delay } from '../http/rate-limiter.js';
 import type { CheckFamily } from './plan.js';
+import { referencePartsOf, vendorParts } from './requests.js';
 import { isCreate, requireSuccess, requireVisible, scoped, skipEffects, type Scoped } from './support.js';
 
 type Def = Omit<CheckDef, 'family' | 'group' | 'operation' | 'writes'>;
@@ -98,7 +99,7 @@ function differentBody(op: Operation): Def {
       const s = await scoped(ctx, op, { fresh: true });
       const vary = s.driver?.vary;
       if (!vary) return ctx.skip(`no way to build a different body for ${op.operationId} in the same scope (${s.driver ? 'its driver has no vary()' : s.why})`);
-      const varied = vary.call(s.driver, s.parts, s.scope);
+      const varied = vendorParts(ctx, op, vary.call(s.driver, referencePartsOf(s.parts), s.scope));
       // The effect count is read before and after, never between: the second request follows the first at once.
       const before = s.count ? await s.count() : undefined;
       const key = ctx.idempotencyKey();

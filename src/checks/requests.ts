@@ -1,21 +1,43 @@
 import type { Operation } from '../catalogue/openapi.js';
+import { BindingGap } from '../binding/binding.js';
 import { DRIVERS } from '../drivers/index.js';
 import type { DriverScope, OperationDriver } from '../drivers/types.js';
 import type { CheckContext, RequestParts } from '../harness/check.js';
 
 /**
- * The driver of an operation: always on the reference profile; on a vendor's document, when the vendor's operation
- * has the reference operation's id, method and path (validRequest then checks the driver's body fits its schema).
+ * The driver of an operation: the driver of the reference operation it plays, by the binding (on the reference
+ * profile every operation plays itself; on a vendor's document, what its binding file or a matching
+ * operationId and method says).
  */
 export function driverFor(ctx: CheckContext, op: Operation): OperationDriver | undefined {
-  const driver = DRIVERS.get(op.operationId);
-  if (!driver || ctx.config.isReferenceProfile) return driver;
-  return ctx.config.referenceOperations?.[op.operationId] === `${op.method} ${op.path}` ? driver : undefined;
+  const bound = ctx.binding.referenceOf(op);
+  return bound ? DRIVERS.get(bound.refId) : undefined;
 }
 
 /** Request parts built from the spec's examples: the ids in them may name nothing on the target. */
 const BUILT_FROM_EXAMPLES = new WeakSet<RequestParts>();
 export const builtFromExamples = (parts: RequestParts): boolean => BUILT_FROM_EXAMPLES.has(parts);
+
+/** The reference-profile parts a driver built, by the vendor parts they became (drivers read their own terms). */
+const REFERENCE_PARTS = new WeakMap<RequestParts, RequestParts>();
+export const referencePartsOf = (parts: RequestParts): RequestParts => REFERENCE_PARTS.get(parts) ?? parts;
+
+/**
+ * A driver's request (reference terms) as the vendor operation takes it, remembered so the driver's effects() and
+ * vary() can read it in their own terms. Skips (a binding gap, the suite's) when the binding cannot express it.
+ */
+export function vendorParts(ctx: CheckContext, op: Operation, parts: RequestParts): RequestParts {
+  const bound = ctx.binding.referenceOf(op);
+  if (!bound || bound.identity) return parts;
+  try {
+    const out = ctx.binding.toVendor(bound, parts);
+    REFERENCE_PARTS.set(out, parts);
+    return out;
+  } catch (e) {
+    if (e instanceof BindingGap) ctx.skip(e.message);
+    throw e;
+  }
+}
 
 export function scopeOf(ctx: CheckContext, as: 'primary' | 'second' = 'primary'): DriverScope {
   return { ctx, world: as === 'second' ? ctx.secondWorld : ctx.world, as };
@@ -27,10 +49,14 @@ export function scopeOf(ctx: CheckContext, as: 'primary' | 'second' = 'primary')
  */
 export async function validRequest(ctx: CheckContext, op: Operation, opts: { fresh?: boolean; as?: 'primary' | 'second' } = {}): Promise<RequestParts> {
   const driver = driverFor(ctx, op);
+  let refused: string | undefined;
   if (driver) {
-    const built = await driver.build(scopeOf(ctx, opts.as), { fresh: opts.fresh ?? false });
+    const built = vendorParts(ctx, op, await driver.build(scopeOf(ctx, opts.as), { fresh: opts.fresh ?? false }));
     // On a vendor's document the reference body is used only where it is valid for the vendor's own schema.
-    if (ctx.config.isReferenceProfile || built.body === undefined || ctx.spec.validateRequestBody(op, built.body).length === 0) return built;
+    if (ctx.config.isReferenceProfile || built.body === undefined) return built;
+    const problems = ctx.spec.validateRequestBody(op, built.body);
+    if (problems.length === 0) return built;
+    refused = `the driver's body for ${op.operationId} does not fit its request schema (${problems.slice(0, 2).map((p) => `${p.pointer || "(body)"} ${p.message}`).join('; ')}): bind its field names (fields) in the binding file`;
   }
   // The reference profile's examples name objects that exist nowhere: without a driver they would only get 404s.
   if (ctx.config.isReferenceProfile && (op.requestBody || op.parameters.some((p) => p.in === 'path'))) {
@@ -38,13 +64,13 @@ export async function validRequest(ctx: CheckContext, op: Operation, opts: { fre
   }
   const pathParams: Record<string, string> = {};
   for (const p of op.parameters.filter((x) => x.in === 'path')) {
-    if (p.example === undefined) ctx.skip(`no driver and no example for path parameter ${p.name} of ${op.operationId}`);
+    if (p.example === undefined) ctx.skip(refused ?? `no driver and no example for path parameter ${p.name} of ${op.operationId}: bind the operation to a reference operation (fsapi-conformance bind), or give the parameter an example in the document`);
     pathParams[p.name] = String(p.example);
   }
   const parts: RequestParts = { pathParams };
   if (op.requestBody) {
     const json = op.requestBody.content.find((c) => c.mediaType === 'application/json');
-    if (!json || json.examples.length === 0) ctx.skip(`no driver and no request body example for ${op.operationId}`);
+    if (!json || json.examples.length === 0) ctx.skip(refused ?? `no driver and no request body example for ${op.operationId}: bind it to a reference operation (fsapi-conformance bind), or add an example to its request body`);
     parts.body = structuredClone(json!.examples[0]);
   }
   BUILT_FROM_EXAMPLES.add(parts);

@@ -7,7 +7,7 @@ import type { DriverScope, OperationDriver } from '../drivers/types.js';
 import { describeRequest, fail, idOf, listItems, summariseBody } from '../harness/assert.js';
 import type { CheckContext, RequestParts } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
-import { driverFor, scopeOf, validRequest } from './requests.js';
+import { driverFor, referencePartsOf, scopeOf, validRequest } from './requests.js';
 
 // --- Classification (from the spec in use only, so it holds for a vendor's document too) -----------------------
 
@@ -78,7 +78,8 @@ export async function scoped(ctx: CheckContext, op: Operation, opts: { fresh?: b
     parts,
     scope,
     driver,
-    count: effects ? (p = parts) => observed(ctx, () => effects.call(driver, scope, p)) : undefined,
+    // The driver counts in its own (the reference's) terms.
+    count: effects ? (p = parts) => observed(ctx, () => effects.call(driver, scope, referencePartsOf(p))) : undefined,
     why,
   };
 }

@@ -27,6 +27,8 @@ export interface RunConfig {
   webhookListen?: { host: string; port: number };
   plainHttpUrl?: string;
   specPath?: string;
+  /** The vendor binding file (src/binding): how FSAPI_SPEC plays the reference operations. */
+  bindingPath?: string;
   capabilities?: Capabilities;
   groups: SuiteSlug[];
   seed: number;
@@ -181,6 +183,9 @@ export function loadRunConfig(flags: Flags, opts: { env?: NodeJS.ProcessEnv; cwd
 
   const specRaw = raw('FSAPI_SPEC');
   const specPath = specRaw ? resolve(cwd, specRaw) : undefined;
+  const bindingRaw = raw('FSAPI_BINDING');
+  const bindingPath = bindingRaw ? resolve(cwd, bindingRaw) : undefined;
+  if (bindingPath && !specPath) throw new UsageError('FSAPI_BINDING (--binding) is given without FSAPI_SPEC (--spec)', { fix: "a binding describes a vendor's document: give that document with --spec too" });
   const capsRaw = raw('FSAPI_CAPABILITIES');
   const capabilities = capsRaw ? loadCapabilities(resolve(cwd, capsRaw)) : undefined;
 
@@ -234,6 +239,7 @@ export function loadRunConfig(flags: Flags, opts: { env?: NodeJS.ProcessEnv; cwd
     ...(webhookListen ? { webhookListen } : {}),
     ...(plainHttpUrl ? { plainHttpUrl } : {}),
     ...(specPath ? { specPath } : {}),
+    ...(bindingPath ? { bindingPath } : {}),
     ...(capabilities ? { capabilities } : {}),
     groups,
     seed,

@@ -1,4 +1,5 @@
 import type { Faker } from '@faker-js/faker';
+import type { Binding } from '../binding/binding.js';
 import type { SuiteSlug } from '../catalogue/groups.js';
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import type { Requirement, RequirementCatalogue } from '../catalogue/requirements.js';
@@ -68,6 +69,8 @@ export interface CheckContext {
   readonly requirement: Requirement;
   readonly op: Operation | undefined;
   readonly spec: SpecDocument;
+  /** How the spec in use plays the reference operations (src/binding): drivers and flows speak the reference's terms. */
+  readonly binding: Binding;
   readonly config: WorkerConfig;
   /** Prerequisite resources of the configured business, created on first use and shared in the suite. */
   readonly world: World;
@@ -78,13 +81,18 @@ export interface CheckContext {
   readonly signal: AbortSignal;
   /** Judgements on every response this suite received, by operation (for the observed-traffic checks). */
   readonly observed: TrafficObserver;
+  /**
+   * Calls an operation with default headers. By reference operationId, `parts` are in the reference's terms and are
+   * translated by the binding; by Operation, they are the operation's own. Either way a bound operation's answer
+   * reads in the reference's terms (`json`); the evidence keeps the raw exchange.
+   */
   /** Calls an operation of the spec in use with default headers (Api-Key, x-tenant-id, JSON, a fresh Idempotency-Key on POST). */
   call(op: Operation | string, parts?: RequestParts, opts?: CallOptions): Promise<HttpResponse>;
   /** A raw request (probes outside the spec). Recorded as evidence like every other. */
   send(spec: RequestSpec): Promise<HttpResponse>;
   /** A fresh idempotency key, unique to this run, this check and this call. */
   idempotencyKey(): string;
-  /** Resolves an operationId of the spec in use (skips the check when it is missing). */
+  /** The operation of the spec in use that plays a reference operationId (skips the check when none does). */
   operation(id: string): Operation;
   skip(reason: string): never;
   /** Records what was observed (INFO checks: the gap report; other checks: extra context). */

@@ -29,7 +29,7 @@ let runtime: Promise<WorkerRuntime> | undefined;
 
 export function workerRuntime(cfg: WorkerConfig): Promise<WorkerRuntime> {
   runtime ??= (async () => {
-    const catalogue = await loadCatalogue({ specPath: cfg.specPath });
+    const catalogue = await loadCatalogue({ specPath: cfg.specPath, ...(cfg.bindingPath ? { bindingPath: cfg.bindingPath } : {}) });
     const redactor = new Redactor(secretsOf(cfg.credentials));
     const abort = runCancellation(cfg);
     const client = new TargetClient({

@@ -7,6 +7,7 @@ import type { CheckResult } from '../results/model.js';
 import { curlFor } from '../results/reproduce.js';
 import { createWorld } from '../world/index.js';
 import { CheckSkipped } from './assert.js';
+import { bindCall } from './bound-call.js';
 import { checkId, EvidenceLog, executeCheck, testName, type CheckContext, type CheckDef } from './check.js';
 import type { HttpResponse, RequestSpec } from '../http/client.js';
 import type { RecordedExchange } from '../results/model.js';
@@ -84,11 +85,10 @@ function registerChecks(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FIL
         spec,
         config: cfg,
         faker: seededFaker(cfg.seed, `${suite}:world:${principal}`),
-        call: (id, parts = {}, opts = {}) => {
-          const op = spec.byId.get(id);
-          if (!op) throw new CheckSkipped(`operation ${id} is not in the spec in use`);
-          const req = operationRequest(rt, op, parts, { ...opts, as: principal }, () => idempotencyKeyFor(cfg.runId, `${suite}:world:${principal}`, n++));
-          return send(req, () => {});
+        call: async (id, parts = {}, opts = {}) => {
+          const c = bindCall(rt.catalogue.binding, cfg, id, parts, { ...opts, as: principal });
+          const req = operationRequest(rt, c.op, c.parts, c.opts, () => idempotencyKeyFor(cfg.runId, `${suite}:world:${principal}`, n++));
+          return c.view(await send(req, () => {}));
         },
       };
       w = createWorld(scope);
@@ -133,9 +133,12 @@ async function runOne(
   const observations: string[] = [];
   let keys = 0;
   let faker: ReturnType<typeof seededFaker> | undefined;
-  const op = def.operation ? spec.byId.get(def.operation) : undefined;
+  const { binding } = catalogue;
+  // A flow names its reference operation; a generic check, the operation of the document in use.
+  const op = def.operation ? (def.family === 'flow' ? binding.resolve(def.operation)?.vendor : spec.byId.get(def.operation)) : undefined;
   const ctx: CheckContext = {
     def,
+    binding,
     requirement: catalogue.requirements.get(def.requirement),
     op,
     spec,
@@ -155,14 +158,11 @@ async function runOne(
     observed: observer,
     idempotencyKey: () => idempotencyKeyFor(cfg.runId, id, keys++),
     operation(opId) {
-      const found = spec.byId.get(opId);
-      if (!found) throw new CheckSkipped(`operation ${opId} is not in the spec in use`);
-      if (cfg.capabilities?.excludeOperations.includes(opId)) throw new CheckSkipped(`operation ${opId} is not implemented (capabilities file)`);
-      return found;
+      return bindCall(binding, cfg, opId, {}, {}).op;
     },
-    call(opRef, parts = {}, opts = {}) {
-      const o = typeof opRef === 'string' ? ctx.operation(opRef) : opRef;
-      return send(operationRequest(rt, o, parts, opts, ctx.idempotencyKey), evidence.add);
+    async call(opRef, parts = {}, opts = {}) {
+      const c = bindCall(binding, cfg, opRef, parts, opts);
+      return c.view(await send(operationRequest(rt, c.op, c.parts, c.opts, ctx.idempotencyKey), evidence.add));
     },
     send(req) {
       return send(req, evidence.add);
@@ -178,7 +178,7 @@ async function runOne(
   const gated: CheckDef = {
     ...def,
     run: async (c) => {
-      const why = preconditionFailure(def, cfg, spec);
+      const why = preconditionFailure(def, cfg, spec, binding);
       if (why) throw new CheckSkipped(why);
       await def.run(c);
     },

@@ -21,8 +21,8 @@ export interface WorkerConfig {
   receiver?: { inspectUrl: string };
   specPath: string;
   isReferenceProfile: boolean;
-  /** With a vendor's document: "METHOD path" of each reference operation, so drivers serve matching operations. */
-  referenceOperations?: Record<string, string>;
+  /** The vendor binding file, loaded with the spec (src/binding). */
+  bindingPath?: string;
   capabilities?: Capabilities;
   timeoutMs: number;
   maxResponseBytes: number;

@@ -3,6 +3,7 @@
  * The harness fills it; the reporters (JSON, Markdown, JUnit, Allure, diff, merge) read it.
  * `RunReport` is exactly the content of conformance.json (schema: src/reports/conformance.schema.json).
  */
+import type { OperationAccount } from '../binding/binding.js';
 import type { Level } from '../catalogue/requirements.js';
 import type { SuiteSlug } from '../catalogue/groups.js';
 
@@ -104,7 +105,17 @@ export interface DiffEntry {
 export interface RunReport {
   schema_version: 1;
   suite: { name: 'fsapi-conformance'; version: string };
-  spec: { path: string; title: string; openapi: string; sha256: string; reference_profile: boolean };
+  spec: {
+    path: string;
+    title: string;
+    openapi: string;
+    sha256: string;
+    reference_profile: boolean;
+    /** The vendor binding file in use (src/binding), when one was given. */
+    binding?: string;
+    /** Every operation of the document: the reference operation it plays, its group only, or why it is unbound. */
+    operations?: OperationAccount[];
+  };
   requirements: { path: string; sha256: string; count: number };
   target: {
     base_url: string;

@@ -62,7 +62,7 @@ export async function runConformance(given: RunConfig, log: (line: string) => vo
 async function conduct(given: RunConfig, log: (line: string) => void, interrupt: AbortSignal, { t0, startedAt, sandbox: sandboxStarting }: RunStart): Promise<RunOutcome> {
   const runId = newRunId(startedAt);
   const phases: Phases = { startup_ms: 0, preflight_ms: 0, suites_ms: 0 };
-  const catalogue = await loadCatalogue(given.specPath ? { specPath: given.specPath } : {});
+  const catalogue = await loadCatalogue({ ...(given.specPath ? { specPath: given.specPath } : {}), ...(given.bindingPath ? { bindingPath: given.bindingPath } : {}) });
   // A suite's weight is its number of checks: it balances shards and orders the files of a run.
   const plan = { spec: catalogue.spec, isReferenceProfile: catalogue.isReferenceProfile };
   const weights = new Map<SuiteSlug, number>();
@@ -150,8 +150,8 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
       plainHttpUrl,
       ...(inspectUrl ? { receiver: { inspectUrl } } : {}),
       specPath: catalogue.spec.path,
+      ...(given.bindingPath ? { bindingPath: given.bindingPath } : {}),
       isReferenceProfile: catalogue.isReferenceProfile,
-      ...(catalogue.isReferenceProfile ? {} : { referenceOperations: await referenceOperations() }),
       ...(cfg.capabilities ? { capabilities: cfg.capabilities } : {}),
       timeoutMs: cfg.timeoutMs,
       maxResponseBytes: cfg.maxResponseBytes,
@@ -300,12 +300,6 @@ function shardOf(cfg: RunConfig, weight: (g: SuiteSlug) => number, log: (line: s
   return mine;
 }
 
-/** "METHOD path" of every reference operation, by operationId. */
-async function referenceOperations(): Promise<Record<string, string>> {
-  const { spec } = await loadCatalogue();
-  return Object.fromEntries(spec.operations.map((o) => [o.operationId, `${o.method} ${o.path}`]));
-}
-
 function defaultPlainHttpUrl(baseUrl: string): string {
   const u = new URL(baseUrl);
   u.protocol = 'http:';
@@ -339,6 +333,8 @@ function buildReport(a: {
       openapi: catalogue.spec.version,
       sha256: catalogue.spec.sha256,
       reference_profile: catalogue.isReferenceProfile,
+      ...(cfg.bindingPath ? { binding: relative(process.cwd(), cfg.bindingPath) || cfg.bindingPath } : {}),
+      operations: catalogue.binding.accounting(),
     },
     requirements: { path: 'spec/requirements.yaml', sha256: catalogue.requirements.sha256, count: catalogue.requirements.all.length },
     target: {

@@ -1,0 +1,157 @@
+import { GROUPS, isGroupSlug, type GroupSlug } from '../catalogue/groups.js';
+import type { Operation, SpecDocument } from '../catalogue/openapi.js';
+import { displayPath, readSourceFile } from '../catalogue/yaml-file.js';
+import { nearest } from '../cli/command.js';
+import { UsageError } from '../errors.js';
+import { SEED_CUSTOMER_FIELDS, SEED_FIXED, type BindingFile, type ListShape, type OperationBinding } from './format.js';
+
+type Json = Record<string, unknown>;
+const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const TOP_KEYS = ['binding', 'spec', 'fields', 'states', 'events', 'operations', 'groups', 'unbound'];
+const OP_KEYS = ['operation', 'path_params', 'query', 'fields', 'envelope', 'list', 'confidence', 'reason'];
+const LIST_KEYS = ['items', 'has_more', 'next_cursor', 'cursor_param', 'page_param', 'total_pages', 'limit_param'];
+
+/** The vendor operation a binding entry names: its operationId, or "METHOD /path" as the document writes it. */
+export function findOperation(spec: SpecDocument, name: string): Operation | undefined {
+  const byId = spec.byId.get(name);
+  if (byId) return byId;
+  const m = /^([A-Za-z]+)\s+(\S+)$/.exec(name.trim());
+  if (!m) return undefined;
+  const method = m[1]!.toUpperCase();
+  return spec.operations.find((o) => o.method === method && o.path === m[2]);
+}
+
+/**
+ * Reads a binding file and checks it against the vendor's document and the reference profile. Every problem is
+ * a UsageError naming the entry, its line and the fix.
+ */
+export function loadBinding(path: string, vendor: SpecDocument, reference: SpecDocument): BindingFile {
+  const file = readSourceFile(path, 'binding file');
+  const shown = displayPath(path);
+  const fail = (msg: string, at: (string | number)[], fix: string): never => {
+    throw new UsageError(msg, { file: shown, where: String(file.lineOf(at) ?? at.join('.')), fix });
+  };
+  const data = file.data;
+  if (!isObj(data)) return fail('a binding file is a mapping', [], 'start from `fsapi-conformance bind --spec <document> --out binding.yaml`');
+  for (const k of Object.keys(data)) {
+    if (!TOP_KEYS.includes(k)) fail(`unknown key "${k}"${hint(k, TOP_KEYS)}`, [k], `allowed keys: ${TOP_KEYS.join(', ')}`);
+  }
+  if (data['binding'] !== 1) fail('the binding version must be 1', ['binding'], 'write `binding: 1` at the top');
+  const names = (key: string, at: (string | number)[]): Record<string, string> | undefined => {
+    const v = at.reduce<unknown>((o, k) => (isObj(o) ? o[k as string] : undefined), data);
+    if (v === undefined || v === null) return undefined;
+    if (!isObj(v) || Object.values(v).some((x) => typeof x !== 'string' || x === '')) {
+      return fail(`${key} must map names to non-empty names`, at, `e.g. ${key}: { first_name: firstName }`);
+    }
+    return v as Record<string, string>;
+  };
+  const out: BindingFile = { binding: 1 };
+  if (typeof data['spec'] === 'string') out.spec = data['spec'];
+  const fields = names('fields', ['fields']);
+  if (fields) out.fields = fields;
+  const states = names('states', ['states']);
+  if (states) out.states = states;
+  const events = names('events', ['events']);
+  if (events) out.events = events;
+
+  const ops = data['operations'];
+  if (ops !== undefined && ops !== null) {
+    if (!isObj(ops)) fail('operations must be a mapping of reference operationIds', ['operations'], 'e.g. operations: { getCustomer: { operation: retrieveClient } }');
+    out.operations = {};
+    const used = new Map<string, string>();
+    for (const [refId, entry] of Object.entries(ops as Json)) {
+      const at = ['operations', refId];
+      const ref = reference.byId.get(refId);
+      if (!ref) fail(`"${refId}" is not an operation of the reference profile${hint(refId, [...reference.byId.keys()])}`, at, 'key each entry by a reference operationId (`fsapi-conformance requirements` or spec/openapi.yaml lists them)');
+      const e: Json = typeof entry === 'string' ? { operation: entry } : isObj(entry) ? entry : fail(`operations.${refId} must name a vendor operation`, at, 'write `operation: <vendor operationId or "METHOD /path">`');
+      for (const k of Object.keys(e)) if (!OP_KEYS.includes(k)) fail(`unknown key "${k}" in operations.${refId}${hint(k, OP_KEYS)}`, [...at, k], `allowed keys: ${OP_KEYS.join(', ')}`);
+      if (typeof e['operation'] !== 'string') fail(`operations.${refId} names no vendor operation`, at, 'write `operation: <vendor operationId or "METHOD /path">`');
+      const vop = findOperation(vendor, e['operation'] as string);
+      if (!vop) {
+        const near = nearest(e['operation'] as string, vendor.operations.map((o) => o.operationId));
+        fail(`operations.${refId}: the document has no operation "${String(e['operation'])}"${near ? ` (did you mean ${near}?)` : ''}`, [...at, 'operation'], 'name the vendor operation by its operationId or as "METHOD /path"');
+      }
+      const other = used.get(vop!.operationId);
+      if (other) fail(`operations.${refId} and operations.${other} both name ${vop!.operationId}`, at, 'bind each vendor operation to one reference operation at most');
+      used.set(vop!.operationId, refId);
+      if (vop!.method !== ref!.method) fail(`operations.${refId} is a ${ref!.method} in the reference profile, but ${vop!.operationId} is a ${vop!.method}`, [...at, 'operation'], 'bind it to a vendor operation with the same method');
+      const fixed = SEED_FIXED[refId];
+      if (fixed && (vop!.method !== fixed.method || vop!.path !== fixed.path)) {
+        fail(`${refId} is ${fixed.method} ${fixed.path} by the seed itself; it cannot be bound to ${vop!.method} ${vop!.path}`, [...at, 'operation'], `remove the entry: a target that does not serve ${fixed.method} /v1${fixed.path} fails the seed's MUST requirements, as it should`);
+      }
+      const ob: OperationBinding = { operation: e['operation'] as string };
+      const pp = names(`operations.${refId}.path_params`, [...at, 'path_params']);
+      if (pp) {
+        const refParams = ref!.parameters.filter((p) => p.in === 'path').map((p) => p.name);
+        const vParams = vop!.parameters.filter((p) => p.in === 'path').map((p) => p.name);
+        for (const [r, v] of Object.entries(pp)) {
+          if (!refParams.includes(r)) fail(`operations.${refId}.path_params: ${ref!.path} has no path parameter "${r}"`, [...at, 'path_params', r], `its path parameters are: ${refParams.join(', ') || 'none'}`);
+          if (!vParams.includes(v)) fail(`operations.${refId}.path_params: ${vop!.path} has no path parameter "${v}"`, [...at, 'path_params', r], `its path parameters are: ${vParams.join(', ') || 'none'}`);
+        }
+        ob.path_params = pp;
+      }
+      const q = names(`operations.${refId}.query`, [...at, 'query']);
+      if (q) ob.query = q;
+      const f = names(`operations.${refId}.fields`, [...at, 'fields']);
+      if (f) {
+        if (fixed?.fixedFields) {
+          const moved = Object.keys(f).filter((k) => SEED_CUSTOMER_FIELDS.includes(k) && f[k] !== k);
+          if (moved.length) fail(`operations.${refId}.fields renames ${moved.join(', ')}, which the seed fixes for POST /customers`, [...at, 'fields'], 'remove those renames: the seed names the customer fields');
+        }
+        ob.fields = f;
+      }
+      if (e['envelope'] !== undefined) {
+        if (typeof e['envelope'] !== 'string') fail(`operations.${refId}.envelope must be a member name or dotted path`, [...at, 'envelope'], 'e.g. envelope: data');
+        ob.envelope = e['envelope'] as string;
+      }
+      if (e['list'] !== undefined) ob.list = listShape(e['list'], [...at, 'list'], fail);
+      if (typeof e['confidence'] === 'number') ob.confidence = e['confidence'];
+      if (typeof e['reason'] === 'string') ob.reason = e['reason'];
+      const missing = ref!.parameters.filter((p) => p.in === 'path' && !pathParamOf(ob, p.name, vop!));
+      if (missing.length) {
+        fail(`operations.${refId}: ${vop!.path} has no path parameter for ${missing.map((p) => p.name).join(', ')}`, at, `add path_params: { ${missing[0]!.name}: <the vendor's name> }`);
+      }
+      out.operations[refId] = ob;
+    }
+  }
+
+  const groups = data['groups'];
+  if (groups !== undefined && groups !== null) {
+    if (!isObj(groups)) fail('groups must map vendor operations to group slugs', ['groups'], 'e.g. groups: { getStatement: accounts }');
+    out.groups = {};
+    for (const [name, g] of Object.entries(groups as Json)) {
+      if (!findOperation(vendor, name)) fail(`groups: the document has no operation "${name}"`, ['groups', name], 'name the vendor operation by its operationId or as "METHOD /path"');
+      if (typeof g !== 'string' || !isGroupSlug(g)) fail(`groups.${name}: "${String(g)}" is not a group${hint(String(g), GROUPS.map((x) => x.slug))}`, ['groups', name], `groups are: ${GROUPS.map((x) => x.slug).join(', ')}`);
+      out.groups[name] = g as GroupSlug;
+    }
+  }
+  if (Array.isArray(data['unbound'])) {
+    out.unbound = (data['unbound'] as unknown[]).filter(isObj).map((u) => ({ operation: String(u['operation']), reason: String(u['reason'] ?? '') }));
+  }
+  return out;
+}
+
+/** The vendor's name of a reference path parameter: bound, or the same name when the vendor's path has it. */
+export function pathParamOf(ob: OperationBinding, refName: string, vop: Operation): string | undefined {
+  const bound = ob.path_params?.[refName];
+  if (bound) return bound;
+  const vParams = vop.parameters.filter((p) => p.in === 'path');
+  if (vParams.some((p) => p.name === refName)) return refName;
+  // A path with one parameter takes the one reference parameter it stands for.
+  return vParams.length === 1 ? vParams[0]!.name : undefined;
+}
+
+function listShape(v: unknown, at: (string | number)[], fail: (msg: string, at: (string | number)[], fix: string) => never): ListShape {
+  if (!isObj(v)) return fail(`${at.join('.')} must be a mapping`, at, 'e.g. list: { items: data, has_more: has_more, next_cursor: next_cursor, cursor_param: cursor }');
+  for (const k of Object.keys(v)) if (!LIST_KEYS.includes(k)) fail(`unknown key "${k}" in ${at.join('.')}${hint(k, LIST_KEYS)}`, [...at, k], `allowed keys: ${LIST_KEYS.join(', ')}`);
+  for (const [k, x] of Object.entries(v)) if (typeof x !== 'string') fail(`${at.join('.')}.${k} must be a name`, [...at, k], 'write the member or parameter name');
+  if (v['items'] === undefined) fail(`${at.join('.')} says nothing of where the items are`, at, 'add items: <member holding the array> ("" when the body is the array)');
+  if (v['page_param'] !== undefined && v['cursor_param'] !== undefined) fail(`${at.join('.')} has both cursor_param and page_param`, at, 'a list pages by cursor or by page number, not both');
+  return v as unknown as ListShape;
+}
+
+function hint(name: string, known: string[]): string {
+  const n = nearest(name, known);
+  return n ? ` (did you mean ${n}?)` : '';
+}

@@ -1,0 +1,61 @@
+import { BindingGap, type Binding, type BoundOperation } from '../binding/binding.js';
+import type { Operation } from '../catalogue/openapi.js';
+import type { HttpResponse } from '../http/client.js';
+import { CheckSkipped } from './assert.js';
+import type { CallOptions, RequestParts } from './check.js';
+import type { WorkerConfig } from './worker-config.js';
+
+/** A call resolved through the binding: the vendor operation, its request, and how to read its answer. */
+export interface BoundCall {
+  op: Operation;
+  parts: RequestParts;
+  opts: CallOptions;
+  /** The answer as the reference profile shapes it (the recorded exchange and the observer keep the raw one). */
+  view(res: HttpResponse): HttpResponse;
+}
+
+const asIs = (res: HttpResponse): HttpResponse => res;
+
+/**
+ * Resolves a call. By reference operationId (drivers, worlds, flows): the vendor operation that plays it, with the
+ * request translated into the vendor's terms. By operation (generic checks): as given, already in its terms.
+ * Either way an answer of a bound operation is read in the reference's terms. What the binding cannot express is
+ * a gap of the suite's, so the check is skipped with the fix.
+ */
+export function bindCall(binding: Binding, cfg: Pick<WorkerConfig, 'capabilities'>, target: Operation | string, parts: RequestParts, opts: CallOptions): BoundCall {
+  let bound: BoundOperation | undefined;
+  let op: Operation;
+  if (typeof target === 'string') {
+    bound = binding.resolve(target);
+    if (!bound) {
+      const ref = binding.reference.byId.get(target);
+      throw new CheckSkipped(
+        binding.isIdentity || !ref
+          ? `operation ${target} is not in the spec in use`
+          : `no operation of the document plays ${target} (${ref.method} ${ref.path} in the reference profile): bind it in the binding file (operations.${target}; \`fsapi-conformance bind\` proposes one)`,
+      );
+    }
+    op = bound.vendor;
+  } else {
+    op = target;
+    bound = binding.referenceOf(op);
+  }
+  const excluded = cfg.capabilities?.excludeOperations;
+  if (excluded && (excluded.includes(op.operationId) || (typeof target === 'string' && excluded.includes(target)))) {
+    throw new CheckSkipped(`operation ${op.operationId} is not implemented (capabilities file)`);
+  }
+  if (!bound || bound.identity) return { op, parts, opts, view: asIs };
+  const b = bound;
+  const refQuery = { ...parts.query, ...opts.query };
+  let sent: { parts: RequestParts; opts: CallOptions };
+  try {
+    // Queries are written in the reference's terms everywhere (paging: cursor, limit); bodies and path parameters
+    // only by reference id (a generic check's parts come from validRequest, already in the vendor's terms).
+    const q = opts.query ? { ...opts, query: binding.queryToVendor(b, opts.query) } : opts;
+    sent = typeof target === 'string' ? { parts: binding.toVendor(b, parts), opts: q } : { parts: parts.query ? { ...parts, query: binding.queryToVendor(b, parts.query) } : parts, opts: q };
+  } catch (e) {
+    if (e instanceof BindingGap) throw new CheckSkipped(e.message);
+    throw e;
+  }
+  return { op, ...sent, view: (res) => ({ ...res, json: binding.toReference(b, res.json, refQuery) }) };
+}
