@@ -132,7 +132,8 @@ export class Binding {
     if (parts.pathParams) {
       const pp: Record<string, string> = {};
       for (const [name, value] of Object.entries(parts.pathParams)) {
-        const v = pathParamOf(b.entry, name, b.vendor);
+        const known = b.ref.parameters.some((p) => p.in === 'path' && p.name === name);
+        const v = known ? pathParamOf(b.entry, name, b.vendor) : undefined;
         if (!v) throw new BindingGap(`the binding names no path parameter of ${b.vendor.operationId} (${b.vendor.method} ${b.vendor.path}) for ${b.refId}'s ${name}: add operations.${b.refId}.path_params.${name}`);
         pp[v] = value;
       }
