@@ -28,7 +28,7 @@ describe('run configuration', () => {
     const c = load({});
     expect(c.target).toBeUndefined();
     expect(c.environment).toBe('sandbox');
-    expect(c.groups).toHaveLength(14);
+    expect(c.groups).toHaveLength(15);
     expect(c).toMatchObject({ concurrency: 16, rateLimit: 0, timeoutMs: 10_000, strict: false, seedGiven: false });
   });
 

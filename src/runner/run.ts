@@ -6,7 +6,7 @@ import { privateCacheDir } from '../cache-dir.js';
 import { PACKAGE_ROOT, RUNNING_COMPILED, SUITE_VERSION, SUITES_DIR, SUITE_EXT, WAITING_FILE } from '../paths.js';
 import { loadCatalogue, REFERENCE_SPEC_PATH, type Catalogue } from '../catalogue/index.js';
 import type { RequirementCatalogue } from '../catalogue/requirements.js';
-import { isGroupSlug, type SuiteSlug } from '../catalogue/groups.js';
+import { isGroupSlug, UNBOUND_SUITE, type SuiteSlug } from '../catalogue/groups.js';
 import { harnessWorkers, secretsOf, type Credentials, type RunConfig } from '../config/run-config.js';
 import { UsageError } from '../errors.js';
 import { LABEL_EMAIL_DOMAIN } from '../../fixtures/factories.js';
@@ -67,7 +67,9 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
   const plan = { spec: catalogue.spec, isReferenceProfile: catalogue.isReferenceProfile };
   const weights = new Map<SuiteSlug, number>();
   const weight = (g: SuiteSlug) => weights.get(g) ?? weights.set(g, genericChecks(g, plan).length).get(g)!;
-  const cfg = given.shard ? { ...given, groups: shardOf(given, weight, log) } : given;
+  // The suite of unbound operations runs only when the document has some (never for the reference profile).
+  const suites = given.groups.filter((g) => g !== UNBOUND_SUITE || catalogue.spec.operations.some((o) => o.group === UNBOUND_SUITE));
+  const cfg = given.shard ? { ...given, groups: shardOf({ ...given, groups: suites }, weight, log) } : { ...given, groups: suites };
   let sandbox: RunningSandbox | undefined;
   let receiver: WebhookReceiver | undefined;
   let client: TargetClient | undefined;
