@@ -6,6 +6,7 @@ import { groupOf, type GroupSlug } from './groups.js';
 import { createAjv, describeErrors, type JsonSchema, type SchemaProblem, type ValidateFunction } from './json-schema.js';
 import { loadPrecompiled, schemaKey } from './precompiled.js';
 import { displayPath, pointerToPath, readSourceFileCached, type SourceFile } from './yaml-file.js';
+import { isObj, type Json } from '../json.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 const METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -84,8 +85,6 @@ export type ResponseVerdict =
 
 const BUNDLE_ID = 'urn:fsapi:spec';
 
-type Json = Record<string, unknown>;
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Loads and validates an OpenAPI 3.x document, and indexes its operations by group. `trustedSha256`: digests

@@ -7,9 +7,8 @@
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import type { JsonSchema } from '../catalogue/json-schema.js';
 import { jsonBodyOf } from './support.js';
+import { isObj, type Json } from '../json.js';
 
-type Json = Record<string, unknown>;
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export interface Mutation {
   /** Property path from the body root, e.g. ["address", "country"]. */
