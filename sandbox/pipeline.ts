@@ -304,9 +304,11 @@ export class Pipeline {
       const ref = (s: unknown): string | undefined => (isObj(s) && typeof s['$ref'] === 'string' ? s['$ref'] : undefined);
       const resRef = ref(op.responses.find((r) => r.status === '201')?.content[0]?.schema);
       const reqRef = ref(op.requestBody?.content[0]?.schema);
-      const schemas = (this.deps.spec.raw['components'] as { schemas: Record<string, { properties?: Record<string, unknown> }> }).schemas;
       if (resRef && reqRef) {
-        const props = (r: string): string[] => Object.keys(schemas[r.split('/').pop()!]?.properties ?? {});
+        const props = (r: string): string[] => {
+          const schema = this.deps.spec.schemaAt(r);
+          return isObj(schema) && isObj(schema['properties']) ? Object.keys(schema['properties']) : [];
+        };
         const writable = new Set(props(reqRef));
         for (const p of props(resRef)) if (!writable.has(p)) fields.set(p, this.deps.spec.validator({ $ref: `${resRef}/properties/${p}` }));
       }
