@@ -16,6 +16,7 @@ import { fingerprint, KEY_PATTERN, type IdempotencyStore, type StoredResponse } 
 import { ApiError, problemBody, validationError, type FieldError } from './problem.js';
 import { Router, validateParameters } from './routes.js';
 import { newId, type World } from './store.js';
+import { isObj } from '../src/json.js';
 
 export interface SandboxRequest {
   method: string;
@@ -56,7 +57,6 @@ function header(req: SandboxRequest, name: string): string | undefined {
   return Array.isArray(v) ? v.join(', ') : v;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export class Pipeline {
   private readonly router: Router;
@@ -256,7 +256,7 @@ export class Pipeline {
     try {
       let body = rawBody;
       let readOnly: Record<string, unknown> | undefined;
-      if (faults.has('mass-assignment') && isObject(body)) ({ body, readOnly } = this.splitReadOnly(op, body));
+      if (faults.has('mass-assignment') && isObj(body)) ({ body, readOnly } = this.splitReadOnly(op, body));
       if (handler.prepare) body = handler.prepare(body, faults);
       const params = validateParameters(spec, op, pathParams, url.searchParams, faults);
       const errors: FieldError[] = [...params.errors];
@@ -301,12 +301,14 @@ export class Pipeline {
     let fields = this.readOnlyByOp.get(op.operationId);
     if (!fields) {
       fields = new Map();
-      const ref = (s: unknown): string | undefined => (isObject(s) && typeof s['$ref'] === 'string' ? s['$ref'] : undefined);
+      const ref = (s: unknown): string | undefined => (isObj(s) && typeof s['$ref'] === 'string' ? s['$ref'] : undefined);
       const resRef = ref(op.responses.find((r) => r.status === '201')?.content[0]?.schema);
       const reqRef = ref(op.requestBody?.content[0]?.schema);
-      const schemas = (this.deps.spec.raw['components'] as { schemas: Record<string, { properties?: Record<string, unknown> }> }).schemas;
       if (resRef && reqRef) {
-        const props = (r: string): string[] => Object.keys(schemas[r.split('/').pop()!]?.properties ?? {});
+        const props = (r: string): string[] => {
+          const schema = this.deps.spec.schemaAt(r);
+          return isObj(schema) && isObj(schema['properties']) ? Object.keys(schema['properties']) : [];
+        };
         const writable = new Set(props(reqRef));
         for (const p of props(resRef)) if (!writable.has(p)) fields.set(p, this.deps.spec.validator({ $ref: `${resRef}/properties/${p}` }));
       }
@@ -327,7 +329,7 @@ export class Pipeline {
     let out = stored.body;
     if (faults.has('idem-replay-new-id') && out !== undefined) {
       const parsed = JSON.parse(out) as unknown;
-      if (isObject(parsed) && typeof parsed['id'] === 'string') {
+      if (isObj(parsed) && typeof parsed['id'] === 'string') {
         parsed['id'] = newId(parsed['id'].split('_')[0]!);
         out = JSON.stringify(parsed);
       }

@@ -3,6 +3,7 @@ import type { FaultSet } from '../faults.js';
 import { ApiError, notFound, validationError } from '../problem.js';
 import { newId, type Address, type CustomerRec, type KycRec, type Metadata } from '../store.js';
 import { applyReadOnly, created, emit, find, listOf, metadataOf, now, ok, optionalParam, param, type Context, type Handler } from './context.js';
+import { isObj } from '../../src/json.js';
 
 export interface CustomerView {
   id: string;
@@ -79,7 +80,6 @@ function readable(ctx: Context, id: string): CustomerRec {
   return c;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Lenient date parsing (date-format-unchecked): YYYY-MM-DD with any day 1..31 (rolling over), DD/MM/YYYY, DD-MM-YYYY. */
 function lenientDate(s: string): string | undefined {
@@ -93,7 +93,7 @@ function lenientDate(s: string): string | undefined {
 export const customers: Record<string, Handler> = {
   createCustomer: {
     prepare(body, faults) {
-      if (!isObject(body)) return body;
+      if (!isObj(body)) return body;
       const b = structuredClone(body);
       if (faults.has('validation-skip-required') && b['email'] === undefined) b['email'] = PLACEHOLDER_EMAIL;
       if (faults.has('date-format-unchecked') && typeof b['date_of_birth'] === 'string') {
@@ -104,7 +104,7 @@ export const customers: Record<string, Handler> = {
         if (/^[1-9][0-9]{6,14}$/.test(digits)) b['phone'] = `+${digits}`;
       }
       const address = b['address'];
-      if (isObject(address)) {
+      if (isObj(address)) {
         if (faults.has('country-format-unchecked') && typeof address['country'] === 'string' && /^[A-Za-z]{2,3}$/.test(address['country'])) {
           address['country'] = address['country'].slice(0, 2).toUpperCase();
         }

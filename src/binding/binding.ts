@@ -3,9 +3,8 @@ import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import type { RequestParts } from '../harness/check.js';
 import { SEED_CUSTOMER_FIELDS, SEED_FIXED, type BindingFile, type ListShape, type OperationBinding } from './format.js';
 import { findOperation, pathParamOf } from './load.js';
+import { isObj, type Json } from '../json.js';
 
-type Json = Record<string, unknown>;
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The reference profile's own list shape: what drivers and flows read. */
 export const REFERENCE_LIST: ListShape = { items: 'data', has_more: 'has_more', next_cursor: 'next_cursor', cursor_param: 'cursor', limit_param: 'limit' };

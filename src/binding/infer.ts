@@ -6,9 +6,8 @@
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import { GROUPS, type GroupSlug } from '../catalogue/groups.js';
 import { SEED_FIXED, type BindingFile, type ListShape, type OperationBinding } from './format.js';
+import { isObj, type Json } from '../json.js';
 
-type Json = Record<string, unknown>;
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Words a vendor uses for the same thing, folded onto one. Verbs first, then the resources of the seed's groups. */
 const SYNONYMS: Record<string, string> = {

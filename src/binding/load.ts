@@ -4,9 +4,8 @@ import { displayPath, readSourceFile } from '../catalogue/yaml-file.js';
 import { nearest } from '../cli/command.js';
 import { UsageError } from '../errors.js';
 import { SEED_CUSTOMER_FIELDS, SEED_FIXED, type BindingFile, type ListShape, type OperationBinding } from './format.js';
+import { isObj, type Json } from '../json.js';
 
-type Json = Record<string, unknown>;
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const TOP_KEYS = ['binding', 'spec', 'fields', 'states', 'events', 'operations', 'groups', 'unbound'];
 const OP_KEYS = ['operation', 'path_params', 'query', 'fields', 'envelope', 'list', 'confidence', 'reason'];

@@ -5,7 +5,9 @@ import { UsageError } from '../errors.js';
 import { groupOf, type GroupSlug, type UNBOUND_SUITE } from './groups.js';
 import { createAjv, describeErrors, type JsonSchema, type SchemaProblem, type ValidateFunction } from './json-schema.js';
 import { loadPrecompiled, schemaKey } from './precompiled.js';
-import { displayPath, pointerToPath, readSourceFileCached, type SourceFile } from './yaml-file.js';
+import type { LoadWarning } from './prepare.js';
+import { cachedDerivation, displayPath, pointerToPath, readSourceFileCached, type SourceFile } from './yaml-file.js';
+import { isObj, type Json } from '../json.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 const METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -69,6 +71,13 @@ export interface SpecDocument {
   states: Map<string, { initial: string[]; terminal: string[]; transitions: { from: string; to: string; trigger: string }[] }>;
   validateResponse(op: Operation, status: number, contentType: string | undefined, body: unknown): ResponseVerdict;
   validateRequestBody(op: Operation, body: unknown): SchemaProblem[];
+  /** What the document breaks that does not change its meaning (an unknown key, say): used, with these warnings. */
+  warnings: LoadWarning[];
+  /**
+   * The schema a $ref of the document names ("#/components/schemas/Customer", or the same in the validators'
+   * bundle form an operation's schemas carry, "urn:fsapi:spec#/$defs/Customer"), in JSON Schema 2020-12 form.
+   */
+  schemaAt(ref: string): JsonSchema | undefined;
   /** Compiles (once) and returns a validator for a schema inside the document. */
   validator(schema: JsonSchema): ValidateFunction;
   /** Loaded with `standalone`: the source of every validator an operation needs (src/catalogue/precompiled.ts). */
@@ -85,8 +94,6 @@ export type ResponseVerdict =
 
 const BUNDLE_ID = 'urn:fsapi:spec';
 
-type Json = Record<string, unknown>;
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Loads and validates an OpenAPI 3.x document, and indexes its operations by group. `trustedSha256`: digests
@@ -96,38 +103,27 @@ const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && 
 export async function loadSpec(path: string, opts: { trustedSha256?: string[]; standalone?: boolean } = {}): Promise<SpecDocument> {
   const file = readSourceFileCached(path, 'OpenAPI document');
   const shown = displayPath(path);
-  const raw = file.data;
-  if (!isObj(raw) || typeof raw['openapi'] !== 'string') {
-    throw new UsageError('this is not an OpenAPI document: it has no top-level "openapi" version field', {
-      file: shown,
-      fix: 'point FSAPI_SPEC (or --spec) at an OpenAPI 3.0 or 3.1 document in YAML or JSON',
-    });
-  }
-  const version = raw['openapi'];
-  if (!/^3\.[01]\.\d+$/.test(version)) {
-    throw new UsageError(`OpenAPI version ${version} is not supported`, {
-      file: shown,
-      where: String(file.lineOf(['openapi']) ?? ''),
-      fix: 'supply an OpenAPI 3.0.x or 3.1.x document (Swagger 2.0 can be converted with a tool such as swagger2openapi)',
-    });
-  }
   const trusted = opts.trustedSha256?.includes(file.sha256) ?? false;
-  // Loaded only for a document to validate (75 ms of start-up in each thread that loads a spec).
-  const validation = trusted ? { valid: true, errors: undefined } : await new (await import('@seriousme/openapi-schema-validator')).Validator().validate(structuredClone(raw));
-  if (!validation.valid) {
-    const errors = (Array.isArray(validation.errors) ? validation.errors : []) as { instancePath?: string; message?: string }[];
-    // The schema validator reports every failed oneOf branch; the deepest error is the useful one.
-    const first = [...errors].sort((a, b) => (b.instancePath?.length ?? 0) - (a.instancePath?.length ?? 0))[0];
-    const where = pointerToPath(first?.instancePath ?? '');
-    throw new UsageError(
-      `not a valid OpenAPI ${version} document: ${where.length ? where.join('.') : '(root)'} ${first?.message ?? 'is invalid'}`,
-      {
+  // Checked and resolved once per document content (src/catalogue/prepare.ts), not once per thread.
+  const { doc: raw, warnings } = await cachedDerivation(file.sha256, `openapi-prepared-1${trusted ? '-trusted' : ''}`, async () => {
+    const data = file.data;
+    if (!isObj(data) || typeof data['openapi'] !== 'string') {
+      throw new UsageError('this is not an OpenAPI document: it has no top-level "openapi" version field', {
         file: shown,
-        where: String(file.lineOf(where) ?? ''),
-        fix: 'correct the document there; a linter such as `npx @redocly/cli lint` shows every problem',
-      },
-    );
-  }
+        fix: 'point FSAPI_SPEC (or --spec) at an OpenAPI 3.0 or 3.1 document in YAML or JSON',
+      });
+    }
+    if (!/^3\.[01]\.\d+$/.test(data['openapi'])) {
+      throw new UsageError(`OpenAPI version ${data['openapi']} is not supported`, {
+        file: shown,
+        where: String(file.lineOf(['openapi']) ?? ''),
+        fix: 'supply an OpenAPI 3.0.x or 3.1.x document (Swagger 2.0 can be converted with a tool such as swagger2openapi)',
+      });
+    }
+    return (await import('./prepare.js')).prepareDocument(data, file, shown, { trusted });
+  });
+  const version = String(raw['openapi']);
+  const is30 = version.startsWith('3.0');
 
   const components = isObj(raw['components']) ? raw['components'] : {};
   const schemas = isObj(components['schemas']) ? components['schemas'] : {};
@@ -136,7 +132,7 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
   const makeAjv = () => {
     const ajv = createAjv({ standalone: opts.standalone ?? false });
     // All component schemas as one bundle; every $ref into them becomes absolute so inline schemas compile on their own.
-    const bundle = { $id: BUNDLE_ID, $defs: rewriteRefs(version.startsWith('3.0') ? from30(schemas) : schemas) };
+    const bundle = { $id: BUNDLE_ID, $defs: Object.fromEntries(Object.entries(schemas).map(([name, s]: [string, unknown]) => [name, rewriteRefs(is30 ? from30(s) : s)])) };
     try {
       // A trusted document's schemas are proven valid by its own tests: compiling the meta-schema in every thread of
       // every run to check them again costs more than all the validation a short run does.
@@ -156,17 +152,6 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
   let ajvInstance = precompiled ? undefined : makeAjv();
   const ajv = () => (ajvInstance ??= makeAjv());
 
-  const resolve = (v: unknown, seen = 0): unknown => {
-    // Resolves a local $ref to a non-schema component (parameter, response, header, request body).
-    if (isObj(v) && typeof v['$ref'] === 'string' && v['$ref'].startsWith('#/') && seen < 20) {
-      const target = pointerToPath(v['$ref'].slice(1)).reduce<unknown>((o, k) => (isObj(o) ? o[k] : undefined), raw);
-      if (target === undefined) {
-        throw new UsageError(`unresolvable $ref ${v['$ref']}`, { file: shown, fix: 'point the $ref at an existing component' });
-      }
-      return resolve(target, seen + 1);
-    }
-    return v;
-  };
   // One rewritten schema per source object: responses that share a component share its schema, and so its
   // compiled validator (rewriting per operation made ajv compile the same problem schema hundreds of times).
   const rewritten = new WeakMap<object, JsonSchema>();
@@ -174,7 +159,7 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
     if (s === undefined) return undefined;
     if (typeof s !== 'object' || s === null) return rewriteRefs(s) as JsonSchema;
     let r = rewritten.get(s);
-    if (!r) rewritten.set(s, (r = rewriteRefs(version.startsWith('3.0') ? from30(s) : s) as JsonSchema));
+    if (!r) rewritten.set(s, (r = rewriteRefs(is30 ? from30(s) : s) as JsonSchema));
     return r;
   };
 
@@ -186,7 +171,7 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
           if ('example' in media) examples.push(media['example']);
           if (isObj(media['examples'])) {
             for (const ex of Object.values(media['examples'])) {
-              const e = resolve(ex);
+              const e = ex;
               if (isObj(e) && 'value' in e) examples.push(e['value']);
             }
           }
@@ -198,8 +183,8 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
   const operations: Operation[] = [];
   const paths = isObj(raw['paths']) ? raw['paths'] : {};
   for (const [p, itemRaw] of Object.entries(paths)) {
-    const item = resolve(itemRaw);
-    if (!isObj(item)) continue;
+    if (!isObj(itemRaw)) continue;
+    const item = itemRaw;
     const shared = Array.isArray(item['parameters']) ? item['parameters'] : [];
     for (const method of METHODS) {
       const opRaw = item[method.toLowerCase()];
@@ -207,8 +192,8 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
       const pointer = ['paths', p, method.toLowerCase()];
       const params = new Map<string, Parameter>();
       for (const pr of [...shared, ...(Array.isArray(opRaw['parameters']) ? opRaw['parameters'] : [])]) {
-        const prm = resolve(pr);
-        if (!isObj(prm)) continue;
+        if (!isObj(pr)) continue;
+        const prm = pr;
         const param: Parameter = {
           name: String(prm['name']),
           in: prm['in'] as Parameter['in'],
@@ -218,13 +203,13 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
         };
         params.set(`${param.in}:${param.name.toLowerCase()}`, param);
       }
-      const rb = resolve(opRaw['requestBody']);
+      const rb = opRaw['requestBody'];
       const responses: ResponseSpec[] = [];
       for (const [status, rr] of Object.entries(isObj(opRaw['responses']) ? opRaw['responses'] : {})) {
-        const r = resolve(rr);
-        if (!isObj(r)) continue;
+        if (!isObj(rr)) continue;
+        const r = rr;
         const headers = Object.entries(isObj(r['headers']) ? r['headers'] : {}).map(([name, hr]) => {
-          const h = resolve(hr);
+          const h = hr;
           return { name: name.toLowerCase(), required: isObj(h) && h['required'] === true, schema: isObj(h) ? schemaOf(h['schema']) : undefined };
         });
         responses.push({ status: status.toUpperCase(), description: String(r['description'] ?? ''), headers, content: mediaOf(r['content']) });
@@ -282,6 +267,16 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
     return fn;
   };
 
+  const converted = new Map<string, JsonSchema | undefined>();
+  const schemaAt = (ref: string): JsonSchema | undefined => {
+    const local = ref.startsWith(`${BUNDLE_ID}#/$defs/`) ? `#/components/schemas/${ref.slice(BUNDLE_ID.length + 8)}` : ref;
+    if (!converted.has(local)) {
+      const target = local.startsWith('#/') ? pointerToPath(local.slice(1)).reduce<unknown>((o, k) => (isObj(o) ? o[k] : undefined), raw) : undefined;
+      converted.set(local, isObj(target) || typeof target === 'boolean' ? ((is30 ? from30(target) : target) as JsonSchema) : undefined);
+    }
+    return converted.get(local);
+  };
+
   const responseFor = (op: Operation, status: number): ResponseSpec | undefined =>
     op.responses.find((r) => r.status === String(status)) ??
     op.responses.find((r) => r.status === `${String(status)[0]}XX`) ??
@@ -302,6 +297,8 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
     raw,
     file,
     states,
+    warnings,
+    schemaAt,
     validator,
     ...(opts.standalone
       ? {
@@ -367,18 +364,43 @@ function rewriteRefs(v: unknown): unknown {
   return out;
 }
 
-/** OpenAPI 3.0 schema dialect to JSON Schema: `nullable: true` becomes a null type alternative. */
-function from30(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(from30);
+/** Keywords whose value is a schema, a list of schemas, or a map of them: where from30 walks on. */
+const ONE_SCHEMA = new Set(['items', 'additionalProperties', 'not']);
+const SCHEMA_LIST = new Set(['allOf', 'anyOf', 'oneOf']);
+const SCHEMA_MAP = new Set(['properties', 'patternProperties']);
+const BOUNDS = [
+  ['exclusiveMinimum', 'minimum'],
+  ['exclusiveMaximum', 'maximum'],
+] as const;
+
+/**
+ * An OpenAPI 3.0 schema (a JSON Schema draft 4 dialect) as the JSON Schema 2020-12 of OpenAPI 3.1: `nullable: true`
+ * becomes a null type (or enum value, or alternative), boolean exclusive bounds become numeric ones, `example`
+ * becomes `examples`. Walks only where schemas are, so a property named "nullable" stays a property.
+ */
+export function from30(v: unknown): unknown {
   if (!isObj(v)) return v;
   const out: Json = {};
   for (const [k, val] of Object.entries(v)) {
-    if (k !== 'nullable') out[k] = from30(val);
+    if (ONE_SCHEMA.has(k)) out[k] = from30(val);
+    else if (SCHEMA_LIST.has(k) && Array.isArray(val)) out[k] = val.map(from30);
+    else if (SCHEMA_MAP.has(k) && isObj(val)) out[k] = Object.fromEntries(Object.entries(val).map(([n, s]) => [n, from30(s)]));
+    else if (k === 'example') out['examples'] ??= [val];
+    else if (k !== 'nullable') out[k] = val;
+  }
+  for (const [exclusive, bound] of BOUNDS) {
+    if (typeof out[exclusive] !== 'boolean') continue;
+    if (out[exclusive] === true && typeof out[bound] === 'number') {
+      out[exclusive] = out[bound];
+      delete out[bound];
+    } else {
+      delete out[exclusive];
+    }
   }
   if (v['nullable'] === true) {
+    if (Array.isArray(out['enum']) && !out['enum'].includes(null)) out['enum'] = [...out['enum'], null];
     if (typeof out['type'] === 'string') out['type'] = [out['type'], 'null'];
     else if (!('type' in out)) return { anyOf: [out, { type: 'null' }] };
-    if (Array.isArray(out['enum'])) out['enum'] = [...out['enum'], null];
   }
   return out;
 }

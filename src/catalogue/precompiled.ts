@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from './json-schema.js';
 
-const FILE = fileURLToPath(new URL('./reference-validators.cjs', import.meta.url));
+export const REFERENCE_VALIDATORS_FILE = fileURLToPath(new URL('./reference-validators.cjs', import.meta.url));
 
 /** A validator's name: a digest of its schema, so build and run agree on it without sharing objects. */
 export function schemaKey(schema: object): string {
@@ -40,18 +40,10 @@ export function writeBuilt(file: string, standaloneSource: string, sourceSha256:
 
 /** The build's validators for the document with this digest, or undefined (none built, or for another document). */
 export function loadPrecompiled(sha256: string): Precompiled | undefined {
-  const mod = loadBuilt<Record<string, unknown>>(FILE, sha256);
+  const mod = loadBuilt<Record<string, unknown>>(REFERENCE_VALIDATORS_FILE, sha256);
   if (!mod) return undefined;
   return (key) => {
     const fn = mod[key];
     return typeof fn === 'function' ? (fn as ValidateFunction) : undefined;
   };
-}
-
-/** Writes the validators of the reference profile (run by `npm run build` on the compiled module). */
-export async function writeReferenceValidators(): Promise<void> {
-  const { loadSpec } = await import('./openapi.js');
-  const { REFERENCE_SPEC_PATH } = await import('./index.js');
-  const spec = await loadSpec(REFERENCE_SPEC_PATH, { standalone: true });
-  writeBuilt(FILE, spec.standaloneSource!(), spec.sha256);
 }

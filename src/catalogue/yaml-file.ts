@@ -25,8 +25,9 @@ const parsedCacheDir = (): string | undefined => (cache ??= { dir: privateCacheD
 
 /**
  * Like readSourceFile, but keeps the parsed form of a YAML file in a cache keyed by its content hash:
- * parsing the 3000-line reference profile costs ~0.5 s per process, reading its JSON ~5 ms. Line numbers
- * (only needed for error messages) come from a full parse, done lazily.
+ * parsing the 3000-line reference profile costs ~0.5 s per process, reading its JSON ~5 ms. The data is read
+ * when first asked for (a caller with a cached derivation of it never asks); line numbers (only needed for error
+ * messages) come from a full parse, done lazily.
  */
 export function readSourceFileCached(path: string, what: string): SourceFile & { sha256: string } {
   let text: string;
@@ -38,22 +39,54 @@ export function readSourceFileCached(path: string, what: string): SourceFile & {
   const sha256 = createHash('sha256').update(text).digest('hex');
   let full: SourceFile | undefined;
   const parsed = (): SourceFile => (full ??= readSourceFile(path, what));
-  const dir = parsedCacheDir();
-  if (!dir) return { ...parsed(), sha256 };
-  const cached = join(dir, `${sha256}.json`);
-  try {
-    const data = JSON.parse(readFileSync(cached, 'utf8')) as unknown;
-    return { path, data, sha256, lineOf: (p) => parsed().lineOf(p) };
-  } catch {
-    const file = parsed();
+  let data: { value: unknown } | undefined;
+  const load = (): unknown => {
+    const dir = parsedCacheDir();
+    if (!dir) return parsed().data;
+    const cached = join(dir, `${sha256}.json`);
     try {
-      const tmp = `${cached}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify(file.data));
-      renameSync(tmp, cached); // atomic: concurrent processes never read half a file
+      return JSON.parse(readFileSync(cached, 'utf8')) as unknown;
     } catch {
-      // A read-only temp directory only costs speed.
+      writeAtomic(cached, JSON.stringify(parsed().data));
+      return parsed().data;
     }
-    return { ...file, sha256 };
+  };
+  return {
+    path,
+    sha256,
+    get data() {
+      return (data ??= { value: load() }).value;
+    },
+    lineOf: (p) => parsed().lineOf(p),
+  };
+}
+
+/**
+ * A value made from a file's content, kept in the same cache by the content's digest and the name of what was
+ * made (with a version, to change when the making does): made once per content, not once per process.
+ */
+export async function cachedDerivation<T>(sha256: string, name: string, make: () => Promise<T>): Promise<T> {
+  const dir = sha256 ? parsedCacheDir() : undefined;
+  const cached = dir ? join(dir, `${sha256}.${name}.json`) : undefined;
+  if (cached) {
+    try {
+      return JSON.parse(readFileSync(cached, 'utf8')) as T;
+    } catch {
+      // Not made yet.
+    }
+  }
+  const value = await make();
+  if (cached) writeAtomic(cached, JSON.stringify(value));
+  return value;
+}
+
+function writeAtomic(file: string, text: string): void {
+  try {
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, text);
+    renameSync(tmp, file); // atomic: concurrent processes never read half a file
+  } catch {
+    // A read-only temp directory only costs speed.
   }
 }
 

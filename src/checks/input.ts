@@ -10,9 +10,8 @@ import type { HttpResponse } from '../http/client.js';
 import { applyMutation, describeMutation, dottedOf, mutationsFor, pointerOf, resolveSchema, slugOf, type Mutation } from './mutations.js';
 import type { CheckFamily } from './plan.js';
 import { canonicalJson, isCreate, isWrite, jsonBodyOf, pathParamsOf, readerOf, scoped, skipEffects, stateProbe, type Scoped } from './support.js';
+import { isObj, type Json } from '../json.js';
 
-type Json = Record<string, unknown>;
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The valid body with the mutation applied, checked to really break the schema (else the check is skipped). */
 function mutatedBody(ctx: CheckContext, op: Operation, parts: RequestParts, m: Mutation): unknown {

@@ -7,9 +7,8 @@
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import type { JsonSchema } from '../catalogue/json-schema.js';
 import { jsonBodyOf } from './support.js';
+import { isObj, type Json } from '../json.js';
 
-type Json = Record<string, unknown>;
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export interface Mutation {
   /** Property path from the body root, e.g. ["address", "country"]. */
@@ -36,15 +35,12 @@ function shortValue(v: unknown): unknown {
   return typeof v === 'string' && v.length > 40 ? `${v.slice(0, 12)}...(${v.length} characters)` : v;
 }
 
-/** Follows $ref (bundle or document form) and merges allOf, shallowly: enough to see properties and constraints. */
+/** Follows $ref (by the document's own schemaAt) and merges allOf, shallowly: enough to see properties and constraints. */
 export function resolveSchema(spec: SpecDocument, schema: JsonSchema | undefined, depth = 0): Json | undefined {
   if (!isObj(schema) || depth > 10) return undefined;
   const ref = schema['$ref'];
   if (typeof ref === 'string') {
-    const name = /(?:#\/\$defs\/|#\/components\/schemas\/)(.+)$/.exec(ref)?.[1];
-    const components = (spec.raw['components'] as Json | undefined)?.['schemas'] as Json | undefined;
-    const target = name ? components?.[decodeURIComponent(name).replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
-    const resolved = resolveSchema(spec, target as JsonSchema | undefined, depth + 1);
+    const resolved = resolveSchema(spec, spec.schemaAt(ref), depth + 1);
     // Sibling keywords next to a $ref (3.1) refine it.
     const { $ref: _ignored, ...rest } = schema;
     return resolved ? { ...resolved, ...rest } : undefined;

@@ -15,11 +15,10 @@ import { resolveSchema } from './mutations.js';
 import type { CheckFamily } from './plan.js';
 import { validRequest } from './requests.js';
 import { credentialHeaders, isGetById, isWrite, jsonBodyOf, opsOfGroup, pathParamsOf, simpleRead } from './support.js';
+import { isObj, type Json } from '../json.js';
 
-type Json = Record<string, unknown>;
 /** A prerequisite the world or a driver could not build: an observation notes it (only transport problems error). */
 const isSetupProblem = (e: unknown): boolean => e instanceof Error && (e.name === 'PreconditionFailed' || e.name === 'EffectsUnobservable');
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** "201 application/json" or "400 application/problem+json {type,title,status}". */
 function shape(res: HttpResponse, members = true): string {

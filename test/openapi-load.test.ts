@@ -1,0 +1,125 @@
+/**
+ * Loading any vendor's OpenAPI 3.0 or 3.1 document: 3.0 schemas read as 3.1, every kind of $ref resolved (circular
+ * schemas too), what does not change the meaning used with a warning, a dangling $ref refused by name and place.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { from30, loadSpec } from '../src/catalogue/openapi.js';
+import { UsageError } from '../src/errors.js';
+import { fromRoot } from '../src/paths.js';
+
+const V30 = fromRoot('test', 'fixtures', 'openapi', 'v30.yaml');
+const V31 = fromRoot('test', 'fixtures', 'openapi', 'v31.yaml');
+const dir = mkdtempSync(join(tmpdir(), 'fsapi-openapi-'));
+/** The 3.0 fixture with one text replacement, as a new file. */
+function variant(name: string, from: string, to: string): string {
+  const text = readFileSync(V30, 'utf8');
+  expect(text).toContain(from);
+  const p = join(dir, name);
+  // A comment of its own: new content each run, so its first load is made, not found in the cache.
+  writeFileSync(p, `${text.replace(from, to)}# ${randomBytes(8).toString('hex')}\n`);
+  return p;
+}
+async function refusal(p: Promise<unknown>): Promise<UsageError> {
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(UsageError);
+  return e as UsageError;
+}
+
+describe('an OpenAPI 3.0 document', () => {
+  it('loads, its component $refs (parameters, responses, request bodies, headers, examples) resolved', async () => {
+    const spec = await loadSpec(V30);
+    expect(spec.warnings).toEqual([]);
+    const get = spec.byId.get('getThing')!;
+    expect(get.parameters).toMatchObject([{ name: 'id', in: 'path', required: true }]);
+    expect(get.responses).toMatchObject([{ status: '200', description: 'a thing', content: [{ mediaType: 'application/json' }] }]);
+    const create = spec.byId.get('createThing')!;
+    expect(create.requestBody).toMatchObject({ required: true, content: [{ mediaType: 'application/json' }] });
+    expect(create.responses[0]!.headers).toMatchObject([{ name: 'x-rate', required: true, schema: { type: 'integer' } }]);
+    expect(create.responses[0]!.content[0]!.examples).toEqual([{ id: 'a', amount: 2 }]);
+  });
+
+  it('keeps its boolean exclusive bounds: the bound itself is refused, a value inside accepted', async () => {
+    const spec = await loadSpec(V30);
+    const op = spec.byId.get('createThing')!;
+    expect(spec.validateRequestBody(op, { id: 'a', amount: 0.5 })).toEqual([]);
+    expect(spec.validateRequestBody(op, { id: 'a', amount: 0 })[0]).toMatchObject({ pointer: '/amount' });
+    expect(spec.validateRequestBody(op, { id: 'a', amount: 10 })[0]).toMatchObject({ pointer: '/amount' });
+  });
+
+  it('reads nullable as a null alternative: on a type, an enum and an allOf', async () => {
+    const spec = await loadSpec(V30);
+    const op = spec.byId.get('createThing')!;
+    expect(spec.validateRequestBody(op, { id: 'a', note: null, kind: null, parent: null })).toEqual([]);
+    expect(spec.validateRequestBody(op, { id: 'a', kind: 'c' })[0]).toMatchObject({ pointer: '/kind' });
+    expect(spec.validateRequestBody(op, { id: 'a', note: 3 })[0]).toMatchObject({ pointer: '/note' });
+  });
+
+  it('validates through a schema that contains itself', async () => {
+    const spec = await loadSpec(V30);
+    const op = spec.byId.get('createThing')!;
+    expect(spec.validateRequestBody(op, { id: 'a', children: [{ id: 'b', children: [{ id: 'c' }] }] })).toEqual([]);
+    expect(spec.validateRequestBody(op, { id: 'a', children: [{ id: 'b', children: [{ amount: 1 }] }] })[0]).toMatchObject({ pointer: '/children/0/children/0/id' });
+  });
+
+  it('gives a component schema in 3.1 form by its $ref, in either form', async () => {
+    const spec = await loadSpec(V30);
+    const thing = spec.schemaAt('#/components/schemas/Thing') as { properties: Record<string, unknown> };
+    expect(thing.properties['amount']).toEqual({ type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 10 });
+    expect(thing.properties['id']).toEqual({ type: 'string', examples: ['abc'] });
+    // A property that happens to be called "nullable" is a property, not the keyword.
+    expect(thing.properties['nullable']).toEqual({ type: 'boolean' });
+    expect(spec.schemaAt('urn:fsapi:spec#/$defs/Thing')).toBe(thing);
+    expect(spec.schemaAt('#/components/schemas/Nope')).toBeUndefined();
+  });
+
+  it('is used with a warning when it only carries a key OpenAPI does not define', async () => {
+    const p = variant('unknown-key.yaml', '      operationId: getThing\n', '      operationId: getThing\n      _x-internal: true\n');
+    for (const round of ['made', 'cached']) {
+      const spec = await loadSpec(p);
+      expect(spec.byId.has('getThing'), round).toBe(true);
+      expect(spec.warnings, round).toEqual([{ pointer: '/paths/~1things~1{id}/get/_x-internal', message: expect.stringMatching(/_x-internal.*not an OpenAPI field/) }]);
+    }
+  });
+
+  it('is refused when a $ref points at nothing, naming the $ref, its place, its line and the fix', async () => {
+    const p = variant('dangling.yaml', "items: { $ref: '#/components/schemas/Thing' }", "items: { $ref: '#/components/schemas/Nope' }");
+    const e = await refusal(loadSpec(p));
+    expect(e.message).toContain('$ref "#/components/schemas/Nope" at /components/schemas/Thing/properties/children/items points at nothing');
+    expect(e.file).toMatch(/dangling\.yaml$/);
+    expect(e.where).toBe(String(readFileSync(p, 'utf8').split('\n').findIndex((l) => l.includes('Nope')) + 1));
+    expect(e.fix).toMatch(/existing component/);
+  });
+
+  it('is refused when it breaks the OpenAPI schema in a way that matters, at that line', async () => {
+    const p = variant('bad-in.yaml', 'in: path, required: true', 'in: body, required: true');
+    const e = await refusal(loadSpec(p));
+    expect(e.message).toMatch(/^not a valid OpenAPI 3\.0\.3 document: \/components\/parameters\/Id/);
+    expect(Number(e.where)).toBeGreaterThan(0);
+  });
+});
+
+describe('an OpenAPI 3.1 document', () => {
+  it('loads a path item given by $ref, with numeric exclusive bounds and a schema that contains itself', async () => {
+    const spec = await loadSpec(V31);
+    expect(spec.warnings).toEqual([]);
+    const op = spec.byId.get('getThing')!;
+    expect(op).toMatchObject({ method: 'GET', path: '/things/{id}' });
+    expect(spec.validateResponse(op, 200, 'application/json', { amount: 1, next: { amount: 2 } })).toEqual({ kind: 'ok' });
+    expect(spec.validateResponse(op, 200, 'application/json', { next: { amount: 0 } })).toMatchObject({ kind: 'schema', problems: [{ pointer: '/next/amount' }] });
+  });
+});
+
+describe('from30', () => {
+  it('drops a false exclusive bound and keeps nullable-free schemas as they are', () => {
+    expect(from30({ type: 'integer', minimum: 1, exclusiveMinimum: false })).toEqual({ type: 'integer', minimum: 1 });
+    expect(from30({ type: 'string', maxLength: 3 })).toEqual({ type: 'string', maxLength: 3 });
+    expect(from30({ $ref: '#/components/schemas/A', nullable: true })).toEqual({ anyOf: [{ $ref: '#/components/schemas/A' }, { type: 'null' }] });
+  });
+});
