@@ -330,8 +330,6 @@ export const FAULTS: readonly FaultDefinition[] = DEFINITIONS;
 
 export type FaultSet = ReadonlySet<FaultName>;
 
-export const NO_FAULTS: FaultSet = new Set<FaultName>();
-
 const NAMES: readonly string[] = DEFINITIONS.map((d) => d.name);
 
 export function isFaultName(name: string): name is FaultName {

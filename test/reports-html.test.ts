@@ -56,6 +56,19 @@ describe('the Allure HTML report', () => {
     const data = [...embedded(html).values()].join('\n');
     expect(data).toContain('FSAPI-AUTH-001 listCustomers: rejects a request without a key');
     expect(data).toContain('FSAPI-ACC-002 listAccounts: limit=100 matches the schema');
+    // The tree is group > family > requirement (allurerc's groupBy over the suite labels), not the file path.
+    const tree = JSON.parse(embedded(html).get('widgets/tree.json') ?? '{}') as {
+      root: { groups: string[] };
+      groupsById: Record<string, { name: string; groups?: string[]; leaves?: string[] }>;
+    };
+    const path = (id: string): string[] => {
+      const g = tree.groupsById[id]!;
+      return [g.name, ...(g.groups ?? []).flatMap((c) => path(c))];
+    };
+    expect(tree.root.groups.map(path).sort()).toEqual([
+      ['Accounts', 'schema', 'FSAPI-ACC-002'],
+      ['Customers', 'auth', 'FSAPI-AUTH-001'],
+    ]);
     // Nothing left behind: no temporary build directory.
     expect(readdirSync(dir).filter((f) => f.startsWith('.'))).toEqual([]);
   });

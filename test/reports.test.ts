@@ -11,10 +11,11 @@ import { CONFORMANCE_SCHEMA_PATH, renderJunit, renderSummary, validateReport, wr
 import { createAjv, describeErrors, type ValidateFunction } from '../src/catalogue/json-schema.js';
 import { mdBlock, mdCode, mdEscape } from '../src/reports/markdown-text.js';
 import { redactUrl, stripXmlForbidden } from '../src/reports/text.js';
-import type { RunReport } from '../src/results/model.js';
+import type { CheckResult, RunReport } from '../src/results/model.js';
 import { loadRequirements } from '../src/catalogue/requirements.js';
 import { REQUIREMENTS_PATH } from '../src/catalogue/index.js';
-import { allureMessages, DeferredAllureWriter } from '../src/runner/allure-writer.js';
+import { allureMessages, DeferredAllureWriter, settleAllureResult } from '../src/runner/allure-writer.js';
+import type { TestResult } from 'allure-js-commons';
 import { check, largeReport, NASTY, report, standardChecks, standardReport } from './fixtures/reports/build.js';
 
 const root = mkdtempSync(join(tmpdir(), 'fsapi-reports-'));
@@ -379,6 +380,57 @@ describe('Allure results (src/runner/allure-writer.ts)', () => {
     const labels = first?.type === 'metadata' ? (first.data.labels ?? []) : [];
     expect(labels).toContainEqual({ name: 'severity', value: 'blocker' });
     expect(labels.some((l) => l.name === 'tag' || l.name === 'operation')).toBe(false);
+  });
+
+  it("take the check's status: a non-conformance is failed, a check that could not complete broken, a warning passed and tagged", () => {
+    // What allure-vitest built: broken for every thrown Error, in the tree of the file and describe block that ran it.
+    const vitestMade = (): Partial<TestResult> => ({
+      status: 'broken' as TestResult['status'],
+      statusDetails: { message: 'FAILED: x', trace: 'Error: FAILED: x\n    at suites/fx.conformance.ts:1:1' },
+      fullName: 'fsapi-conformance:dist/suites/waiting.conformance.js#waiting FSAPI-IDEM-002 ...',
+      titlePath: ['fsapi-conformance', 'dist', 'suites', 'waiting.conformance.js', 'waiting'],
+      labels: [
+        { name: 'parentSuite', value: 'waiting' },
+        { name: 'package', value: 'fsapi-conformance.dist.suites.waiting.conformance.js' },
+        { name: 'epic', value: 'FX' },
+      ],
+    });
+    const settled = (status: CheckResult['status'], message?: string) => {
+      const tr = vitestMade();
+      settleAllureResult(tr, check({ requirement: 'FSAPI-IDEM-002', level: status === 'warning' ? 'SHOULD' : 'MUST', group: 'fx', family: 'idempotency', operation: 'createFxTrade', status, ...(message ? { message } : {}) }));
+      return tr;
+    };
+    expect(settled('failed', 'the retry created a second trade')).toMatchObject({ status: 'failed', statusDetails: { message: 'the retry created a second trade' } });
+    expect(settled('error', 'the target did not answer in 10 s')).toMatchObject({ status: 'broken', statusDetails: { message: 'the target did not answer in 10 s' } });
+    expect(settled('warning', 'answered 201')).toMatchObject({ status: 'passed', statusDetails: { message: 'WARNING [SHOULD]: answered 201' } });
+    expect(settled('skipped', 'no second business')).toMatchObject({ status: 'skipped', statusDetails: { message: 'no second business' } });
+    expect(settled('passed')).toMatchObject({ status: 'passed', statusDetails: {} });
+    // The worker's stack says nothing about the target: no trace.
+    expect(settled('failed', 'x').statusDetails?.trace).toBeUndefined();
+    // The tree: group, family, requirement, not the file that ran the check; the full name is the check's id.
+    const tr = settled('failed', 'x');
+    expect(tr.titlePath).toEqual(['FX', 'idempotency', 'FSAPI-IDEM-002']);
+    expect(tr.fullName).toBe('FSAPI-IDEM-002 createFxTrade default');
+    expect(tr.labels).toEqual([
+      { name: 'epic', value: 'FX' },
+      { name: 'package', value: 'fx.idempotency' },
+      { name: 'parentSuite', value: 'FX' },
+      { name: 'suite', value: 'idempotency' },
+      { name: 'subSuite', value: 'FSAPI-IDEM-002' },
+    ]);
+    // A test that failed without a result crashed outside its check: a suite fault, broken, its error kept.
+    const crashed: Partial<TestResult> = { status: 'failed' as TestResult['status'], statusDetails: { message: 'TypeError: x is undefined', trace: 'at y' } };
+    settleAllureResult(crashed, undefined);
+    expect(crashed).toEqual({ status: 'broken', statusDetails: { message: 'TypeError: x is undefined', trace: 'at y' } });
+  });
+
+  it('label the cause of an error or a skip when the result names one', () => {
+    const must = requirements.all.find((r) => r.level === 'MUST')!;
+    const c = { ...check({ requirement: must.id, level: 'MUST', group: 'transport', status: 'error', exchanges: [] }), cause: 'rate-limited', skip_cause: 42 };
+    const [first] = allureMessages(c, must);
+    const labels = first?.type === 'metadata' ? (first.data.labels ?? []) : [];
+    expect(labels).toContainEqual({ name: 'cause', value: 'rate-limited' });
+    expect(labels.some((l) => l.name === 'skip_cause')).toBe(false);
   });
 
   it('are written when the run ends, each with its SHA-256, and a folder that cannot be made is named, not thrown', () => {

@@ -22,6 +22,8 @@ const outcomes = (r: RunReport) => Object.fromEntries(r.checks.map((c) => [c.id,
 const children: ChildProcessWithoutNullStreams[] = [];
 interface AllureResult {
   name: string;
+  status: string;
+  titlePath: string[];
   labels: { name: string; value: string }[];
   steps: { attachments: { name: string; source: string }[] }[];
 }
@@ -94,6 +96,10 @@ describe('whole runs', { timeout: 300_000 }, () => {
       expect(label('level'), r.name).toEqual([check!.level]);
       expect(label('feature'), r.name).toEqual([check!.family]);
       expect(label('thread')[0], r.name).toMatch(/vitest-worker-\d+$/);
+      // Settled from the check's result in the main thread: its status, and the tree group > family > requirement.
+      expect(r.status, r.name).toBe({ passed: 'passed', warning: 'passed', failed: 'failed', error: 'broken', skipped: 'skipped' }[check!.status]);
+      expect(r.titlePath.slice(1), r.name).toEqual([check!.family, check!.requirement]);
+      expect(label('subSuite'), r.name).toEqual([check!.requirement]);
       const evidence = r.steps.flatMap((s) => s.attachments).filter((a) => a.name === 'evidence.json');
       expect(evidence.length, r.name).toBe(check!.exchanges.length ? 1 : 0);
       for (const a of evidence) expect(JSON.parse(readFileSync(join(allureDir, a.source), 'utf8'))).toHaveLength(check!.exchanges.length);

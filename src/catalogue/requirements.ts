@@ -23,7 +23,6 @@ export interface Requirement {
   verification: string;
   testedBy: string | undefined;
   notTested: string | undefined;
-  retired: boolean;
 }
 
 export interface RequirementCatalogue {
@@ -74,7 +73,6 @@ export function loadRequirements(path: string, opts: { trusted?: boolean } = {})
       verification: String(r['verification']),
       testedBy: r['tested_by'] as string | undefined,
       notTested: r['not_tested'] as string | undefined,
-      retired: r['retired'] === true,
     };
     if (byId.has(req.id)) {
       throw new UsageError(`requirement ${req.id} is listed twice`, {

@@ -4,7 +4,7 @@
  */
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import type { DriverScope, OperationDriver } from '../drivers/types.js';
-import { describeRequest, fail, idOf, listItems, summariseBody } from '../harness/assert.js';
+import { describeRequest, fail, summariseBody } from '../harness/assert.js';
 import type { CheckContext, RequestParts } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
 import { driverFor, referencePartsOf, scopeOf, validRequest } from './requests.js';
@@ -167,14 +167,6 @@ export function requireSuccess(ctx: CheckContext, res: HttpResponse, judgedBy = 
   if (res.status < 200 || res.status >= 300) {
     ctx.skip(`the valid request it builds on was answered ${res.status}${summariseBody(res)} (${describeRequest(res)}; ${judgedBy} judges that)`);
   }
-}
-
-/** Ids in a response: the object's own id, or the ids of a list page's items. */
-export function idsIn(res: HttpResponse): string[] {
-  const items = listItems(res);
-  if (items) return items.map((i) => i['id']).filter((x): x is string => typeof x === 'string');
-  const id = idOf(res);
-  return id ? [id] : [];
 }
 
 /** Headers that identify a request to the target as the configured (or second) business, for raw probes. */

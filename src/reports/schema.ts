@@ -70,7 +70,3 @@ export function validateReport(data: unknown): SchemaProblem[] {
   });
   return problems;
 }
-
-export function isRunReport(data: unknown): data is RunReport {
-  return validateReport(data).length === 0;
-}

@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Writer } from 'allure-js-commons/sdk/reporter';
-import type { Label } from 'allure-js-commons';
+import { Status, type Label, type TestResult } from 'allure-js-commons';
 import type { RuntimeMessage } from 'allure-js-commons/sdk';
 import { stringifyEnvInfo } from 'allure-js-commons/sdk/reporter';
 import type { RunnerTask } from 'vitest';
 import type { Reporter, TestCase, Vitest } from 'vitest/node';
 import { groupTag, isGroupSlug } from '../catalogue/groups.js';
 import type { Requirement, RequirementCatalogue } from '../catalogue/requirements.js';
-import type { CheckResult } from '../results/model.js';
+import type { CheckResult, CheckStatus } from '../results/model.js';
 
 type Param<K extends keyof Writer, I extends number = 0> = Parameters<Writer[K]>[I];
 
@@ -86,13 +86,34 @@ export class DeferredAllureWriter implements Writer {
 const SEVERITY = { MUST: 'blocker', CONTRACT: 'critical', SHOULD: 'normal', PROFILE: 'minor', INFO: 'trivial' } as const;
 
 /**
+ * A check's status in Allure's terms. Allure reads red (`failed`) as "the product is wrong" and yellow (`broken`)
+ * as "the test could not complete", which is what `failed` and `error` mean here. A warning (a SHOULD or PROFILE
+ * finding, which does not change the verdict unless --strict) is `passed`, as in JUnit, so that Allure's red
+ * count is the run's non-conformances; it carries the `warning` tag and its message, and the tree filters by tag.
+ */
+const ALLURE_STATUS: Record<CheckStatus, Status> = {
+  passed: Status.PASSED,
+  failed: Status.FAILED,
+  warning: Status.PASSED,
+  skipped: Status.SKIPPED,
+  error: Status.BROKEN,
+};
+
+/** What other parts of a result may say about why (fields that later versions of CheckResult may carry). */
+type Causes = { cause?: unknown; skip_cause?: unknown };
+
+const groupTitle = (group: string) => (isGroupSlug(group) ? groupTag(group) : group);
+
+/**
  * The Allure metadata of one check, as the runtime messages allure-js-commons' test API would have sent from the
  * worker: epic (group), feature (family), story (requirement), severity (level), the requirement and its level,
- * the operation, the standard's link, a description citing the clause, the evidence, and a `warning` tag.
+ * the operation, the standard's link, a description citing the clause, the evidence, a `warning` tag, and the
+ * cause of an error or skip when the result names one.
  */
 export function allureMessages(r: CheckResult, req: Requirement): RuntimeMessage[] {
+  const { cause, skip_cause } = r as CheckResult & Causes;
   const labels: Label[] = [
-    { name: 'epic', value: isGroupSlug(r.group) ? groupTag(r.group) : r.group },
+    { name: 'epic', value: groupTitle(r.group) },
     { name: 'feature', value: r.family },
     { name: 'story', value: r.requirement },
     { name: 'severity', value: SEVERITY[req.level] },
@@ -100,6 +121,8 @@ export function allureMessages(r: CheckResult, req: Requirement): RuntimeMessage
     { name: 'level', value: req.level },
     ...(r.operation ? [{ name: 'operation', value: r.operation }] : []),
     ...(r.status === 'warning' ? [{ name: 'tag', value: 'warning' }] : []),
+    ...(typeof cause === 'string' ? [{ name: 'cause', value: cause }] : []),
+    ...(typeof skip_cause === 'string' ? [{ name: 'skip_cause', value: skip_cause }] : []),
   ];
   const messages: RuntimeMessage[] = [
     {
@@ -118,6 +141,38 @@ export function allureMessages(r: CheckResult, req: Requirement): RuntimeMessage
     });
   }
   return messages;
+}
+
+const PATH_LABELS = new Set(['parentSuite', 'suite', 'subSuite', 'package']);
+
+/**
+ * Settles an Allure result from the check's own result, just before it is written. allure-vitest guesses the
+ * status from the thrown error's class (anything but an assertion error is `broken`) and builds the tree from
+ * the file path and describe blocks; here the status is the check's (ALLURE_STATUS), its message without the
+ * worker's stack; the suites and title path are group, family, requirement (what the report's groupBy and any
+ * other Allure viewer arrange the tree by), and the full name is the check's stable id rather than the file that
+ * happened to run it (waiting checks run in another file than their group's). The history id, already computed,
+ * is left alone. A test without a result crashed outside its check: a suite fault,
+ * `broken` with vitest's error as it was.
+ */
+export function settleAllureResult(tr: Partial<TestResult>, r: CheckResult | undefined): void {
+  if (!r) {
+    if (tr.status === Status.FAILED) tr.status = Status.BROKEN;
+    return;
+  }
+  tr.status = ALLURE_STATUS[r.status];
+  const message = r.status === 'warning' ? `WARNING [${r.level}]: ${r.message ?? ''}` : r.message;
+  tr.statusDetails = message ? { message } : {};
+  const path = [groupTitle(r.group), r.family, r.requirement];
+  tr.titlePath = path;
+  tr.fullName = r.id;
+  tr.labels = [
+    ...(tr.labels ?? []).filter((l) => !PATH_LABELS.has(l.name)),
+    { name: 'package', value: `${r.group}.${r.family}` },
+    { name: 'parentSuite', value: path[0]! },
+    { name: 'suite', value: path[1]! },
+    { name: 'subSuite', value: path[2]! },
+  ];
 }
 
 export interface AllureResultsReporter extends Reporter {
@@ -173,9 +228,19 @@ export async function allureReporter(resultsDir: string, requirements: Requireme
         // A test without a result (a crash outside its check) is written with vitest's error and no metadata.
         if (result) Object.assign(task.meta, { allureRuntimeMessages: allureMessages(result, requirements.get(result.requirement)) });
         this.written.add(task);
+        // super.handleTask builds and writes the result synchronously: the listener below settles it on the way.
+        settling = { result };
+        try {
+          super.handleTask(task);
+        } finally {
+          settling = undefined;
+        }
+        return;
       }
       super.handleTask(task);
     }
   }
-  return new MainThreadAllureReporter({ resultsDir });
+  let settling: { result: CheckResult | undefined } | undefined;
+  const settle = { beforeTestResultWrite: (tr: TestResult) => settling && settleAllureResult(tr, settling.result) };
+  return new MainThreadAllureReporter({ resultsDir, listeners: [settle] });
 }

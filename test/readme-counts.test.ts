@@ -1,0 +1,39 @@
+/**
+ * The counts the documentation states (fault switches, requirements, operations, groups, suites) are the code's:
+ * each is computed here from the catalogue, the reference profile and the sandbox's registry, never a constant,
+ * so adding a requirement or a fault without updating README.md fails this test.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { FAULTS } from '../sandbox/index.js';
+import { CROSS_CUTTING, GROUPS, loadRequirements, loadSpec, REFERENCE_SPEC_PATH, REQUIREMENTS_PATH } from '../src/catalogue/index.js';
+import { fromRoot } from '../src/paths.js';
+
+const DOCS = ['README.md', 'docs/sandbox.md'];
+
+/** Every number each phrase states in the documentation, with where. */
+function stated(pattern: RegExp): { where: string; n: number }[] {
+  return DOCS.flatMap((doc) =>
+    readFileSync(fromRoot(doc), 'utf8')
+      .split('\n')
+      .flatMap((line, i) => [...line.matchAll(pattern)].map((m) => ({ where: `${doc}:${i + 1}: ${m[0]}`, n: Number(m[1]) }))),
+  );
+}
+
+const COUNTS: [what: string, pattern: RegExp, actual: () => number | Promise<number>][] = [
+  ['fault switches', /\b(\d+) (?:\*\*)?fault switches\b/g, () => FAULTS.length],
+  ['requirements', /\b(\d+) requirements\b/g, () => loadRequirements(REQUIREMENTS_PATH).all.length],
+  ['operations', /\b(\d+) operations\b/g, async () => (await loadSpec(REFERENCE_SPEC_PATH)).operations.length],
+  ['endpoint groups', /\b(\d+) groups\b/g, () => GROUPS.length],
+  ['suites', /\bsuites \((\d+)\)/g, () => GROUPS.length + CROSS_CUTTING.length],
+];
+
+describe('the counts README.md and docs/sandbox.md state', () => {
+  it.each(COUNTS)('%s: every statement is the number in the code', async (_what, pattern, actual) => {
+    const found = stated(pattern);
+    // The phrase is there: rewording it would leave the number unchecked.
+    expect(found.length).toBeGreaterThan(0);
+    const n = await actual();
+    for (const s of found) expect(s.n, s.where).toBe(n);
+  });
+});
