@@ -10,7 +10,7 @@ import type { CheckContext, CheckDef } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
 import { delay } from '../http/rate-limiter.js';
 import type { CheckFamily } from './plan.js';
-import { isCreate, requireSuccess, requireVisible, scoped, skipEffects, type Scoped } from './support.js';
+import { effectsOf, isCreate, requireSuccess, requireVisible, scoped, skipEffects, type Scoped } from './support.js';
 
 type Def = Omit<CheckDef, 'family' | 'group' | 'operation' | 'writes'>;
 
@@ -22,19 +22,6 @@ async function countOrSkip(ctx: CheckContext, s: Scoped, judged: string, parts =
 
 function times(n: number): string {
   return n === 1 ? 'once' : `${n} times`;
-}
-
-/**
- * How many times `sent` requests took effect in their scope, from the counts before and after. A change the
- * requests alone cannot make (fewer effects than before, more than requests) is the target's data moving under
- * the count (a target that randomises or ages its data): not the target's behaviour to report, so the check skips.
- */
-export function effectsOf(ctx: Pick<CheckContext, 'skip'>, before: number, after: number, sent: number): number {
-  const n = after - before;
-  if (n < 0 || n > sent) {
-    ctx.skip(`effects not observable: the effect count of the scope went from ${before} to ${after} around ${sent === 1 ? 'one request' : `${sent} requests`}, a change ${n < 0 ? 'no request here undoes' : 'more than the requests could make'}; the scope's data changed beyond the suite's requests`);
-  }
-  return n;
 }
 
 /** What the first request did to the resource it names, as its operation's kind says (a freeze creates nothing). */
@@ -87,7 +74,7 @@ function replay(op: Operation, delayed: boolean): Def {
     requirement: 'FSAPI-IDEM-002',
     variant: delayed ? 'replay-delayed' : 'replay',
     title: delayed
-      ? 'a retry after the replay delay (FSAPI_REPLAY_DELAY_MS) with the same key and body answers the same and creates nothing new'
+      ? `a retry after the replay delay (FSAPI_REPLAY_DELAY_MS) with the same key and body answers the same and ${isCreate(op) ? 'creates nothing new' : 'changes nothing more'}`
       : 'a retry with the same key and body answers the same status and resource and takes effect once',
     // The wait is configurable up to 10 minutes; the check's own time limit follows.
     ...(delayed ? { timeoutMs: 660_000, waits: true } : {}),
@@ -192,7 +179,7 @@ function otherTenant(op: Operation): Def {
   return {
     requirement: 'FSAPI-IDEM-104',
     variant: 'other-tenant',
-    title: "the same key value from the second business creates that business's own resource, not a replay",
+    title: `the same key value from the second business ${isCreate(op) ? 'creates' : 'acts on'} that business's own resource, not a replay`,
     needs: ['second-tenant'],
     async run(ctx) {
       const mine = await scoped(ctx, op, { fresh: true });
