@@ -245,9 +245,10 @@ const DEFINITIONS = [
       'FSAPI-PAGE-001',
       'FSAPI-CONTRACT-002',
       'FSAPI-CONTRACT-004',
+      'FSAPI-CONTRACT-101',
     ],
     description:
-      'Authenticated requests to /transactions and /transactions/{id} answer 404, so every check that reads transactions fails, and listTransactions answers an undocumented status.',
+      'Authenticated requests to /transactions and /transactions/{id} answer 404, so every check that reads transactions fails, and listTransactions answers an undocumented status (to valid requests and to the suite\'s deliberately invalid ones alike).',
   },
   { name: 'webhooks-unsigned', breaks: ['FSAPI-WH-101'], description: 'Deliveries carry no webhook-signature header.' },
   { name: 'webhooks-wrong-secret', breaks: ['FSAPI-WH-101'], description: 'Deliveries are signed with another secret than the configured one.' },

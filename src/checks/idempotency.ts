@@ -11,7 +11,7 @@ import type { HttpResponse } from '../http/client.js';
 import { delay } from '../http/rate-limiter.js';
 import type { CheckFamily } from './plan.js';
 import { referencePartsOf, vendorParts } from './requests.js';
-import { isCreate, requireSuccess, requireVisible, scoped, skipEffects, type Scoped } from './support.js';
+import { effectsOf, isCreate, requireSuccess, requireVisible, scoped, skipEffects, type Scoped } from './support.js';
 
 type Def = Omit<CheckDef, 'family' | 'group' | 'operation' | 'writes'>;
 
@@ -23,6 +23,15 @@ async function countOrSkip(ctx: CheckContext, s: Scoped, judged: string, parts =
 
 function times(n: number): string {
   return n === 1 ? 'once' : `${n} times`;
+}
+
+/** What the first request did to the resource it names, as its operation's kind says (a freeze creates nothing). */
+export function firstDid(kind: 'create' | 'action' | 'read' | 'remove', first: HttpResponse, id: string): string {
+  if (kind === 'create') return `created ${id}`;
+  if (kind === 'remove') return `removed ${id}`;
+  const state = (first.json as { status?: unknown } | undefined)?.status;
+  if (kind === 'action') return typeof state === 'string' ? `moved ${id} to ${state}` : `acted on ${id}`;
+  return `answered with ${id}`;
 }
 
 /** Headers that mark a replay: any header of the replay, absent from or different on the first answer, that names idempotency or replay. */
@@ -41,11 +50,11 @@ function noKey(op: Operation): Def[] {
       async run(ctx) {
         const s = await scoped(ctx, op, { fresh: true });
         const before = s.count ? await s.count() : undefined;
-        const res = await ctx.call(op, s.parts, { idempotencyKey: null, noRetry: true });
+        const res = await ctx.call(op, s.parts, { idempotencyKey: null, noRetry: true, probe: 'no-idempotency-key' });
         check(!STATUS.is2xx(res.status), `${describeRequest(res)} without Idempotency-Key was processed: ${res.status}${summariseBody(res)}`);
         if (before === undefined) skipEffects(ctx, `refused with ${res.status}`, s.why);
         const after = await s.count!();
-        check(after === before, `the POST without Idempotency-Key was answered ${res.status} but took effect: ${op.operationId} effects went from ${before} to ${after}`);
+        check(effectsOf(ctx, before, after, 1) === 0, `the POST without Idempotency-Key was answered ${res.status} but took effect: ${op.operationId} effects went from ${before} to ${after}`);
       },
     },
     {
@@ -54,7 +63,7 @@ function noKey(op: Operation): Def[] {
       title: 'a POST without Idempotency-Key is answered 400',
       async run(ctx) {
         const s = await scoped(ctx, op, { fresh: true });
-        const res = await ctx.call(op, s.parts, { idempotencyKey: null, noRetry: true });
+        const res = await ctx.call(op, s.parts, { idempotencyKey: null, noRetry: true, probe: 'no-idempotency-key' });
         expectStatus(res, 400);
       },
     },
@@ -66,7 +75,7 @@ function replay(op: Operation, delayed: boolean): Def {
     requirement: 'FSAPI-IDEM-002',
     variant: delayed ? 'replay-delayed' : 'replay',
     title: delayed
-      ? 'a retry after the replay delay (FSAPI_REPLAY_DELAY_MS) with the same key and body answers the same and creates nothing new'
+      ? `a retry after the replay delay (FSAPI_REPLAY_DELAY_MS) with the same key and body answers the same and ${isCreate(op) ? 'creates nothing new' : 'changes nothing more'}`
       : 'a retry with the same key and body answers the same status and resource and takes effect once',
     // The wait is configurable up to 10 minutes; the check's own time limit follows.
     ...(delayed ? { timeoutMs: 660_000, waits: true } : {}),
@@ -82,10 +91,11 @@ function replay(op: Operation, delayed: boolean): Def {
       const when = delayed ? ` ${ctx.config.replayDelayMs} ms later` : '';
       check(second.status === first.status, `the retry${when} with the same key was answered ${second.status}${summariseBody(second)}; the first request was answered ${first.status}`);
       const id = idOf(first);
-      if (id !== undefined) check(idOf(second) === id, `the retry${when} with the same key answered ${idOf(second) ?? 'no id'}; the first request created ${id}`);
+      if (id !== undefined) check(idOf(second) === id, `the retry${when} with the same key answered ${idOf(second) ?? 'no id'}; the first request ${firstDid(s.driver?.kind ?? (isCreate(op) ? 'create' : 'action'), first, id)}`);
       const after = await countOrSkip(ctx, s, `the retry${when} answered the same status${id ? ' and id' : ''}`);
-      requireVisible(ctx, after - before!, 1);
-      check(after - before! === 1, `two requests with one key took effect ${times(after - before!)} (expected once)${when ? ` (retry${when})` : ''}`);
+      const n = effectsOf(ctx, before!, after, 2);
+      requireVisible(ctx, n, 1);
+      check(n === 1, `two requests with one key took effect ${times(n)} (expected once)${when ? ` (retry${when})` : ''}`);
     },
   };
 }
@@ -105,13 +115,13 @@ function differentBody(op: Operation): Def {
       const key = ctx.idempotencyKey();
       const first = await ctx.call(op, s.parts, { idempotencyKey: key });
       requireSuccess(ctx, first);
-      const second = await ctx.call(op, varied, { idempotencyKey: key, noRetry: true });
+      const second = await ctx.call(op, varied, { idempotencyKey: key, noRetry: true, probe: 'reused-idempotency-key' });
       check(!STATUS.is2xx(second.status), `the same key with a different body was answered ${second.status}${second.status === first.status ? ' like the first request (a replay or a new success)' : ''}${summariseBody(second)}`);
       if (before === undefined) skipEffects(ctx, `refused with ${second.status}`, s.why);
       // vary() keeps the request in its scope, so the scope's count shows either request taking effect.
-      const after = await s.count!();
-      requireVisible(ctx, after - before, 1);
-      check(after - before === 1, `the same key with a different body was answered ${second.status}, but the two requests took effect ${times(after - before)} (expected once)`);
+      const n = effectsOf(ctx, before, await s.count!(), 2);
+      requireVisible(ctx, n, 1);
+      check(n === 1, `the same key with a different body was answered ${second.status}, but the two requests took effect ${times(n)} (expected once)`);
       expectStatus(second, 422);
     },
   };
@@ -138,9 +148,9 @@ function parallel(op: Operation): Def[] {
         const answers = await burst(ctx, op, s);
         const ok = answers.filter((r) => STATUS.is2xx(r.status));
         if (ok.length === 0) ctx.skip(`no request of the burst succeeded (${statusTally(answers)}); FSAPI-CONTRACT-004 judges the valid request`);
-        const after = await count();
-        requireVisible(ctx, after - before, ok.length);
-        check(after - before === 1, `${answers.length} parallel requests with one key took effect ${times(after - before)} (answers: ${statusTally(answers)})`);
+        const n = effectsOf(ctx, before, await count(), answers.length);
+        requireVisible(ctx, n, ok.length);
+        check(n === 1, `${answers.length} parallel requests with one key took effect ${times(n)} (answers: ${statusTally(answers)})`);
       },
     },
     {
@@ -170,7 +180,7 @@ function otherTenant(op: Operation): Def {
   return {
     requirement: 'FSAPI-IDEM-104',
     variant: 'other-tenant',
-    title: "the same key value from the second business creates that business's own resource, not a replay",
+    title: `the same key value from the second business ${isCreate(op) ? 'creates' : 'acts on'} that business's own resource, not a replay`,
     needs: ['second-tenant'],
     async run(ctx) {
       const mine = await scoped(ctx, op, { fresh: true });
@@ -186,9 +196,9 @@ function otherTenant(op: Operation): Def {
       const marked = replayMarkers(first, second);
       check(marked.length === 0, `the second business's request with the same key value is marked as a replay (${marked.join('; ')})`);
       if (before === undefined) skipEffects(ctx, `answered ${second.status} with its own resource`, theirs.why);
-      const after = await theirs.count!();
-      requireVisible(ctx, after - before, 1);
-      check(after - before === 1, `the second business's request took effect ${times(after - before)} in its own scope (expected once)`);
+      const n = effectsOf(ctx, before, await theirs.count!(), 1);
+      requireVisible(ctx, n, 1);
+      check(n === 1, `the second business's request took effect ${times(n)} in its own scope (expected once)`);
     },
   };
 }
@@ -225,7 +235,7 @@ function exactKeys(op: Operation, variant: 'key-case' | 'key-long'): Def {
       const id = idOf(first);
       if (id !== undefined) check(idOf(second) !== id, `a request with ${how} was answered with the first key's resource ${id}: the two keys were taken for one`);
       if (beforeA === undefined || beforeB === undefined) skipEffects(ctx, 'both requests were answered with their own resource', a.why);
-      const n = (await a.count!()) - beforeA + ((await b.count!()) - beforeB);
+      const n = effectsOf(ctx, beforeA, await a.count!(), 1) + effectsOf(ctx, beforeB, await b.count!(), 1);
       if (n < 2) return ctx.skip(`two successes with their own ids, but only ${n} of the two objects is visible to the effect count; duplicates cannot be judged`);
       check(n === 2, `two requests with ${variant === 'key-case' ? 'keys differing only in case' : 'long keys differing in the last character'} took effect ${times(n)} (expected twice)`);
     },

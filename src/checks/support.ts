@@ -105,6 +105,19 @@ export function requireVisible(ctx: CheckContext, effects: number, successes: nu
 }
 
 /**
+ * How many times `sent` requests took effect in their scope, from the counts before and after. A change the
+ * requests alone cannot make (fewer effects than before, more than requests) is the target's data moving under
+ * the count (a target that randomises or ages its data): not the target's behaviour to report, so the check skips.
+ */
+export function effectsOf(ctx: Pick<CheckContext, 'skip'>, before: number, after: number, sent: number): number {
+  const n = after - before;
+  if (n < 0 || n > sent) {
+    ctx.skip(`effects not observable: the effect count of the scope went from ${before} to ${after} around ${sent === 1 ? 'one request' : `${sent} requests`}, a change ${n < 0 ? 'no request here undoes' : 'more than the requests could make'}; the scope's data changed beyond the suite's requests`);
+  }
+  return n;
+}
+
+/**
  * A comparable picture of the state a write would change: the effect count from the driver, or for a PATCH or
  * DELETE without one, the resource as re-read on its own path. Undefined (with the reason) when neither exists.
  */

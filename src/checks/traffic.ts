@@ -5,13 +5,37 @@
  */
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import { CheckFailure } from '../harness/assert.js';
-import type { CheckDef } from '../harness/check.js';
+import type { CheckDef, Probe } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
-import type { TrafficEvaluator, TrafficFinding } from '../harness/observer.js';
+import type { TrafficApplicability, TrafficEvaluator, TrafficFinding } from '../harness/observer.js';
 import type { CheckFamily } from './plan.js';
 
 const isJsonMedia = (m: string) => m === 'application/json' || /^application\/[\w.+-]+\+json$/.test(m);
 const isError = (res: HttpResponse) => res.status >= 400;
+
+/** What each probe asked for, as a reader of the document would say it. */
+const PROBED: Record<Probe, string> = {
+  'no-key': 'a request without Api-Key',
+  'bad-key': 'a request whose Api-Key is not a valid secret key',
+  'no-tenant': 'a request without x-tenant-id',
+  'foreign-tenant': "a request with another business's x-tenant-id",
+  'foreign-object': "another business's request for this business's object",
+  'wrong-media-type': 'a body labelled with another media type than JSON',
+  'malformed-body': 'a body that is not the JSON object expected',
+  'invalid-body': 'a body that breaks the request schema',
+  'empty-body': 'an empty JSON object as the body',
+  'no-idempotency-key': 'a POST without Idempotency-Key',
+  'reused-idempotency-key': 'an Idempotency-Key reused with another body',
+  'unknown-id': 'an id that exists nowhere',
+  'oversized-body': 'a body over the size limit',
+  'over-limit': 'a page size over the documented maximum',
+};
+
+/**
+ * A 4xx the suite provoked on purpose: when the document does not list it, the document has a gap (a SHOULD),
+ * the target has not broken its contract. Any other status (a 2xx, a 5xx) is judged like every answer.
+ */
+const provoked = (res: HttpResponse, probe: Probe | undefined): probe is Probe => probe !== undefined && res.status >= 400 && res.status < 500;
 
 /** Stack frames, interpreter tracebacks, framework error codes and source paths: internals a client must not see. */
 const LEAK_PATTERNS: [RegExp, string][] = [
@@ -30,7 +54,7 @@ export function leaks(text: string): string | undefined {
   return undefined;
 }
 
-export function evaluatorsFor(spec: SpecDocument): { evaluate: TrafficEvaluator; appliesTo: (res: HttpResponse) => string[] }[] {
+export function evaluatorsFor(spec: SpecDocument): { evaluate: TrafficEvaluator; appliesTo: TrafficApplicability }[] {
   return [
     {
       appliesTo: (res) => (res.text.length > 0 ? ['FSAPI-MEDIA-001'] : []),
@@ -42,8 +66,8 @@ export function evaluatorsFor(spec: SpecDocument): { evaluate: TrafficEvaluator;
       },
     },
     {
-      appliesTo: () => ['FSAPI-CONTRACT-001', 'FSAPI-CONTRACT-002', 'FSAPI-CONTRACT-003', 'FSAPI-CONTRACT-005'],
-      evaluate: (op, res) => contractFindings(spec, op, res),
+      appliesTo: (res, probe) => ['FSAPI-CONTRACT-001', provoked(res, probe) ? 'FSAPI-CONTRACT-101' : 'FSAPI-CONTRACT-002', 'FSAPI-CONTRACT-003', 'FSAPI-CONTRACT-005'],
+      evaluate: (op, res, probe) => contractFindings(spec, op, res, probe),
     },
     {
       appliesTo: (res) => (isError(res) ? ['FSAPI-ERR-001', 'FSAPI-ERR-002'] : []),
@@ -52,11 +76,16 @@ export function evaluatorsFor(spec: SpecDocument): { evaluate: TrafficEvaluator;
   ];
 }
 
-function contractFindings(spec: SpecDocument, op: Operation, res: HttpResponse): TrafficFinding[] {
+function contractFindings(spec: SpecDocument, op: Operation, res: HttpResponse, probe?: Probe): TrafficFinding[] {
   const out: TrafficFinding[] = [];
   const documented = spec.responseFor(op, res.status);
   if (!documented) {
-    out.push({ requirement: 'FSAPI-CONTRACT-002', message: `status ${res.status} is not documented for ${op.operationId} (documented: ${op.responses.map((r) => r.status).join(', ')})` });
+    const listed = op.responses.map((r) => r.status).join(', ');
+    out.push(
+      provoked(res, probe)
+        ? { requirement: 'FSAPI-CONTRACT-101', message: `${op.operationId} answers ${PROBED[probe]} with ${res.status}, which its document does not list (documented: ${listed}): document the ${res.status}` }
+        : { requirement: 'FSAPI-CONTRACT-002', message: `status ${res.status} is not documented for ${op.operationId} (documented: ${listed})` },
+    );
     return out;
   }
   for (const h of documented.headers) {
@@ -101,7 +130,8 @@ function errorFindings(res: HttpResponse): TrafficFinding[] {
 const OBSERVED: { requirement: string; variant: string; title: string; family: CheckDef['family'] }[] = [
   { requirement: 'FSAPI-MEDIA-001', variant: 'observed-json', title: 'every response body observed is JSON', family: 'headers' },
   { requirement: 'FSAPI-CONTRACT-001', variant: 'observed-schema', title: 'every response body observed conforms to its schema', family: 'schema' },
-  { requirement: 'FSAPI-CONTRACT-002', variant: 'observed-status', title: 'every status observed is documented', family: 'schema' },
+  { requirement: 'FSAPI-CONTRACT-002', variant: 'observed-status', title: 'every status observed, but a 4xx to a deliberately invalid request, is documented', family: 'schema' },
+  { requirement: 'FSAPI-CONTRACT-101', variant: 'observed-probe-status', title: 'every 4xx observed in answer to a deliberately invalid request is documented', family: 'schema' },
   { requirement: 'FSAPI-CONTRACT-003', variant: 'observed-media-type', title: 'every media type observed is documented', family: 'schema' },
   { requirement: 'FSAPI-CONTRACT-005', variant: 'observed-headers', title: 'every required response header observed is present', family: 'schema' },
   { requirement: 'FSAPI-ERR-001', variant: 'observed-problem', title: 'every error observed is a problem document', family: 'schema' },

@@ -1,6 +1,7 @@
 import type { Operation } from '../catalogue/openapi.js';
 import type { HttpResponse } from '../http/client.js';
 import type { RecordedExchange } from '../results/model.js';
+import type { Probe } from './check.js';
 
 /** A judgement on one observed response, made as it arrives (see src/checks/traffic.ts). */
 export interface TrafficFinding {
@@ -8,7 +9,9 @@ export interface TrafficFinding {
   message: string;
 }
 
-export type TrafficEvaluator = (op: Operation, res: HttpResponse) => TrafficFinding[];
+/** `probe`: what the request broke on purpose, when the suite made it invalid (see CallOptions.probe). */
+export type TrafficEvaluator = (op: Operation, res: HttpResponse, probe?: Probe) => TrafficFinding[];
+export type TrafficApplicability = (res: HttpResponse, probe?: Probe) => string[];
 
 interface Tally {
   responses: number;
@@ -27,15 +30,15 @@ const KEEP = 5;
 export class TrafficObserver {
   private readonly byOp = new Map<string, Tally>();
 
-  constructor(private readonly evaluators: { evaluate: TrafficEvaluator; appliesTo: (res: HttpResponse) => string[] }[]) {}
+  constructor(private readonly evaluators: { evaluate: TrafficEvaluator; appliesTo: TrafficApplicability }[]) {}
 
-  observe(op: Operation, res: HttpResponse): void {
+  observe(op: Operation, res: HttpResponse, probe?: Probe): void {
     let t = this.byOp.get(op.operationId);
     if (!t) this.byOp.set(op.operationId, (t = { responses: 0, applicable: new Map(), findings: new Map() }));
     t.responses++;
     for (const ev of this.evaluators) {
-      for (const r of ev.appliesTo(res)) t.applicable.set(r, (t.applicable.get(r) ?? 0) + 1);
-      for (const f of ev.evaluate(op, res)) {
+      for (const r of ev.appliesTo(res, probe)) t.applicable.set(r, (t.applicable.get(r) ?? 0) + 1);
+      for (const f of ev.evaluate(op, res, probe)) {
         const list = t.findings.get(f.requirement) ?? [];
         if (!t.findings.has(f.requirement)) t.findings.set(f.requirement, list);
         if (list.length < KEEP) list.push({ message: f.message, exchange: res.exchange });

@@ -12,7 +12,7 @@ import { RateLimiter } from '../http/rate-limiter.js';
 import { Redactor } from '../http/redact.js';
 import type { RecordedExchange } from '../results/model.js';
 import { CheckSkipped } from './assert.js';
-import type { CallOptions, RequestParts } from './check.js';
+import type { CallOptions, Probe, RequestParts } from './check.js';
 import type { WorkerConfig } from './worker-config.js';
 
 /** Per worker: the catalogue of the spec in use, the redactor, and one keep-alive client for the target. */
@@ -105,6 +105,9 @@ function appendTrace(rt: WorkerRuntime, file: string, x: RecordedExchange, spec:
   appendFileSync(file, `${JSON.stringify(line)}\n`);
 }
 
+/** A request for an operation, with what it breaks on purpose when it is a probe (the traffic observer judges its answer by that). */
+export type OperationRequest = RequestSpec & { probe?: Probe };
+
 /**
  * Builds and sends a request for an operation, the way every caller (checks and worlds) does it: default
  * headers, path filled, live-write guard, evidence and traffic observation.
@@ -115,7 +118,7 @@ export function operationRequest(
   parts: RequestParts,
   opts: CallOptions,
   freshKey: () => string,
-): RequestSpec {
+): OperationRequest {
   const { cfg } = rt;
   const principal = opts.as === 'second' ? cfg.credentials.second : { apiKey: cfg.credentials.apiKey, tenantId: cfg.credentials.tenantId };
   if (!principal) throw new CheckSkipped('no second business configured (FSAPI_SECOND_API_KEY, FSAPI_SECOND_TENANT_ID)');
@@ -141,6 +144,7 @@ export function operationRequest(
     operation: op,
     ...(opts.noRetry ? { noRetry: true } : {}),
     ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
+    ...(opts.probe ? { probe: opts.probe } : {}),
   };
 }
 
@@ -151,10 +155,15 @@ export function guardLiveWrite(cfg: WorkerConfig, method: string): void {
   }
 }
 
-export async function sendRecorded(rt: WorkerRuntime, spec: RequestSpec, record: (x: RecordedExchange) => void, observe?: (op: Operation, res: HttpResponse) => void): Promise<HttpResponse> {
+export async function sendRecorded(
+  rt: WorkerRuntime,
+  spec: OperationRequest,
+  record: (x: RecordedExchange) => void,
+  observe?: (op: Operation, res: HttpResponse, probe: Probe | undefined) => void,
+): Promise<HttpResponse> {
   const trace = rt.cfg.traceFile;
   // The trace takes every attempt's exchange as recorded: already redacted, with the full request body.
   const res = await rt.client.send(spec, trace ? (x) => (record(x), appendTrace(rt, trace, x, spec)) : record);
-  if (spec.operation && observe) observe(spec.operation, res);
+  if (spec.operation && observe) observe(spec.operation, res, spec.probe);
   return res;
 }

@@ -8,13 +8,14 @@ import { curlFor } from '../results/reproduce.js';
 import { createWorld } from '../world/index.js';
 import { CheckSkipped } from './assert.js';
 import { bindCall } from './bound-call.js';
-import { checkId, EvidenceLog, executeCheck, testName, type CheckContext, type CheckDef } from './check.js';
-import type { HttpResponse, RequestSpec } from '../http/client.js';
+import { checkId, EvidenceLog, executeCheck, testName, type CheckContext, type CheckDef, type Probe } from './check.js';
+import type { HttpResponse } from '../http/client.js';
 import type { RecordedExchange } from '../results/model.js';
 import type { SuiteStats } from '../runner/collector.js';
+import { CreatedTally } from './created.js';
 import { TrafficObserver } from './observer.js';
 import { preconditionFailure } from './preconditions.js';
-import { idempotencyKeyFor, operationRequest, releaseFaker, seededFaker, sendRecorded, workerRuntime, type WorkerRuntime } from './runtime.js';
+import { idempotencyKeyFor, operationRequest, releaseFaker, seededFaker, sendRecorded, workerRuntime, type OperationRequest, type WorkerRuntime } from './runtime.js';
 import { WAITING_FILE } from '../paths.js';
 import type { WorkerConfig } from './worker-config.js';
 import type { World, WorldScope } from './world.js';
@@ -28,7 +29,7 @@ function runConfig(): WorkerConfig | undefined {
   }
 }
 
-type Sender = (req: RequestSpec, record: (x: RecordedExchange) => void) => Promise<HttpResponse>;
+type Sender = (req: OperationRequest, record: (x: RecordedExchange) => void) => Promise<HttpResponse>;
 
 /**
  * Declares a suite: the generic checks of the group's operations plus the suite's own flows. Inside a
@@ -66,10 +67,11 @@ function registerChecks(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FIL
   const { cfg } = rt;
   const { spec } = rt.catalogue;
   const observer = new TrafficObserver(evaluatorsFor(spec));
-  const stats: SuiteStats = { requests: 0, created: {} };
-  const observe = (op: Operation, res: HttpResponse) => {
-    if (res.status === 201 && res.headers['idempotent-replayed'] !== 'true') stats.created[op.operationId] = (stats.created[op.operationId] ?? 0) + 1;
-    observer.observe(op, res);
+  const created = new CreatedTally();
+  const stats: SuiteStats = { requests: 0, created: created.byOperation };
+  const observe = (op: Operation, res: HttpResponse, probe: Probe | undefined) => {
+    created.note(op, res);
+    observer.observe(op, res, probe);
   };
   const send: Sender = (req, record) => {
     stats.requests++;

@@ -1,0 +1,31 @@
+/**
+ * What the suite created on the target (the report's resources_created): successes of the requests that create
+ * (a create-kind driver, or without one a POST that documents 201), each resource once however often it was
+ * replayed. A 201 to anything else (a GET, an action) creates nothing the suite could be asked to clean up.
+ */
+import type { Operation } from '../catalogue/openapi.js';
+import { isCreate } from '../checks/support.js';
+import { DRIVERS } from '../drivers/index.js';
+import type { HttpResponse } from '../http/client.js';
+import { idOf, STATUS } from './assert.js';
+
+export function createsResource(op: Operation): boolean {
+  const kind = DRIVERS.get(op.operationId)?.kind;
+  return kind ? kind === 'create' && op.method === 'POST' : isCreate(op);
+}
+
+export class CreatedTally {
+  readonly byOperation: Record<string, number> = {};
+  private readonly ids = new Set<string>();
+
+  note(op: Operation, res: HttpResponse): void {
+    if (!STATUS.is2xx(res.status) || res.headers['idempotent-replayed'] === 'true' || !createsResource(op)) return;
+    // A replay answers the first resource again: counted once, by its id, whether or not the target marks replays.
+    const id = idOf(res);
+    if (id !== undefined) {
+      if (this.ids.has(`${op.operationId} ${id}`)) return;
+      this.ids.add(`${op.operationId} ${id}`);
+    }
+    this.byOperation[op.operationId] = (this.byOperation[op.operationId] ?? 0) + 1;
+  }
+}
