@@ -20,6 +20,7 @@ import { idempotencyKeyFor, operationRequest, seededFaker, type WorkerRuntime } 
 import type { WorkerConfig } from '../src/harness/worker-config.js';
 import type { World, WorldScope } from '../src/harness/world.js';
 import { TargetClient, type HttpResponse } from '../src/http/client.js';
+import { RateLimiter } from '../src/http/rate-limiter.js';
 import { Redactor } from '../src/http/redact.js';
 import { WebhookReceiver } from '../src/runner/receiver.js';
 import { createWorld } from '../src/world/index.js';
@@ -64,7 +65,7 @@ async function harness(faults: string[] = []): Promise<Harness> {
     isReferenceProfile: true,
     timeoutMs: 15_000,
     maxResponseBytes: 10_000_000,
-    ratePerWorker: 0,
+    throttle: RateLimiter.shared(0),
     concurrency: 8,
     idempotencyParallel: 4,
     webhookWaitMs: 5_000,

@@ -1,7 +1,9 @@
 /** The HTTP client against misbehaving servers: it never follows redirects, times out, caps bodies, verifies TLS. */
 import { getEventListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TargetClient, TransportError } from '../src/http/client.js';
+import { RateLimited, TargetClient, TransportError } from '../src/http/client.js';
+import { RateLimiter } from '../src/http/rate-limiter.js';
+import type { RecordedExchange } from '../src/results/model.js';
 import { Redactor } from '../src/http/redact.js';
 import { httpServer, httpsServer, json, makeCert, type TestServer } from './helpers/servers.js';
 
@@ -45,6 +47,7 @@ describe('TargetClient', () => {
         return pump();
       }
       if (u.pathname === '/v1/bad-utf8') return res.writeHead(200, { 'content-type': 'application/json' }).end(Buffer.from([0x22, 0xff, 0xfe, 0x22]));
+      if (u.pathname === '/v1/retry-after-1') return json(res, 503, { title: 'busy' }, { 'retry-after': '1' });
       if (u.pathname === '/v1/limited') {
         const n = Number(u.searchParams.get('n'));
         if (api.requests.filter((r) => r.url.startsWith('/v1/limited')).length <= n) return json(res, 429, { title: 'slow down' }, { 'retry-after': '0' });
@@ -146,13 +149,82 @@ describe('TargetClient', () => {
     await c.close();
   });
 
-  it('backs off on 429 with Retry-After, within its retry budget', async () => {
+  it('resends after a 429 until it is served; one that outlasts the retries throws RateLimited, never returns the 429', async () => {
     const c = await client(api);
-    const res = await c.send({ method: 'GET', path: 'limited', query: { n: 2 } });
+    // A run under way: its measured rate is what the first 429 halves.
+    await Promise.all(Array.from({ length: 50 }, () => c.send({ method: 'GET', path: 'echo' })));
+    const recorded: RecordedExchange[] = [];
+    const res = await c.send({ method: 'GET', path: 'limited', query: { n: 2 } }, (x) => recorded.push(x));
     expect(res.status).toBe(200);
-    const refused = await c.send({ method: 'GET', path: 'limited', query: { n: 99 }, noRetry: true });
-    expect(refused.status).toBe(429);
+    expect(recorded.map((x) => x.response?.status)).toEqual([429, 429, 200]);
+    const e = await c.send({ method: 'GET', path: 'limited', query: { n: 99 }, retries: 2 }).then(() => undefined, (x: unknown) => x);
+    expect(e).toBeInstanceOf(RateLimited);
+    expect((e as RateLimited).status).toBe(429);
+    expect((e as RateLimited).message).toMatch(/^rate limited: GET \S+\/v1\/limited\?n=99 still answered 429 \(Retry-After "0"\) after 3 attempts.*Lower FSAPI_RATE_LIMIT/);
+    // Five 429s seen in all, and the run (this client) paced from then on.
+    expect(c.limiter.figures.responses).toBe(5);
+    expect(c.limiter.rate).toBeGreaterThan(0);
     await c.close();
+  });
+
+  it("pauses every request of the run for one answer's Retry-After, across threads sharing the state", async () => {
+    // Two clients over one shared state stand for two workers of a run.
+    const shared = RateLimiter.shared(0);
+    const first = await client(api, { limiter: new RateLimiter(shared) });
+    const second = await client(api, { limiter: new RateLimiter(shared) });
+    const e = await first.send({ method: 'GET', path: 'retry-after-1', retries: 0 }).then(() => undefined, (x: unknown) => x);
+    expect(e).toBeInstanceOf(RateLimited);
+    expect((e as RateLimited).status).toBe(503);
+    // The other client's next request starts only once the second has passed.
+    const t0 = performance.now();
+    await second.send({ method: 'GET', path: 'echo' });
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(950);
+    expect(new RateLimiter(shared).figures).toEqual({ responses: 1, waited_ms: 1000 });
+    await Promise.all([first.close(), second.close()]);
+  });
+
+  it('AIMD: without a cap, half the measured rate on the first 429; halved once per round; a tenth more each quiet second, never past a cap', async () => {
+    let t = 1_700_000_000_000_000n; // microseconds: a clock the test moves
+    const ms = (n: number) => (t += BigInt(n * 1000));
+    const l = new RateLimiter(RateLimiter.shared(0), () => t);
+    expect(l.rate).toBe(0);
+    const sentBefore = await l.acquire();
+    for (let i = 0; i < 39; i++) await l.acquire();
+    ms(500);
+    // 39 starts in the half second since the measuring window opened (the first start opened it): 78 per second.
+    l.throttled(0, sentBefore);
+    expect(l.rate).toBe(39);
+    // Another answer to a request sent before that decrease: the same round, not halved again.
+    l.throttled(0, sentBefore);
+    expect(l.rate).toBe(39);
+    ms(100);
+    l.throttled(0, await l.acquire());
+    expect(l.rate).toBe(19.5);
+    ms(500);
+    l.answered();
+    expect(l.rate).toBe(19.5);
+    ms(500);
+    l.answered();
+    expect(l.rate).toBe(21.45);
+
+    const capped = new RateLimiter(RateLimiter.shared(10), () => t);
+    capped.throttled(0, await capped.acquire());
+    expect(capped.rate).toBe(5);
+    for (let i = 0; i < 20; i++) {
+      ms(1000);
+      capped.answered();
+    }
+    expect(capped.rate).toBe(10);
+  });
+
+  it('counts 429/503 answers and the pause they caused, overlapping pauses once', () => {
+    let t = 1_700_000_000_000_000n;
+    const l = new RateLimiter(RateLimiter.shared(0), () => t);
+    l.throttled(1000, t);
+    t += 500_000n;
+    l.throttled(1000, t);
+    l.throttled(200, t);
+    expect(l.figures).toEqual({ responses: 3, waited_ms: 1500 });
   });
 
   it('verifies TLS: an untrusted, an expired and a wrong-host certificate are refused', async () => {

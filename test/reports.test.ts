@@ -426,7 +426,7 @@ describe('Allure results (src/runner/allure-writer.ts)', () => {
 
   it('label the cause of an error or a skip when the result names one', () => {
     const must = requirements.all.find((r) => r.level === 'MUST')!;
-    const c = { ...check({ requirement: must.id, level: 'MUST', group: 'transport', status: 'error', exchanges: [] }), cause: 'rate-limited', skip_cause: 42 };
+    const c = { ...check({ requirement: must.id, level: 'MUST', group: 'transport', status: 'error', exchanges: [] }), cause: 'rate-limited' as const, skip_cause: 42 };
     const [first] = allureMessages(c, must);
     const labels = first?.type === 'metadata' ? (first.data.labels ?? []) : [];
     expect(labels).toContainEqual({ name: 'cause', value: 'rate-limited' });

@@ -33,7 +33,7 @@ function unauthenticatedWrite(op: Operation, c: (typeof CASES)[number], uses: st
         skipEffects(ctx, 'nothing judged', probe);
       }
       const before = await probe.read();
-      const res = await ctx.call(op, s.parts, { headers: c.headers, noRetry: true, probe: c.headers?.['Api-Key'] === undefined ? 'no-key' : 'bad-key' });
+      const res = await ctx.call(op, s.parts, { headers: c.headers, probe: c.headers?.['Api-Key'] === undefined ? 'no-key' : 'bad-key' });
       await expectUnchanged(probe, before, `${c.what} (answered ${res.status})`);
     },
   };

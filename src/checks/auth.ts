@@ -73,7 +73,7 @@ function caseCheck(op: Operation, c: AuthCase): CheckDef {
     async run(ctx) {
       const parts = await validRequest(ctx, op);
       const credentials = c.credentials(ctx);
-      const res = await ctx.call(op, parts, { ...credentials, noRetry: true, probe: credentials.headers?.['Api-Key'] === undefined ? 'no-key' : 'bad-key' });
+      const res = await ctx.call(op, parts, { ...credentials, probe: credentials.headers?.['Api-Key'] === undefined ? 'no-key' : 'bad-key' });
       expectStatus(res, 401);
     },
   };
@@ -90,7 +90,7 @@ function challengeCheck(op: Operation): CheckDef {
     writes: op.method !== 'GET',
     async run(ctx) {
       const parts = await validRequest(ctx, op);
-      const res = await ctx.call(op, parts, { headers: omitKey, noRetry: true, probe: 'no-key' });
+      const res = await ctx.call(op, parts, { headers: omitKey, probe: 'no-key' });
       if (res.status !== 401) ctx.skip(`no 401 to inspect: the request without a key was answered ${res.status} (see FSAPI-AUTH-001)`);
       const challenge = res.headers['www-authenticate'];
       check(challenge !== undefined && challenge.trim().length > 0, `${res.status} without a WWW-Authenticate header (RFC 9110 section 11.6.1 requires one on 401)`);

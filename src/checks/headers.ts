@@ -53,7 +53,7 @@ function tenantChecks(op: Operation): Def[] {
       variant: 'no-tenant',
       title: 'a request without x-tenant-id is refused with 400 and not processed',
       writes: isWrite(op),
-      run: (ctx) => refusedUnprocessed(ctx, op, (parts) => ctx.call(op, parts, { headers: { 'x-tenant-id': undefined }, noRetry: true, probe: 'no-tenant' }), 'without x-tenant-id', 400),
+      run: (ctx) => refusedUnprocessed(ctx, op, (parts) => ctx.call(op, parts, { headers: { 'x-tenant-id': undefined }, probe: 'no-tenant' }), 'without x-tenant-id', 400),
     },
     {
       requirement: 'FSAPI-TEN-102',
@@ -65,7 +65,7 @@ function tenantChecks(op: Operation): Def[] {
         // The second business's own objects, so that a target trusting the header would find and serve them.
         const parts = await validRequest(ctx, op, { fresh: isWrite(op), as: 'second' });
         const other = ctx.config.credentials.second!.tenantId;
-        const res = await ctx.call(op, parts, { headers: { 'x-tenant-id': other }, noRetry: true, probe: 'foreign-tenant' });
+        const res = await ctx.call(op, parts, { headers: { 'x-tenant-id': other }, probe: 'foreign-tenant' });
         expectStatus(res, 403, "status for the second business's x-tenant-id with the configured key");
       },
     },
@@ -100,7 +100,7 @@ function mediaChecks(op: Operation): Def[] {
           await refusedUnprocessed(
             ctx,
             op,
-            (parts) => ctx.call(op, parts, { rawBody: JSON.stringify(parts.body ?? {}), headers: { 'content-type': 'text/plain' }, noRetry: true, probe: 'wrong-media-type' }),
+            (parts) => ctx.call(op, parts, { rawBody: JSON.stringify(parts.body ?? {}), headers: { 'content-type': 'text/plain' }, probe: 'wrong-media-type' }),
             'with a body labelled text/plain',
             415,
           );
@@ -114,7 +114,7 @@ function mediaChecks(op: Operation): Def[] {
         async run(ctx) {
           const parts = await validRequest(ctx, op, { fresh: true });
           const text = JSON.stringify(parts.body ?? {});
-          const res = await ctx.call(op, parts, { rawBody: text.slice(0, Math.max(1, Math.floor(text.length / 2))), noRetry: true, probe: 'malformed-body' });
+          const res = await ctx.call(op, parts, { rawBody: text.slice(0, Math.max(1, Math.floor(text.length / 2))), probe: 'malformed-body' });
           if (res.status >= 500) fail(`${describeRequest(res)} with truncated JSON caused a server error: ${res.status}${summariseBody(res)}`);
           expectStatus(res, 400, 'status for truncated JSON');
         },

@@ -27,7 +27,7 @@ function groupChecks(suite: SuiteSlug, spec: SpecDocument): CheckDef[] {
       variant: 'unknown-path',
       title: 'an unknown path under the base URL answers 404',
       async run(ctx) {
-        const res = await ctx.send({ method: 'GET', path: `fsapi-conformance-no-such-path-${ctx.faker.string.alphanumeric(10).toLowerCase()}`, headers: credentialHeaders(ctx), noRetry: true });
+        const res = await ctx.send({ method: 'GET', path: `fsapi-conformance-no-such-path-${ctx.faker.string.alphanumeric(10).toLowerCase()}`, headers: credentialHeaders(ctx) });
         expectStatus(res, 404, 'status for an unknown path');
       },
     },
@@ -51,7 +51,6 @@ function groupChecks(suite: SuiteSlug, spec: SpecDocument): CheckDef[] {
           path: path.replace(/^\//, ''),
           headers: { ...credentialHeaders(ctx), 'content-type': 'application/json', 'Idempotency-Key': ctx.idempotencyKey() },
           json: {},
-          noRetry: true,
         });
         expectStatus(res, 405, `status for PUT ${path}`);
         const allow = res.headers['allow'];
@@ -99,7 +98,7 @@ function unknownIdCheck(op: Operation): CheckDef | undefined {
       const prefix = /^[A-Za-z]+_/.exec(known)?.[0] ?? '';
       const tail = ctx.faker.string.alphanumeric(Math.max(8, known.length - prefix.length));
       const unknown = `${prefix}${tail}`;
-      const res = await ctx.call(op, { ...parts, pathParams: { ...parts.pathParams, [idParam.name]: unknown } }, { noRetry: true, probe: 'unknown-id' });
+      const res = await ctx.call(op, { ...parts, pathParams: { ...parts.pathParams, [idParam.name]: unknown } }, { probe: 'unknown-id' });
       expectStatus(res, 404, `status for the unknown ${idParam.name} ${unknown}`);
     },
   };
@@ -118,7 +117,7 @@ function oversizedCheck(op: Operation): CheckDef {
       const s = await scoped(ctx, op, { fresh: true });
       const before = s.count ? await s.count() : undefined;
       const body = { ...(s.parts.body as Record<string, unknown>), fsapi_padding: 'x'.repeat(TWO_MIB) };
-      const res = await ctx.call(op, s.parts, { rawBody: JSON.stringify(body), noRetry: true, probe: 'oversized-body' });
+      const res = await ctx.call(op, s.parts, { rawBody: JSON.stringify(body), probe: 'oversized-body' });
       check(!STATUS.is2xx(res.status), `${describeRequest(res)} with a 2 MiB body was processed: ${res.status}`);
       if (before !== undefined) {
         const after = await s.count!();
@@ -162,7 +161,7 @@ function absurdLimitCheck(op: Operation, spec: SpecDocument): CheckDef {
           if (bad) ctx.skip(`could not fill the list with ${existing} objects: ${describeRequest(bad)} answered ${bad.status}${summariseBody(bad)}`);
         }
       }
-      const res = await ctx.call(op, parts, { query: { limit: ABSURD_LIMIT }, noRetry: true, probe: 'over-limit' });
+      const res = await ctx.call(op, parts, { query: { limit: ABSURD_LIMIT }, probe: 'over-limit' });
       if (STATUS.is4xx(res.status)) {
         ctx.observe(`limit=${ABSURD_LIMIT} refused with ${res.status}`);
         return;

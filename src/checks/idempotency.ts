@@ -50,7 +50,7 @@ function noKey(op: Operation): Def[] {
       async run(ctx) {
         const s = await scoped(ctx, op, { fresh: true });
         const before = s.count ? await s.count() : undefined;
-        const res = await ctx.call(op, s.parts, { idempotencyKey: null, noRetry: true, probe: 'no-idempotency-key' });
+        const res = await ctx.call(op, s.parts, { idempotencyKey: null, probe: 'no-idempotency-key' });
         check(!STATUS.is2xx(res.status), `${describeRequest(res)} without Idempotency-Key was processed: ${res.status}${summariseBody(res)}`);
         if (before === undefined) skipEffects(ctx, `refused with ${res.status}`, s.why);
         const after = await s.count!();
@@ -63,7 +63,7 @@ function noKey(op: Operation): Def[] {
       title: 'a POST without Idempotency-Key is answered 400',
       async run(ctx) {
         const s = await scoped(ctx, op, { fresh: true });
-        const res = await ctx.call(op, s.parts, { idempotencyKey: null, noRetry: true, probe: 'no-idempotency-key' });
+        const res = await ctx.call(op, s.parts, { idempotencyKey: null, probe: 'no-idempotency-key' });
         expectStatus(res, 400);
       },
     },
@@ -115,7 +115,7 @@ function differentBody(op: Operation): Def {
       const key = ctx.idempotencyKey();
       const first = await ctx.call(op, s.parts, { idempotencyKey: key });
       requireSuccess(ctx, first);
-      const second = await ctx.call(op, varied, { idempotencyKey: key, noRetry: true, probe: 'reused-idempotency-key' });
+      const second = await ctx.call(op, varied, { idempotencyKey: key, probe: 'reused-idempotency-key' });
       check(!STATUS.is2xx(second.status), `the same key with a different body was answered ${second.status}${second.status === first.status ? ' like the first request (a replay or a new success)' : ''}${summariseBody(second)}`);
       if (before === undefined) skipEffects(ctx, `refused with ${second.status}`, s.why);
       // vary() keeps the request in its scope, so the scope's count shows either request taking effect.
@@ -131,7 +131,7 @@ function differentBody(op: Operation): Def {
 async function burst(ctx: CheckContext, op: Operation, s: Scoped): Promise<HttpResponse[]> {
   const key = ctx.idempotencyKey();
   const n = ctx.config.idempotencyParallel;
-  return Promise.all(Array.from({ length: n }, () => ctx.call(op, s.parts, { idempotencyKey: key, noRetry: true })));
+  return Promise.all(Array.from({ length: n }, () => ctx.call(op, s.parts, { idempotencyKey: key })));
 }
 
 function parallel(op: Operation): Def[] {
@@ -189,7 +189,7 @@ function otherTenant(op: Operation): Def {
       const key = ctx.idempotencyKey();
       const first = await ctx.call(op, mine.parts, { idempotencyKey: key });
       requireSuccess(ctx, first);
-      const second = await ctx.call(op, theirs.parts, { idempotencyKey: key, as: 'second', noRetry: true });
+      const second = await ctx.call(op, theirs.parts, { idempotencyKey: key, as: 'second' });
       check(STATUS.is2xx(second.status), `the second business's request with the first business's key value was answered ${second.status}${summariseBody(second)}: the key is not scoped to the business`);
       const id = idOf(first);
       if (id !== undefined) check(idOf(second) !== id, `the second business's request with the same key value was answered with the first business's resource ${id} (a replay across businesses)`);
@@ -229,7 +229,7 @@ function exactKeys(op: Operation, variant: 'key-case' | 'key-long'): Def {
       const beforeB = b.count ? await b.count() : undefined;
       const first = await ctx.call(op, a.parts, { idempotencyKey: k1 });
       requireSuccess(ctx, first);
-      const second = await ctx.call(op, b.parts, { idempotencyKey: k2, noRetry: true });
+      const second = await ctx.call(op, b.parts, { idempotencyKey: k2 });
       const how = variant === 'key-case' ? 'a key differing only in letter case' : 'a long key differing only in its last character';
       check(STATUS.is2xx(second.status), `a request with ${how} was answered ${second.status}${summariseBody(second)}: the two keys were taken for one`);
       const id = idOf(first);

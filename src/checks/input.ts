@@ -50,7 +50,7 @@ function refusedCheck(op: Operation, m: Mutation): CheckDef {
       const s = await scoped(ctx, op, { fresh: true });
       const mutated: RequestParts = { ...s.parts, body: mutatedBody(ctx, op, s.parts, m) };
       const before = await effectsSnapshot(ctx, s, mutated);
-      const res = await ctx.call(op, mutated, { noRetry: true, probe: 'invalid-body' });
+      const res = await ctx.call(op, mutated, { probe: 'invalid-body' });
       check(STATUS.is4xx(res.status), `${describeRequest(res)} ${describeMutation(m)} answered ${res.status}${summariseBody(res)}; expected a 4xx refusal`);
       if (before === undefined) skipEffects(ctx, `refused with ${res.status}`, s.why);
       const after = await effectsSnapshot(ctx, s, mutated);
@@ -89,7 +89,7 @@ function noServerErrors(op: Operation): CheckDef {
       const cases = negativeBodies(ctx, op, s.parts);
       const errors: string[] = [];
       for (const c of cases) {
-        const res = await ctx.call(op, c.parts, { noRetry: true, ...(c.raw !== undefined ? { rawBody: c.raw, probe: 'malformed-body' } : { probe: 'invalid-body' }) });
+        const res = await ctx.call(op, c.parts, { ...(c.raw !== undefined ? { rawBody: c.raw, probe: 'malformed-body' } : { probe: 'invalid-body' }) });
         if (res.status >= 500) errors.push(`${c.what} answered ${res.status}${summariseBody(res)}`);
       }
       if (errors.length) fail(`${errors.length} of ${cases.length} invalid bodies caused a server error: ${errors.slice(0, 3).join('; ')}${errors.length > 3 ? '; ...' : ''}`);
@@ -130,7 +130,7 @@ function namedErrors(op: Operation): CheckDef {
       const wrong: string[] = [];
       let refused = 0;
       for (const c of cases) {
-        const res = await ctx.call(op, c.parts, { noRetry: true, probe: 'invalid-body' });
+        const res = await ctx.call(op, c.parts, { probe: 'invalid-body' });
         if (!STATUS.is4xx(res.status)) continue; // accepted or a server error: FSAPI-INPUT-001/002 judge those
         refused++;
         if (res.status !== 400 && res.status !== 422) wrong.push(`${c.what} answered ${res.status}, not 400 or 422`);
@@ -214,7 +214,7 @@ function readOnlyCheck(op: Operation): CheckDef {
       for (const [i, keys] of groups.entries()) {
         const s = i === 0 ? first : await scoped(ctx, op, { fresh: true });
         const fields = Object.fromEntries(keys.map((k) => [k, planted[k]]));
-        const res = await ctx.call(op, { ...s.parts, body: { ...(isObj(s.parts.body) ? s.parts.body : {}), ...fields } }, { noRetry: true });
+        const res = await ctx.call(op, { ...s.parts, body: { ...(isObj(s.parts.body) ? s.parts.body : {}), ...fields } });
         if (res.status >= 500) fail(`${describeRequest(res)} with read-only ${keys.join(', ')} caused a server error: ${res.status}${summariseBody(res)}`);
         if (!STATUS.is2xx(res.status)) {
           notes.push(`${keys.join(', ')} refused with ${res.status}`);

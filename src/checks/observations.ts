@@ -62,7 +62,7 @@ function customerObservations(create: Operation): Obs[] {
           const body = parts.body as Json;
           const parent = path.length > 1 ? body[path[0]!] : body;
           if (!isObj(parent) || !(path[path.length - 1]! in parent)) continue;
-          const res = await ctx.call(create, { ...parts, body: without(body, path) }, { noRetry: true, probe: 'invalid-body' });
+          const res = await ctx.call(create, { ...parts, body: without(body, path) }, { probe: 'invalid-body' });
           (STATUS.is2xx(res.status) ? accepted : refused).push(`${path.join('.')}${STATUS.is2xx(res.status) ? '' : ` (${res.status})`}`);
         }
         ctx.observe(`omitting ${refused.join(', ') || 'no field'} was refused; omitting ${accepted.join(', ') || 'no field'} was accepted`);
@@ -81,7 +81,7 @@ function customerObservations(create: Operation): Obs[] {
         const results: string[] = [];
         for (const [field, value] of [['type', 'business'], ...genders.map((g) => ['gender', g])] as [string, string][]) {
           const parts = await fresh(ctx);
-          const res = await ctx.call(create, { ...parts, body: { ...(parts.body as Json), [field]: value } }, { noRetry: true });
+          const res = await ctx.call(create, { ...parts, body: { ...(parts.body as Json), [field]: value } });
           results.push(`${field} ${value} → ${res.status}`);
         }
         ctx.observe(results.join('; '));
@@ -107,20 +107,20 @@ function customerObservations(create: Operation): Obs[] {
       async run(ctx) {
         const seen: string[] = [];
         const parts = await fresh(ctx);
-        const malformed = await ctx.call(create, parts, { rawBody: '{"first_name": ', noRetry: true, probe: 'malformed-body' });
+        const malformed = await ctx.call(create, parts, { rawBody: '{"first_name": ', probe: 'malformed-body' });
         seen.push(`malformed JSON → ${shape(malformed)}`);
-        const noKey = await ctx.call(create, parts, { headers: { 'Api-Key': undefined }, noRetry: true, probe: 'no-key' });
+        const noKey = await ctx.call(create, parts, { headers: { 'Api-Key': undefined }, probe: 'no-key' });
         seen.push(`no Api-Key → ${shape(noKey)}`);
         const getById = ctx.spec.operations.find((o) => isGetById(o) && o.path.startsWith(`${create.path}/{`) && pathParamsOf(o).length === 1);
         if (getById) {
-          const unknown = await ctx.call(getById, { pathParams: { [pathParamsOf(getById)[0]!.name]: `cus_fsapiUnknown${ctx.faker.string.alphanumeric(10)}` } }, { noRetry: true, probe: 'unknown-id' });
+          const unknown = await ctx.call(getById, { pathParams: { [pathParamsOf(getById)[0]!.name]: `cus_fsapiUnknown${ctx.faker.string.alphanumeric(10)}` } }, { probe: 'unknown-id' });
           seen.push(`unknown id → ${shape(unknown)}`);
         }
         const key = ctx.idempotencyKey();
         const first = await ctx.call(create, parts, { idempotencyKey: key });
         if (STATUS.is2xx(first.status)) {
           const other = await fresh(ctx);
-          const reused = await ctx.call(create, other, { idempotencyKey: key, noRetry: true, probe: 'reused-idempotency-key' });
+          const reused = await ctx.call(create, other, { idempotencyKey: key, probe: 'reused-idempotency-key' });
           seen.push(`reused Idempotency-Key with another body → ${shape(reused)}`);
         }
         ctx.observe(seen.join('; '));
@@ -134,10 +134,10 @@ function customerObservations(create: Operation): Obs[] {
       writes: true,
       async run(ctx) {
         const a = await fresh(ctx);
-        const missing = await ctx.call(create, a, { idempotencyKey: null, noRetry: true, probe: 'no-idempotency-key' });
+        const missing = await ctx.call(create, a, { idempotencyKey: null, probe: 'no-idempotency-key' });
         const key = ctx.idempotencyKey();
         const first = await ctx.call(create, await fresh(ctx), { idempotencyKey: key });
-        const reused = STATUS.is2xx(first.status) ? await ctx.call(create, await fresh(ctx), { idempotencyKey: key, noRetry: true, probe: 'reused-idempotency-key' }) : undefined;
+        const reused = STATUS.is2xx(first.status) ? await ctx.call(create, await fresh(ctx), { idempotencyKey: key, probe: 'reused-idempotency-key' }) : undefined;
         ctx.observe(`missing Idempotency-Key → ${shape(missing, false)}; ${reused ? `the same key with another body → ${shape(reused, false)}` : `no reuse observed (the first request was answered ${first.status})`}`);
       },
     },
@@ -149,7 +149,7 @@ function customerObservations(create: Operation): Obs[] {
       writes: true,
       async run(ctx) {
         const parts = await fresh(ctx);
-        const res = await ctx.call(create, parts, { rawBody: JSON.stringify({ ...(parts.body as Json), fsapi_padding: 'x'.repeat(2 * 1024 * 1024) }), noRetry: true, probe: 'oversized-body' });
+        const res = await ctx.call(create, parts, { rawBody: JSON.stringify({ ...(parts.body as Json), fsapi_padding: 'x'.repeat(2 * 1024 * 1024) }), probe: 'oversized-body' });
         ctx.observe(`a 2 MiB body to ${create.method} ${create.path} → ${shape(res, false)}`);
       },
     },
@@ -219,7 +219,7 @@ function accountObservations(list: Operation, create: Operation | undefined): Ob
         const tried: string[] = [];
         let largest: number | undefined;
         for (const limit of [20, 100, 101, 1000, 100_000]) {
-          const r = await ctx.call(list, base, { query: { limit }, noRetry: true });
+          const r = await ctx.call(list, base, { query: { limit } });
           tried.push(`limit=${limit} → ${r.status}${STATUS.is2xx(r.status) ? ` (${listItems(r)?.length ?? '?'} items)` : ''}`);
           if (STATUS.is2xx(r.status)) largest = limit;
         }
@@ -233,10 +233,10 @@ function accountObservations(list: Operation, create: Operation | undefined): Ob
       title: 'the status of GET /accounts and POST /customers without x-tenant-id',
       ...(create ? { writes: true, uses: [create.operationId] } : {}),
       async run(ctx) {
-        const get = await ctx.call(list, await validRequest(ctx, list), { headers: { 'x-tenant-id': undefined }, noRetry: true, probe: 'no-tenant' });
+        const get = await ctx.call(list, await validRequest(ctx, list), { headers: { 'x-tenant-id': undefined }, probe: 'no-tenant' });
         let post = 'POST /customers not in the spec in use';
         if (create) {
-          const res = await ctx.call(create, await validRequest(ctx, create, { fresh: true }), { headers: { 'x-tenant-id': undefined }, noRetry: true, probe: 'no-tenant' });
+          const res = await ctx.call(create, await validRequest(ctx, create, { fresh: true }), { headers: { 'x-tenant-id': undefined }, probe: 'no-tenant' });
           post = `${create.method} ${create.path} → ${shape(res, false)}`;
         }
         ctx.observe(`without x-tenant-id: ${list.method} ${list.path} → ${shape(get, false)}; ${post}`);
@@ -406,7 +406,7 @@ function groupObservations(group: string, spec: SpecDocument): Obs[] {
           throw e;
         }
         // Writes carry an empty object: enough to find the route, without creating anything where validation runs.
-        const res = await ctx.call(op, jsonBodyOf(op) ? { ...parts, body: {} } : parts, { noRetry: true, ...(jsonBodyOf(op) ? { probe: 'empty-body' as const } : {}) });
+        const res = await ctx.call(op, jsonBodyOf(op) ? { ...parts, body: {} } : parts, { ...(jsonBodyOf(op) ? { probe: 'empty-body' as const } : {}) });
         if (res.status !== 404) served++;
         answers.push(`${op.operationId} ${res.status}`);
       }

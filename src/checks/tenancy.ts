@@ -55,7 +55,7 @@ function byIdCheck(op: Operation): CheckDef {
       const parts = await validRequest(ctx, op);
       const own = await ctx.call(op, parts);
       if (!STATUS.is2xx(own.status)) ctx.skip(`the object cannot be read by its own business: ${describeRequest(own)} answered ${own.status} (FSAPI-CONTRACT-004 judges that)`);
-      const res = await ctx.call(op, parts, { as: 'second', noRetry: true, probe: 'foreign-object' });
+      const res = await ctx.call(op, parts, { as: 'second', probe: 'foreign-object' });
       if (STATUS.is2xx(res.status)) fail(`${describeRequest(res)} with the second business's credentials answered ${res.status}: the first business's object was served`);
       check(res.status === 403 || res.status === 404, `${describeRequest(res)} with the second business's credentials answered ${res.status}${summariseBody(res)}; expected 403 or 404`);
       const leaked = distinctiveValues(own.json, res.exchange.request.url).filter((v) => res.text.includes(v));
@@ -92,7 +92,7 @@ function listCheck(op: Operation): CheckDef {
       if (inA) fail(`the first business's list (${a.pages.length} pages) holds ${String(inA['id'] ?? JSON.stringify(inA).slice(0, 80))}, which belongs to the second business`);
       if (pathParamsOf(op).length > 0) {
         // A list under the first business's object (its customer's documents), asked for by the second business.
-        const res = await ctx.call(op, mine, { as: 'second', noRetry: true, probe: 'foreign-object' });
+        const res = await ctx.call(op, mine, { as: 'second', probe: 'foreign-object' });
         const served = idsOf(res.json);
         const leaked = [...served].filter((id) => knownA.has(id) && !idsOfRequest(mine).has(id));
         if (STATUS.is2xx(res.status) && leaked.length > 0) fail(`${describeRequest(res)} with the second business's credentials listed the first business's objects (${leaked.slice(0, 3).join(', ')})`);
@@ -117,7 +117,7 @@ function headerCheck(op: Operation): CheckDef {
       const ref = await ctx.call(op, parts, { as: 'second' });
       if (!STATUS.is2xx(ref.status)) ctx.skip(`the second business cannot read this itself: ${describeRequest(ref)} answered ${ref.status}`);
       const theirs = [...idsOf(ref.json)].filter((id) => id !== ctx.config.credentials.second!.tenantId);
-      const res: HttpResponse = await ctx.call(op, parts, { headers: { 'x-tenant-id': ctx.config.credentials.second!.tenantId }, noRetry: true, probe: 'foreign-tenant' });
+      const res: HttpResponse = await ctx.call(op, parts, { headers: { 'x-tenant-id': ctx.config.credentials.second!.tenantId }, probe: 'foreign-tenant' });
       if (!STATUS.is2xx(res.status)) return;
       if (theirs.length === 0) ctx.skip(`answered ${res.status}, but the second business's own view names no object to look for`);
       const seen = theirs.filter((id) => res.text.includes(id));

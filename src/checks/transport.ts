@@ -35,7 +35,6 @@ async function probe(ctx: CheckContext, method: 'GET' | 'POST', op: Operation): 
         ...(method === 'POST' ? { 'content-type': 'application/json', 'Idempotency-Key': ctx.idempotencyKey() } : {}),
       },
       ...(method === 'POST' ? { json: example ?? {} } : {}),
-      noRetry: true,
     });
     return { kind: 'answered', res };
   } catch (e) {

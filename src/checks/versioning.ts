@@ -19,7 +19,7 @@ export function otherVersion(baseUrl: string, version: string): string | undefin
 }
 
 async function readAt(ctx: CheckContext, op: Operation, base: string) {
-  return ctx.send({ method: 'GET', path: new URL(op.path.replace(/^\//, ''), base).toString(), headers: credentialHeaders(ctx), noRetry: true });
+  return ctx.send({ method: 'GET', path: new URL(op.path.replace(/^\//, ''), base).toString(), headers: credentialHeaders(ctx) });
 }
 
 function versioningChecks(spec: SpecDocument): CheckDef[] {

@@ -6,6 +6,7 @@ import type { Requirement, RequirementCatalogue } from '../catalogue/requirement
 import { citeSource } from '../catalogue/requirements.js';
 import type { HttpResponse, RequestSpec } from '../http/client.js';
 import type { Redactor } from '../http/redact.js';
+import { RateLimited } from '../http/transport-error.js';
 import type { CheckResult, CheckStatus, Family, RecordedExchange } from '../results/model.js';
 import { CheckFailure, CheckSkipped } from './assert.js';
 import type { TrafficObserver } from './observer.js';
@@ -76,7 +77,6 @@ export interface CallOptions {
   /** Send this text as the body instead of JSON-serialising `parts.body`. */
   rawBody?: string | Buffer;
   query?: Record<string, string | number | boolean | undefined>;
-  noRetry?: boolean;
   timeoutMs?: number;
 }
 
@@ -163,6 +163,7 @@ export async function executeCheck(
   const t0 = performance.now();
   let status: CheckStatus = 'passed';
   let message: string | undefined;
+  let cause: CheckResult['cause'];
   try {
     await def.run(ctx);
     if (env.observations.length) message = env.observations.join('; ');
@@ -172,6 +173,10 @@ export async function executeCheck(
       message = e.message;
     } else if (e instanceof CheckFailure && req.level !== 'INFO') {
       status = req.level === 'MUST' || req.level === 'CONTRACT' || env.strict ? 'failed' : 'warning';
+      message = e.message;
+    } else if (e instanceof RateLimited) {
+      status = 'error';
+      cause = 'rate-limited';
       message = e.message;
     } else {
       status = 'error';
@@ -192,6 +197,7 @@ export async function executeCheck(
     clause: citeSource(req.source),
     title: def.title,
     status,
+    ...(cause ? { cause } : {}),
     ...(message ? { message: env.redactor.text(message) } : {}),
     ...(req.level === 'INFO' && env.observations.length ? { observation: env.redactor.text(env.observations.join('; ')) } : {}),
     duration_ms: Math.round(performance.now() - t0),

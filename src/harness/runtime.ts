@@ -38,7 +38,7 @@ export function workerRuntime(cfg: WorkerConfig): Promise<WorkerRuntime> {
       timeoutMs: cfg.timeoutMs,
       maxResponseBytes: cfg.maxResponseBytes,
       redactor,
-      limiter: new RateLimiter(cfg.ratePerWorker),
+      limiter: new RateLimiter(cfg.throttle),
       signal: abort.signal,
     });
     return { cfg, catalogue, client, redactor, abort };
@@ -142,7 +142,6 @@ export function operationRequest(
     headers,
     ...(opts.rawBody !== undefined ? { body: opts.rawBody } : parts.body !== undefined ? { json: parts.body } : {}),
     operation: op,
-    ...(opts.noRetry ? { noRetry: true } : {}),
     ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
     ...(opts.probe ? { probe: opts.probe } : {}),
   };

@@ -26,8 +26,8 @@ export interface WorkerConfig {
   capabilities?: Capabilities;
   timeoutMs: number;
   maxResponseBytes: number;
-  /** This worker's share of the run's request-rate cap (0 = none). */
-  ratePerWorker: number;
+  /** The run's request pacing, shared by every thread (src/http/rate-limiter.ts): the cap, Retry-After pauses, throttling figures. */
+  throttle: SharedArrayBuffer;
   concurrency: number;
   idempotencyParallel: number;
   webhookWaitMs: number;

@@ -3,11 +3,11 @@ import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, errors, request, type Dispatcher } from 'undici';
 import type { Operation } from '../catalogue/openapi.js';
 import type { RecordedExchange } from '../results/model.js';
-import { delay, RateLimiter } from './rate-limiter.js';
+import { RateLimiter } from './rate-limiter.js';
 import type { Redactor } from './redact.js';
-import { TransportError, type TransportErrorKind } from './transport-error.js';
+import { RateLimited, TransportError, type TransportErrorKind } from './transport-error.js';
 
-export { TransportError, type TransportErrorKind };
+export { RateLimited, TransportError, type TransportErrorKind };
 
 export interface RequestSpec {
   method: string;
@@ -23,8 +23,10 @@ export interface RequestSpec {
   timeoutMs?: number;
   /** The operation exercised, so every response can be checked against the contract. */
   operation?: Operation;
-  /** Do not back off and retry on 429/503 (checks that probe those answers themselves). */
-  noRetry?: boolean;
+  /** Resends after a 429/503 (default 5): the preflight allows fewer. */
+  retries?: number;
+  /** How long this request may spend waiting out 429/503 answers (default: the client's retryBudgetMs). */
+  retryBudgetMs?: number;
 }
 
 export interface HttpResponse {
@@ -53,20 +55,24 @@ export interface ClientOptions {
   timeoutMs: number;
   maxResponseBytes: number;
   redactor: Redactor;
+  /** The run's pacing, shared by its threads; by default one of the client's own, without a cap. */
   limiter?: RateLimiter;
   /** Cancels every request of the run (SIGINT). */
   signal?: AbortSignal;
-  /** Total time one request may spend waiting on Retry-After / 503 backoff. */
+  /** Total time one request may spend waiting out 429/503 answers (30 s). */
   retryBudgetMs?: number;
-  /** Total backoff time for the whole client (a worker): a target answering 503 to everything cannot stretch a run without bound. */
-  clientRetryBudgetMs?: number;
+  /**
+   * Total pause of the run for 429/503 answers (120 s), past which they are no longer retried: a target answering
+   * 503 to everything cannot stretch a run without bound.
+   */
+  runRetryBudgetMs?: number;
   onResponse?: (spec: RequestSpec, res: HttpResponse) => void;
 }
 
 const EVIDENCE_BODY_BYTES = 4096;
 /** Path segments of unreserved characters (and %-escapes), no dot segment: resolve by concatenation. */
 const PLAIN_PATH = /^(?:[A-Za-z0-9_~-](?:[A-Za-z0-9_.~-]|%[0-9A-Fa-f]{2})*\/?)*$/;
-const MAX_RETRIES = 3;
+const MAX_RETRIES = 5;
 
 /**
  * HTTP to one target through one keep-alive undici Agent. TLS is always verified (system roots plus the
@@ -75,10 +81,11 @@ const MAX_RETRIES = 3;
  */
 export class TargetClient {
   readonly agent: Agent;
+  readonly limiter: RateLimiter;
   private sent = 0;
-  private backoffSpentMs = 0;
 
   constructor(readonly opts: ClientOptions) {
+    this.limiter = opts.limiter ?? new RateLimiter(0);
     // One secure context for every connection: building one from ~140 root certificates costs ~25 ms, and
     // passing `ca` to each connect made every new connection pay it.
     const secureContext = createSecureContext({ ca: opts.caPem ? (opts.caOnly ? [opts.caPem] : [...rootCertificates, opts.caPem]) : [...rootCertificates] });
@@ -122,25 +129,44 @@ export class TargetClient {
     return u.toString();
   }
 
-  /** Sends one request (with polite retries on 429/503 unless noRetry); records every attempt. */
+  /**
+   * Sends one request; records every attempt. A 429 or 503 is never returned: it slows the whole run (the
+   * limiter pauses every request for its Retry-After and lowers the rate) and the request is sent again; one that
+   * survives the retries throws RateLimited, so it is never judged as the answer to a requirement.
+   */
   async send(spec: RequestSpec, record?: (x: RecordedExchange) => void): Promise<HttpResponse> {
-    let waited = 0;
-    const budget = this.opts.retryBudgetMs ?? 30_000;
+    const { limiter } = this;
+    const t0 = performance.now();
+    const budget = spec.retryBudgetMs ?? this.opts.retryBudgetMs ?? 30_000;
+    const retries = spec.retries ?? MAX_RETRIES;
     for (let attempt = 0; ; attempt++) {
+      const startedAt = await limiter.acquire(this.opts.signal);
       const res = await this.once(spec, record);
-      const retryable = res.status === 429 || res.status === 503;
-      if (!retryable || spec.noRetry || attempt >= MAX_RETRIES) return res;
-      const wait = retryAfterMs(res.headers['retry-after']) ?? 500 * 2 ** attempt;
-      if (waited + wait > budget || this.backoffSpentMs + wait > (this.opts.clientRetryBudgetMs ?? 60_000)) return res;
-      waited += wait;
-      this.backoffSpentMs += wait;
-      await delay(wait, this.opts.signal);
+      if (res.status !== 429 && res.status !== 503) {
+        limiter.answered();
+        return res;
+      }
+      const retryAfter = retryAfterMs(res.headers['retry-after']);
+      const wait = retryAfter ?? 500 * 2 ** attempt;
+      limiter.throttled(wait, startedAt);
+      const spent = performance.now() - t0;
+      const why =
+        attempt >= retries
+          ? `${attempt + 1} attempts`
+          : spent + wait > budget
+            ? `${attempt + 1} attempts in ${(spent / 1000).toFixed(1)} s, and ${(wait / 1000).toFixed(1)} s more would pass this request's ${budget / 1000} s retry budget`
+            : limiter.waitedMs > (this.opts.runRetryBudgetMs ?? 120_000)
+              ? `the run has already paused ${(limiter.waitedMs / 1000).toFixed(0)} s for 429/503 answers, its budget`
+              : undefined;
+      if (why) {
+        const retryAfterText = res.headers['retry-after'] === undefined ? 'no Retry-After' : `Retry-After ${JSON.stringify(res.headers['retry-after'])}`;
+        throw new RateLimited(res.status, `${res.exchange.request.method} ${res.exchange.request.url} still answered ${res.status} (${retryAfterText}) after ${why}`, res.exchange);
+      }
     }
   }
 
   private async once(spec: RequestSpec, record?: (x: RecordedExchange) => void): Promise<HttpResponse> {
     const { redactor } = this.opts;
-    await this.opts.limiter?.acquire(this.opts.signal);
     const url = this.url(spec);
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(spec.headers ?? {})) if (v !== undefined) headers[k] = v;

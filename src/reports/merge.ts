@@ -128,6 +128,11 @@ export function mergeReports(reports: RunReport[], opts: { names?: string[] } = 
       by_type: byType,
       label: distinct(shards.map((r) => r.run.resources_created.label)).join(' | '),
     },
+    // Shards run side by side, each with its own pacing: their pauses add up as their requests do.
+    throttling: {
+      responses: shards.reduce((n, r) => n + (r.run.throttling?.responses ?? 0), 0),
+      waited_ms: shards.reduce((n, r) => n + (r.run.throttling?.waited_ms ?? 0), 0),
+    },
     node: distinct(shards.map((r) => r.run.node)).join(', '),
     platform: distinct(shards.map((r) => r.run.platform)).join(', '),
   };

@@ -64,6 +64,8 @@ export interface CheckResult {
   clause: string;
   title: string;
   status: CheckStatus;
+  /** Why an `error` is not the target's fault to judge: a 429/503 that outlasted the retries (message "rate limited: ..."). */
+  cause?: 'rate-limited';
   /** Why it failed, warned, errored or was skipped; what was observed for INFO. */
   message?: string;
   /** For INFO checks: what the target was observed to do, for the gap report. */
@@ -142,6 +144,8 @@ export interface RunReport {
     requests_sent: number;
     /** How to find what the run created on the target. */
     resources_created: { count: number; by_type: Record<string, number>; label: string };
+    /** 429/503 answers seen, and the time the run paused for them (Retry-After; overlapping pauses once). */
+    throttling?: { responses: number; waited_ms: number };
     node: string;
     platform: string;
     /** Why the run is incomplete, when it is. */

@@ -3,15 +3,18 @@ import type { Credentials } from '../config/run-config.js';
 import { UsageError } from '../errors.js';
 import type { TargetClient } from '../http/client.js';
 import { fillPath } from '../http/path-template.js';
-import { TransportError } from '../http/transport-error.js';
+import { RateLimited, TransportError } from '../http/transport-error.js';
+
+/** The preflight is a one-off reachability probe: a cold TLS start must not read as "unreachable". */
+export const PREFLIGHT_MIN_TIMEOUT_MS = 5_000;
+/** A 429/503 at the start is resent at most twice, waiting at most this long in all. */
+const PREFLIGHT_RETRY_BUDGET_MS = 10_000;
 
 /**
  * One request before any suite starts: is the target reachable, is its TLS certificate trusted, does the API
- * answer at the base URL, are the credentials accepted. A dead or misconfigured target gives one message and
- * exit 2, not hundreds of failures.
+ * answer at the base URL (not a server error, which is what a proxy answers when its upstream is down), are the
+ * credentials accepted. A dead or misconfigured target gives one message and exit 2, not hundreds of failures.
  */
-/** The preflight is a one-off reachability probe: a cold TLS start must not read as "unreachable". */
-export const PREFLIGHT_MIN_TIMEOUT_MS = 5_000;
 
 export async function preflight(client: TargetClient, spec: SpecDocument, creds: Credentials, baseUrl: string): Promise<void> {
   const probe = spec.byId.get('listAccounts') ?? spec.operations.find((o) => o.method === 'GET' && !o.path.includes('{'));
@@ -19,11 +22,26 @@ export async function preflight(client: TargetClient, spec: SpecDocument, creds:
   const origin = new URL(baseUrl).origin;
   let status: number;
   let location: string | undefined;
+  let server: string | undefined;
   try {
-    const res = await client.send({ method: 'GET', path, headers: { 'Api-Key': creds.apiKey, 'x-tenant-id': creds.tenantId, accept: 'application/json' }, noRetry: true, timeoutMs: Math.max(client.opts.timeoutMs, PREFLIGHT_MIN_TIMEOUT_MS) });
+    const res = await client.send({
+      method: 'GET',
+      path,
+      headers: { 'Api-Key': creds.apiKey, 'x-tenant-id': creds.tenantId, accept: 'application/json' },
+      timeoutMs: Math.max(client.opts.timeoutMs, PREFLIGHT_MIN_TIMEOUT_MS),
+      retries: 2,
+      retryBudgetMs: PREFLIGHT_RETRY_BUDGET_MS,
+    });
     status = res.status;
     location = res.headers['location'];
+    server = res.headers['server'];
   } catch (e) {
+    if (e instanceof RateLimited) {
+      if (e.status === 503) unavailable(baseUrl, path, 503, e.exchange.response?.headers['server']);
+      throw new UsageError(`preflight: the target kept answering 429 (too many requests) to the preflight's one request: it limits this client before the run begins`, {
+        fix: 'wait until its limit resets (see its Retry-After) and that no other client shares the key, then run again with a lower FSAPI_RATE_LIMIT',
+      });
+    }
     if (!(e instanceof TransportError)) throw e;
     const fixes: Record<string, string> = {
       tls: 'if the target uses a private CA, set FSAPI_CA_FILE to its certificate (PEM); certificate verification cannot be switched off',
@@ -33,6 +51,7 @@ export async function preflight(client: TargetClient, spec: SpecDocument, creds:
     };
     throw new UsageError(`preflight: ${origin} ${e.message}`, { fix: fixes[e.kind] ?? 'check FSAPI_BASE_URL and the network path to the target' });
   }
+  if (status >= 500) unavailable(baseUrl, path, status, server);
   if (status >= 300 && status < 400) {
     throw new UsageError(`preflight: ${baseUrl}${path} redirects (${status}${location ? ` to ${location}` : ''}); the suite never follows redirects`, {
       fix: 'set FSAPI_BASE_URL to the final https address of the API',
@@ -48,4 +67,13 @@ export async function preflight(client: TargetClient, spec: SpecDocument, creds:
       fix: 'check that FSAPI_API_KEY is a valid secret key for FSAPI_ENVIRONMENT and belongs to the business FSAPI_TENANT_ID',
     });
   }
+}
+
+/** A server error at the base URL: nothing behind it can be tested (a proxy answers 502/503/504 when its upstream is down). */
+function unavailable(baseUrl: string, path: string, status: number, server: string | undefined): never {
+  const proxy = status === 502 || status === 503 || status === 504;
+  throw new UsageError(
+    `preflight: GET ${baseUrl}${path} answered ${status}${server ? ` (server: ${server})` : ''}: ${proxy ? 'the server (or a proxy in front of it) cannot serve the API' : 'the API fails with a server error'}; nothing would be tested`,
+    { fix: `check that the API's process behind ${new URL(baseUrl).origin} is running and healthy${proxy ? ' (a reverse proxy answers 502/503/504 when its upstream is down or too slow)' : ' (see its logs)'}, then run again` },
+  );
 }

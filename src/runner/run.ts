@@ -11,6 +11,7 @@ import { harnessWorkers, secretsOf, type Credentials, type RunConfig } from '../
 import { UsageError } from '../errors.js';
 import { LABEL_EMAIL_DOMAIN } from '../../fixtures/factories.js';
 import type { TargetClient } from '../http/client.js';
+import { RateLimiter, type ThrottleFigures } from '../http/rate-limiter.js';
 import { Redactor } from '../http/redact.js';
 import type { WorkerConfig } from '../harness/worker-config.js';
 import { ALLURE_RESULTS_DIR, gapsFromChecks, prepareReportValidator, writeReports, type WrittenReports } from '../reports/index.js';
@@ -74,6 +75,9 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
   let sandbox: RunningSandbox | undefined;
   let receiver: WebhookReceiver | undefined;
   let client: TargetClient | undefined;
+  // One pacing for the whole run, shared with every worker: a 429 any of them sees slows them all.
+  const throttle = RateLimiter.shared(cfg.rateLimit);
+  const limiter = new RateLimiter(throttle);
   const workers = harnessWorkers(cfg.groups.length);
   const dir = join(cfg.reportDir, runId);
   const prepare = () => prepareSuites(cfg, weight, dir, workers, catalogue.requirements);
@@ -135,7 +139,7 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
     if (cfg.target) {
       const tp = performance.now();
       const [{ TargetClient }, { preflight }] = await Promise.all([import('../http/client.js'), import('./preflight.js')]);
-      client = new TargetClient({ baseUrl, ...(caPem ? { caPem } : {}), timeoutMs: cfg.timeoutMs, maxResponseBytes: cfg.maxResponseBytes, redactor, signal: interrupt });
+      client = new TargetClient({ baseUrl, ...(caPem ? { caPem } : {}), timeoutMs: cfg.timeoutMs, maxResponseBytes: cfg.maxResponseBytes, redactor, limiter, signal: interrupt });
       await preflight(client, catalogue.spec, credentials, baseUrl);
       phases.preflight_ms = performance.now() - tp;
     }
@@ -158,7 +162,7 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
       ...(cfg.capabilities ? { capabilities: cfg.capabilities } : {}),
       timeoutMs: cfg.timeoutMs,
       maxResponseBytes: cfg.maxResponseBytes,
-      ratePerWorker: cfg.rateLimit > 0 ? cfg.rateLimit / workers : 0,
+      throttle,
       concurrency: cfg.concurrency,
       idempotencyParallel: cfg.idempotencyParallel,
       webhookWaitMs: cfg.webhookWaitMs,
@@ -182,7 +186,7 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
       : suiteErrors.length
         ? `a suite could not run: ${suiteErrors[0]}`
         : undefined;
-    const report = buildReport({ cfg, catalogue, runId, startedAt, phases, results, baseUrl, credentials, sandbox, incompleteReason, stats: { requests: stats.requests + (client?.requestsSent ?? 0), created: stats.created } });
+    const report = buildReport({ cfg, catalogue, runId, startedAt, phases, results, baseUrl, credentials, sandbox, incompleteReason, stats: { requests: stats.requests + (client?.requestsSent ?? 0), created: stats.created }, throttling: limiter.figures });
     for (const e of suiteErrors.slice(0, 5)) log(`  suite error: ${redactor.text(e)}`);
     // The Allure files (one per check, and its evidence) are report writing: after the run's duration is taken,
     // before the reports that checksum them.
@@ -321,6 +325,7 @@ function buildReport(a: {
   sandbox: RunningSandbox | undefined;
   incompleteReason: string | undefined;
   stats: SuiteStats;
+  throttling: ThrottleFigures;
 }): RunReport {
   const { cfg, catalogue } = a;
   const finished = new Date();
@@ -364,6 +369,7 @@ function buildReport(a: {
         by_type: a.stats.created,
         label: `customers' e-mail domain @${LABEL_EMAIL_DOMAIN}; metadata fsapi_run=${a.runId} on everything that takes metadata`,
       },
+      throttling: a.throttling,
       node: process.version,
       platform: `${process.platform}-${process.arch}`,
       ...(a.incompleteReason ? { incomplete_reason: a.incompleteReason } : {}),

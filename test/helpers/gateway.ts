@@ -1,0 +1,101 @@
+/**
+ * A reverse proxy on loopback (HTTPS, port 0, a certificate of its own) in front of a target, as vendors deploy
+ * one: optionally a token-bucket rate limit answering 429 with Retry-After, and a 502 whenever the upstream cannot
+ * be reached (a dead upstream process).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { Agent, request, type Dispatcher } from 'undici';
+import { makeCert, type Cert } from './servers.js';
+
+export interface GatewayOptions {
+  /** Base URL of the upstream, ending in /v1/; its path is replaced by the gateway's own /v1/. */
+  upstream: string;
+  /** PEM of the CA the upstream's certificate is signed by. */
+  upstreamCa?: string;
+  /** Token bucket: tokens added per second and bucket size. Without it, every request is forwarded. */
+  limit?: { perSecond: number; burst: number };
+}
+
+export interface Gateway {
+  url: string;
+  cert: Cert;
+  /** Requests answered 429 by the bucket, and forwarded upstream. */
+  counts: { limited: number; forwarded: number; badGateway: number };
+  close(): Promise<void>;
+}
+
+/** Hop-by-hop headers (RFC 9110 section 7.6.1) a proxy does not forward. */
+const HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host']);
+
+function forwardable(h: IncomingMessage['headers'] | Dispatcher.ResponseData['headers']): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(h)) if (typeof v === 'string' || Array.isArray(v)) if (!HOP.has(k.toLowerCase())) out[k] = v;
+  return out;
+}
+
+export async function gateway(opts: GatewayOptions): Promise<Gateway> {
+  const cert = await makeCert();
+  const upstream = new URL(opts.upstream);
+  const agent = new Agent({ connect: opts.upstreamCa ? { ca: opts.upstreamCa } : {}, connections: 64 });
+  const counts = { limited: 0, forwarded: 0, badGateway: 0 };
+  let tokens = opts.limit?.burst ?? 0;
+  let filled = performance.now();
+
+  /** Takes a token, or says how many whole seconds until one is there. */
+  const take = (): number | undefined => {
+    const l = opts.limit;
+    if (!l) return undefined;
+    const now = performance.now();
+    tokens = Math.min(l.burst, tokens + ((now - filled) / 1000) * l.perSecond);
+    filled = now;
+    if (tokens >= 1) {
+      tokens -= 1;
+      return undefined;
+    }
+    return Math.max(1, Math.ceil((1 - tokens) / l.perSecond));
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
+    const wait = take();
+    if (wait !== undefined) {
+      counts.limited++;
+      res.writeHead(429, { 'content-type': 'application/problem+json', 'retry-after': String(wait) }).end(JSON.stringify({ title: 'Too Many Requests', status: 429 }));
+      return;
+    }
+    const path = (req.url ?? '/').replace(/^\/v1\//, upstream.pathname);
+    try {
+      const up = await request(new URL(path, upstream.origin), {
+        method: req.method as Dispatcher.HttpMethod,
+        headers: forwardable(req.headers),
+        ...(body.length || !['GET', 'HEAD'].includes(req.method ?? '') ? { body } : {}),
+        dispatcher: agent,
+      });
+      const answer = Buffer.from(await up.body.arrayBuffer());
+      counts.forwarded++;
+      res.writeHead(up.statusCode, forwardable(up.headers)).end(answer);
+    } catch {
+      counts.badGateway++;
+      res.writeHead(502, { 'content-type': 'text/html', server: 'test-gateway' }).end('<html><body><h1>502 Bad Gateway</h1></body></html>');
+    }
+  };
+
+  const server = createServer({ cert: cert.cert, key: cert.key }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => void handle(req, res, Buffer.concat(chunks)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `https://127.0.0.1:${port}/v1/`,
+    cert,
+    counts,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await agent.close();
+    },
+  };
+}
