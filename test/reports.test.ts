@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { CONFORMANCE_SCHEMA_PATH, renderJunit, renderSummary, validateReport, writeReports } from '../src/reports/index.js';
 import { createAjv, describeErrors, type ValidateFunction } from '../src/catalogue/json-schema.js';
 import { mdBlock, mdCode, mdEscape } from '../src/reports/markdown-text.js';
-import { redactUrl, stripXmlForbidden } from '../src/reports/text.js';
+import { oneLine, redactUrl, stripXmlForbidden } from '../src/reports/text.js';
 import type { RunReport } from '../src/results/model.js';
 import { loadRequirements } from '../src/catalogue/requirements.js';
 import { REQUIREMENTS_PATH } from '../src/catalogue/index.js';
@@ -169,12 +169,15 @@ describe('summary.md', () => {
     expect(md).toMatch(/\*\*Verdict: non-conformant\*\*\. Exit code \*\*1\*\*/);
   });
 
-  it('carries every check, each failure and error with requirement, level, message and reproduction', () => {
+  it('carries every check, each failure and error under its requirement, with level, its own message and reproduction', () => {
     const md = read('summary.md');
     for (const c of standardChecks()) expect(md, c.name).toContain(c.name);
     const failures = md.slice(md.indexOf('## Failures and errors'), md.indexOf('## Warnings'));
     for (const c of standardChecks().filter((c) => c.status === 'failed' || c.status === 'error')) {
-      expect(failures).toContain(`${c.requirement} · ${c.level} · ${c.status}`);
+      expect(failures).toContain(`${c.requirement} · ${c.level} · `);
+      // Each failure is listed by name with its own message, not by name only.
+      const line = failures.split('\n').find((l) => l.startsWith('- ') && l.includes(mdCode(c.name)));
+      expect(line, c.name).toContain(mdCode(oneLine(c.message!)).slice(0, 40));
     }
     expect(failures).toContain('expected 401 without a key, got 200');
     expect(failures).toContain('```sh\ncurl -sS -X POST');

@@ -182,7 +182,7 @@ export function loadRunConfig(flags: Flags, opts: { env?: NodeJS.ProcessEnv; cwd
   const specRaw = raw('FSAPI_SPEC');
   const specPath = specRaw ? resolve(cwd, specRaw) : undefined;
   const capsRaw = raw('FSAPI_CAPABILITIES');
-  const capabilities = capsRaw ? loadCapabilities(resolve(cwd, capsRaw)) : undefined;
+  const capabilities = capsRaw ? loadCapabilities(resolve(cwd, capsRaw), { strict: bool('FSAPI_STRICT') }) : undefined;
 
   let groups = ALL_SUITES;
   const groupsRaw = raw('FSAPI_GROUPS');

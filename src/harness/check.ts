@@ -5,7 +5,7 @@ import type { Requirement, RequirementCatalogue } from '../catalogue/requirement
 import { citeSource } from '../catalogue/requirements.js';
 import type { HttpResponse, RequestSpec } from '../http/client.js';
 import type { Redactor } from '../http/redact.js';
-import type { CheckResult, CheckStatus, Family, RecordedExchange } from '../results/model.js';
+import type { CheckResult, CheckStatus, Family, RecordedExchange, SkipCause } from '../results/model.js';
 import { CheckFailure, CheckSkipped } from './assert.js';
 import type { TrafficObserver } from './observer.js';
 import type { WorkerConfig } from './worker-config.js';
@@ -86,7 +86,7 @@ export interface CheckContext {
   idempotencyKey(): string;
   /** Resolves an operationId of the spec in use (skips the check when it is missing). */
   operation(id: string): Operation;
-  skip(reason: string): never;
+  skip(reason: string, cause?: SkipCause): never;
   /** Records what was observed (INFO checks: the gap report; other checks: extra context). */
   observe(text: string): void;
   /** Adds an exchange recorded elsewhere (e.g. by the traffic observer) to this check's evidence. */
@@ -133,6 +133,7 @@ export async function executeCheck(
   const t0 = performance.now();
   let status: CheckStatus = 'passed';
   let message: string | undefined;
+  let skipCause: SkipCause | undefined;
   try {
     await def.run(ctx);
     if (env.observations.length) message = env.observations.join('; ');
@@ -140,6 +141,7 @@ export async function executeCheck(
     if (e instanceof CheckSkipped) {
       status = 'skipped';
       message = e.message;
+      skipCause = e.skipCause;
     } else if (e instanceof CheckFailure && req.level !== 'INFO') {
       status = req.level === 'MUST' || req.level === 'CONTRACT' || env.strict ? 'failed' : 'warning';
       message = e.message;
@@ -163,6 +165,7 @@ export async function executeCheck(
     title: def.title,
     status,
     ...(message ? { message: env.redactor.text(message) } : {}),
+    ...(skipCause ? { skip_cause: skipCause } : {}),
     ...(req.level === 'INFO' && env.observations.length ? { observation: env.redactor.text(env.observations.join('; ')) } : {}),
     duration_ms: Math.round(performance.now() - t0),
     exchanges: evidence,

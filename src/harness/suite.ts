@@ -86,7 +86,7 @@ function registerChecks(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FIL
         faker: seededFaker(cfg.seed, `${suite}:world:${principal}`),
         call: (id, parts = {}, opts = {}) => {
           const op = spec.byId.get(id);
-          if (!op) throw new CheckSkipped(`operation ${id} is not in the spec in use`);
+          if (!op) throw new CheckSkipped(`operation ${id} is not in the spec in use`, 'not-in-document');
           const req = operationRequest(rt, op, parts, { ...opts, as: principal }, () => idempotencyKeyFor(cfg.runId, `${suite}:world:${principal}`, n++));
           return send(req, () => {});
         },
@@ -144,7 +144,7 @@ async function runOne(
       return worldOf('primary');
     },
     get secondWorld() {
-      if (!cfg.credentials.second) throw new CheckSkipped('no second business configured (FSAPI_SECOND_API_KEY, FSAPI_SECOND_TENANT_ID)');
+      if (!cfg.credentials.second) throw new CheckSkipped('no second business configured (FSAPI_SECOND_API_KEY, FSAPI_SECOND_TENANT_ID)', 'credential');
       return worldOf('second');
     },
     // Built on first use (0.4 ms each): most checks never need generated data.
@@ -156,8 +156,8 @@ async function runOne(
     idempotencyKey: () => idempotencyKeyFor(cfg.runId, id, keys++),
     operation(opId) {
       const found = spec.byId.get(opId);
-      if (!found) throw new CheckSkipped(`operation ${opId} is not in the spec in use`);
-      if (cfg.capabilities?.excludeOperations.includes(opId)) throw new CheckSkipped(`operation ${opId} is not implemented (capabilities file)`);
+      if (!found) throw new CheckSkipped(`operation ${opId} is not in the spec in use`, 'not-in-document');
+      if (cfg.capabilities?.excludeOperations.includes(opId)) throw new CheckSkipped(`operation ${opId} is not implemented (capabilities file)`, 'capabilities');
       return found;
     },
     call(opRef, parts = {}, opts = {}) {
@@ -167,8 +167,8 @@ async function runOne(
     send(req) {
       return send(req, evidence.add);
     },
-    skip(reason) {
-      throw new CheckSkipped(reason);
+    skip(reason, cause) {
+      throw new CheckSkipped(reason, cause);
     },
     observe(text) {
       observations.push(text);
@@ -179,7 +179,7 @@ async function runOne(
     ...def,
     run: async (c) => {
       const why = preconditionFailure(def, cfg, spec);
-      if (why) throw new CheckSkipped(why);
+      if (why) throw new CheckSkipped(why.reason, why.cause);
       await def.run(c);
     },
   };
