@@ -116,7 +116,7 @@ export const flows: CheckDef[] = [
       const cid = await causeCustomer(ctx);
       const col = await causeCollection(ctx);
       const own = [...(await received(ctx, { objectId: cid, min: 1 })), ...(await received(ctx, { objectId: col, min: 2 }))];
-      if (own.length === 0) ctx.skip(`no delivery arrived for ${cid} or ${col} within ${ctx.config.webhookWaitMs} ms (FSAPI-WH-003 judges delivery): no signature to verify`);
+      if (own.length === 0) ctx.skip(`no delivery arrived for ${cid} or ${col} within ${ctx.config.webhookWaitMs} ms (FSAPI-WH-003 judges delivery): no signature to verify`, 'prerequisite');
       const secret = ctx.config.credentials.webhookSecret!;
       const bad = own
         .map((d) => ({ d, r: verify(secret, d.headers, d.body, { nowSeconds: Math.floor(Date.parse(d.received_at) / 1000) }) }))
@@ -143,7 +143,7 @@ export const flows: CheckDef[] = [
       const got = await received(ctx, { objectId: cid, type: 'customer.created', min: 2 });
       if (got.length === 0) fail(`the receiver got no customer.created delivery for ${cid} within ${ctx.config.webhookWaitMs} ms: nothing was delivered, so nothing could be retried`);
       const [first, retry] = [...got].sort((a, b) => a.seq - b.seq);
-      if (first!.answered < 400) ctx.skip(`the receiver could not fail the first attempt (it answered ${first!.answered}): the delivered object carries no metadata ${JSON.stringify({ fsapi_webhook: FAIL_FIRST_MARKER })}, so no retry can be provoked`);
+      if (first!.answered < 400) ctx.skip(`the receiver could not fail the first attempt (it answered ${first!.answered}): the delivered object carries no metadata ${JSON.stringify({ fsapi_webhook: FAIL_FIRST_MARKER })}, so no retry can be provoked`, 'prerequisite');
       if (!retry) fail(`the first attempt for ${cid} was answered ${first!.answered}, and no retry arrived within ${ctx.config.webhookWaitMs} ms`);
       check(retry.webhook_id === first!.webhook_id, `the retry carried webhook-id ${JSON.stringify(retry.webhook_id)}; the failed attempt carried ${JSON.stringify(first!.webhook_id)}`);
       check(retry.body === first!.body, `the retry's body differs from the failed attempt's (${firstDifference(deliveredEvent(first!), deliveredEvent(retry)) ?? 'bytes differ'})`);
@@ -193,7 +193,7 @@ export const flows: CheckDef[] = [
     async run(ctx) {
       const cid = await causeCustomer(ctx);
       const got = await received(ctx, { objectId: cid, type: 'customer.created', min: 1 });
-      if (got.length === 0) ctx.skip(`no delivery arrived for ${cid} within ${ctx.config.webhookWaitMs} ms (FSAPI-WH-003 judges delivery): nothing to compare`);
+      if (got.length === 0) ctx.skip(`no delivery arrived for ${cid} within ${ctx.config.webhookWaitMs} ms (FSAPI-WH-003 judges delivery): nothing to compare`, 'prerequisite');
       const delivered = deliveredEvent(got[0]!);
       const id = String(delivered['id']);
       const event = jsonOf(await ctx.call('getWebhookEvent', { pathParams: { event_id: id } }), STATUS.is2xx, `status of GET event ${id} (delivered to the receiver)`);

@@ -116,6 +116,38 @@ describe('run configuration', () => {
   });
 });
 
+describe('capabilities waivers', () => {
+  const caps = (text: string) => {
+    const dir = cwd();
+    writeFileSync(join(dir, 'caps.yaml'), text);
+    return dir;
+  };
+  const waiveTen = 'waive:\n  - requirement: FSAPI-TEN-001\n    reason: "the sandbox has one business"\n';
+
+  it('reads a waiver with its reason', () => {
+    const c = load({ FSAPI_CAPABILITIES: 'caps.yaml' }, {}, caps(waiveTen));
+    expect(c.capabilities!.waive).toEqual([{ requirement: 'FSAPI-TEN-001', reason: 'the sandbox has one business' }]);
+  });
+
+  it('refuses a MUST waiver under --strict (certification), naming the waiver', () => {
+    const e = error(() => load({ FSAPI_CAPABILITIES: 'caps.yaml' }, { strict: true }, caps(waiveTen)));
+    expect(e.message).toMatch(/waive entry 1: FSAPI-TEN-001 is a MUST requirement, and --strict \(certification\) refuses to waive a MUST requirement/);
+    expect(e.fix).toMatch(/without --strict/);
+    // A SHOULD waiver is a choice certification can show: allowed.
+    const should = load({ FSAPI_CAPABILITIES: 'caps.yaml' }, { strict: true }, caps('waive: [{ requirement: FSAPI-MEDIA-101, reason: "no text bodies" }]\n'));
+    expect(should.capabilities!.waive.map((w) => w.requirement)).toEqual(['FSAPI-MEDIA-101']);
+  });
+
+  it('names an unknown requirement, a missing reason and a repeated waiver', () => {
+    expect(error(() => load({ FSAPI_CAPABILITIES: 'caps.yaml' }, {}, caps('waive: [{ requirement: FSAPI-TEN-01, reason: x }]\n'))).message).toMatch(
+      /waive entry 1: unknown requirement "FSAPI-TEN-01" \(did you mean FSAPI-TEN-001\?\)/,
+    );
+    expect(error(() => load({ FSAPI_CAPABILITIES: 'caps.yaml' }, {}, caps('waive: [{ requirement: FSAPI-TEN-001 }]\n'))).message).toMatch(/waive entry 1 \(FSAPI-TEN-001\) has no reason/);
+    expect(error(() => load({ FSAPI_CAPABILITIES: 'caps.yaml' }, {}, caps(`${waiveTen}  - { requirement: FSAPI-TEN-001, reason: again }\n`))).message).toMatch(/waived twice/);
+    expect(error(() => load({ FSAPI_CAPABILITIES: 'caps.yaml' }, {}, caps('waive: FSAPI-TEN-001\n'))).message).toMatch(/waive must be a list/);
+  });
+});
+
 describe('.env.example', () => {
   it('is exactly what the settings table renders (regenerate with run --print-env-example)', async () => {
     const { readFileSync } = await import('node:fs');

@@ -10,6 +10,7 @@ import { diffReports, loadReport, mergeReports, renderJunit, writeReports } from
 import { serializeReport } from '../src/reports/index.js';
 import type { CheckResult, CheckStatus, RunReport } from '../src/results/model.js';
 import { countStatuses } from '../src/results/verdict.js';
+import { absentFromRun, assessRun } from '../src/results/assess.js';
 import { check, report, standardChecks, standardReport } from './fixtures/reports/build.js';
 
 const root = mkdtempSync(join(tmpdir(), 'fsapi-diff-'));
@@ -162,6 +163,52 @@ describe('mergeReports', () => {
     expect(merged.run.id).toMatch(/^\d{8}-\d{6}-merged-[a-f0-9]{6}$/);
     expect(merged.run.requests_sent).toBe(single.run.requests_sent);
     expect(mergeReports([shard(1, 3), shard(2, 3), shard(3, 3)]).run.id).toBe(merged.run.id);
+  });
+
+  it('recomputes coverage over the merged checks: a requirement one shard could not run is verified by the other', () => {
+    const requirements = [
+      { id: 'FSAPI-AUTH-001', level: 'MUST' as const, scope: 'target' as const },
+      { id: 'FSAPI-IDEM-002', level: 'MUST' as const, scope: 'target' as const },
+      { id: 'FSAPI-WH-001', level: 'MUST' as const, scope: 'target' as const },
+    ];
+    const operations = [
+      { operationId: 'listAccounts', method: 'GET', path: '/accounts', group: 'accounts' },
+      { operationId: 'createTransfer', method: 'POST', path: '/transfers', group: 'transfers' },
+      { operationId: 'listWebhooks', method: 'GET', path: '/webhooks', group: 'webhooks' },
+    ];
+    const plan = new Map([['FSAPI-IDEM-002', [{ suite: 'transfers', operation: 'createTransfer' }]], ['FSAPI-WH-001', [{ suite: 'webhooks', operation: 'listWebhooks' }]]]);
+    const shardOf = (i: number, groups: string[], checks: CheckResult[]): RunReport => {
+      const r = report(checks, { id: `cov-${i}`, shard: { index: i, count: 2 } });
+      const a = assessRun({
+        checks,
+        requirements,
+        waivers: [],
+        absent: absentFromRun(plan, groups),
+        operations,
+        baseUrl: r.target.base_url,
+        leftOut: (op) => (op.group && !groups.includes(op.group) ? `group ${op.group} is not in this run` : undefined),
+        durationMs: r.run.duration_ms,
+      });
+      return { ...r, ...a };
+    };
+    const s1 = shardOf(1, ['accounts'], [check({ requirement: 'FSAPI-AUTH-001', level: 'MUST', group: 'accounts', operation: 'listAccounts', status: 'passed' })]);
+    const s2 = shardOf(2, ['transfers', 'webhooks'], [check({ requirement: 'FSAPI-IDEM-002', level: 'MUST', group: 'transfers', operation: 'createTransfer', status: 'passed' })]);
+    // Each shard alone: the other's requirements are not applicable to it, not "not verified".
+    expect(s1.coverage!.requirements.find((r) => r.id === 'FSAPI-IDEM-002')!.status).toBe('not-applicable');
+    // WH-001's suite ran in shard 2, whose document lacks nothing here but whose checks never came: not verified.
+    expect(s2.coverage!.requirements.find((r) => r.id === 'FSAPI-WH-001')!.status).toBe('not-verified');
+    const merged = mergeReports([s1, s2]);
+    expect(merged.coverage!.requirements.map((r) => [r.id, r.status])).toEqual([
+      ['FSAPI-AUTH-001', 'verified'],
+      ['FSAPI-IDEM-002', 'verified'],
+      ['FSAPI-WH-001', 'not-verified'],
+    ]);
+    expect(merged.verdict).toBe('inconclusive');
+    expect(merged.headline).toMatch(/^inconclusive: 1 MUST requirement not verified \(FSAPI-WH-001: /);
+    expect(merged.coverage!.operations).toMatchObject({ total: 3, exercised: 2, not_in_run: 0 });
+    // Without the webhooks requirement's suite in any shard, the merge is conformant.
+    const s2b = shardOf(2, ['transfers'], s2.checks);
+    expect(mergeReports([s1, s2b])).toMatchObject({ verdict: 'conformant', coverage: { must: { verified: 2, applicable: 2, not_applicable: 1 } } });
   });
 
   it('is incomplete when a shard was', () => {

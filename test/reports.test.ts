@@ -10,8 +10,9 @@ import { createRequire } from 'node:module';
 import { CONFORMANCE_SCHEMA_PATH, renderJunit, renderSummary, validateReport, writeReports } from '../src/reports/index.js';
 import { createAjv, describeErrors, type ValidateFunction } from '../src/catalogue/json-schema.js';
 import { mdBlock, mdCode, mdEscape } from '../src/reports/markdown-text.js';
-import { redactUrl, stripXmlForbidden } from '../src/reports/text.js';
+import { oneLine, redactUrl, stripXmlForbidden } from '../src/reports/text.js';
 import type { CheckResult, RunReport } from '../src/results/model.js';
+import { assessRun } from '../src/results/assess.js';
 import { loadRequirements } from '../src/catalogue/requirements.js';
 import { REQUIREMENTS_PATH } from '../src/catalogue/index.js';
 import { allureMessages, DeferredAllureWriter, settleAllureResult } from '../src/runner/allure-writer.js';
@@ -170,12 +171,15 @@ describe('summary.md', () => {
     expect(md).toMatch(/\*\*Verdict: non-conformant\*\*\. Exit code \*\*1\*\*/);
   });
 
-  it('carries every check, each failure and error with requirement, level, message and reproduction', () => {
+  it('carries every check, each failure and error under its requirement, with level, its own message and reproduction', () => {
     const md = read('summary.md');
     for (const c of standardChecks()) expect(md, c.name).toContain(c.name);
     const failures = md.slice(md.indexOf('## Failures and errors'), md.indexOf('## Warnings'));
     for (const c of standardChecks().filter((c) => c.status === 'failed' || c.status === 'error')) {
-      expect(failures).toContain(`${c.requirement} · ${c.level} · ${c.status}`);
+      expect(failures).toContain(`${c.requirement} · ${c.level} · `);
+      // Each failure is listed by name with its own message, not by name only.
+      const line = failures.split('\n').find((l) => l.startsWith('- ') && l.includes(mdCode(c.name)));
+      expect(line, c.name).toContain(mdCode(oneLine(c.message!)).slice(0, 40));
     }
     expect(failures).toContain('expected 401 without a key, got 200');
     expect(failures).toContain('```sh\ncurl -sS -X POST');
@@ -245,6 +249,75 @@ describe('summary.md', () => {
     expect(md).toMatch(/Exit code \*\*4\*\*/);
     expect(md).toContain('## Compared with the baseline');
     expect(md).toContain('**Newly failing** (1)');
+  });
+});
+
+describe('summary.md: what was not tested', () => {
+  const skippedCheck = (requirement: string, group: RunReport['checks'][number]['group'], cause: 'credential' | 'waived', message: string) => {
+    const c = check({ requirement, level: 'MUST', group, operation: 'getAccount', status: 'skipped', message, variant: cause });
+    c.skip_cause = cause;
+    return c;
+  };
+  function assessed(checks: RunReport['checks'], waivers: { requirement: string; reason: string }[] = []): RunReport {
+    const r = report(checks);
+    const a = assessRun({
+      checks,
+      requirements: [
+        { id: 'FSAPI-AUTH-001', level: 'MUST', scope: 'target' },
+        { id: 'FSAPI-TEN-001', level: 'MUST', scope: 'target' },
+        { id: 'FSAPI-TEN-002', level: 'MUST', scope: 'target' },
+      ],
+      waivers,
+      absent: () => ({ status: 'not-applicable', cause: 'not-applicable', reason: 'not in this run' }),
+      operations: [{ operationId: 'getAccount', method: 'GET', path: '/accounts/{account_id}', group: 'accounts' }],
+      baseUrl: r.target.base_url,
+      leftOut: () => undefined,
+      durationMs: r.run.duration_ms,
+    });
+    return { ...r, spec: { ...r.spec, title: 'Acme Payments API' }, ...a, ...(waivers.length ? { run: { ...r.run, waivers } } : {}) };
+  }
+
+  it('titles the summary with the document in use and says inconclusive, exit 6, naming what was not verified, before any table', () => {
+    const why = 'needs a second business: set FSAPI_SECOND_API_KEY and FSAPI_SECOND_TENANT_ID';
+    const r = assessed([
+      check({ requirement: 'FSAPI-AUTH-001', level: 'MUST', group: 'accounts', operation: 'getAccount', status: 'passed' }),
+      skippedCheck('FSAPI-TEN-001', 'accounts', 'credential', why),
+      skippedCheck('FSAPI-TEN-002', 'accounts', 'credential', why),
+    ]);
+    expect(validateReport(r)).toEqual([]);
+    const md = renderSummary(r);
+    expect(md.split('\n')[0]).toBe('# ❔ Inconclusive: Acme Payments API');
+    expect(md).toContain('**inconclusive: 2 MUST requirements not verified (FSAPI-TEN-001, FSAPI-TEN-002: needs a second business');
+    expect(md).toMatch(/Exit code \*\*6\*\*/);
+    const at = (x: string) => md.indexOf(x);
+    expect(at('## Run diagnostics')).toBeGreaterThan(0);
+    expect(at('## Run diagnostics')).toBeLessThan(at('## Coverage'));
+    expect(at('## Coverage')).toBeLessThan(at('## Results by group'));
+    expect(md).toContain(`| FSAPI-TEN-001 | MUST | ❔ not verified | \`${why}\` |`);
+  });
+
+  it('shows a waiver in the headline and the coverage table', () => {
+    const r = assessed(
+      [check({ requirement: 'FSAPI-AUTH-001', level: 'MUST', group: 'accounts', operation: 'getAccount', status: 'passed' }), skippedCheck('FSAPI-TEN-001', 'accounts', 'waived', 'waived (capabilities file): one business'), check({ requirement: 'FSAPI-TEN-002', level: 'MUST', group: 'accounts', operation: 'getAccount', status: 'passed', variant: 'x' })],
+      [{ requirement: 'FSAPI-TEN-001', reason: 'one business' }],
+    );
+    expect(validateReport(r)).toEqual([]);
+    const md = renderSummary(r);
+    expect(md.split('\n')[0]).toBe('# ✅ Conformant: Acme Payments API');
+    expect(md).toContain('**conformant: 2 of 3 MUST requirements verified; 1 MUST requirement waived (FSAPI-TEN-001: one business)');
+    expect(md).toContain('| FSAPI-TEN-001 | MUST | 🏳️ waived | `one business` |');
+  });
+
+  it('shows a group with no executed check as not tested, not as passed', () => {
+    const r = assessed([
+      check({ requirement: 'FSAPI-AUTH-001', level: 'MUST', group: 'accounts', operation: 'getAccount', status: 'passed' }),
+      check({ requirement: 'FSAPI-GAP-005', level: 'INFO', group: 'cards', status: 'passed', observation: 'nothing to see' }),
+      skippedCheck('FSAPI-TEN-001', 'cards', 'credential', 'needs a second business'),
+    ]);
+    const md = renderSummary(r);
+    expect(md).toMatch(/^\| Cards \(not tested\) \| 1 \|/m);
+    expect(md).toContain('<b>Cards</b>: not tested (1 passed, 1 skipped)');
+    expect(md).not.toMatch(/Accounts \(not tested\)/);
   });
 });
 
@@ -426,7 +499,7 @@ describe('Allure results (src/runner/allure-writer.ts)', () => {
 
   it('label the cause of an error or a skip when the result names one', () => {
     const must = requirements.all.find((r) => r.level === 'MUST')!;
-    const c = { ...check({ requirement: must.id, level: 'MUST', group: 'transport', status: 'error', exchanges: [] }), cause: 'rate-limited' as const, skip_cause: 42 };
+    const c = { ...check({ requirement: must.id, level: 'MUST', group: 'transport', status: 'error', exchanges: [] }), cause: 'rate-limited' as const, skip_cause: 42 as unknown as undefined };
     const [first] = allureMessages(c, must);
     const labels = first?.type === 'metadata' ? (first.data.labels ?? []) : [];
     expect(labels).toContainEqual({ name: 'cause', value: 'rate-limited' });

@@ -34,7 +34,7 @@ export function vendorParts(ctx: CheckContext, op: Operation, parts: RequestPart
     REFERENCE_PARTS.set(out, parts);
     return out;
   } catch (e) {
-    if (e instanceof BindingGap) ctx.skip(e.message);
+    if (e instanceof BindingGap) ctx.skip(e.message, 'binding');
     throw e;
   }
 }
@@ -64,13 +64,13 @@ export async function validRequest(ctx: CheckContext, op: Operation, opts: { fre
   }
   const pathParams: Record<string, string> = {};
   for (const p of op.parameters.filter((x) => x.in === 'path')) {
-    if (p.example === undefined) ctx.skip(refused ?? `no driver and no example for path parameter ${p.name} of ${op.operationId}: bind the operation to a reference operation (fsapi-conformance bind), or give the parameter an example in the document`);
+    if (p.example === undefined) ctx.skip(refused ?? `no driver and no example for path parameter ${p.name} of ${op.operationId}: bind the operation to a reference operation (fsapi-conformance bind), or give the parameter an example in the document`, 'binding');
     pathParams[p.name] = String(p.example);
   }
   const parts: RequestParts = { pathParams };
   if (op.requestBody) {
     const json = op.requestBody.content.find((c) => c.mediaType === 'application/json');
-    if (!json || json.examples.length === 0) ctx.skip(refused ?? `no driver and no request body example for ${op.operationId}: bind it to a reference operation (fsapi-conformance bind), or add an example to its request body`);
+    if (!json || json.examples.length === 0) ctx.skip(refused ?? `no driver and no request body example for ${op.operationId}: bind it to a reference operation (fsapi-conformance bind), or add an example to its request body`, 'binding');
     parts.body = structuredClone(json!.examples[0]);
   }
   const filled = withRequiredQuery(op, parts);

@@ -186,7 +186,7 @@ export function requireSuccess(ctx: CheckContext, res: HttpResponse, judgedBy = 
 export function credentialHeaders(ctx: CheckContext, as: 'primary' | 'second' = 'primary'): Record<string, string> {
   const c = ctx.config.credentials;
   const p = as === 'second' ? c.second : { apiKey: c.apiKey, tenantId: c.tenantId };
-  if (!p) ctx.skip('no second business configured (FSAPI_SECOND_API_KEY, FSAPI_SECOND_TENANT_ID)');
+  if (!p) ctx.skip('no second business configured (FSAPI_SECOND_API_KEY, FSAPI_SECOND_TENANT_ID)', 'credential');
   return { accept: 'application/json', 'Api-Key': p.apiKey, 'x-tenant-id': p.tenantId };
 }
 

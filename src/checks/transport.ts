@@ -20,7 +20,7 @@ type Outcome = { kind: 'refused'; how: string } | { kind: 'answered'; res: HttpR
 
 async function probe(ctx: CheckContext, method: 'GET' | 'POST', op: Operation): Promise<Outcome> {
   const base = ctx.config.plainHttpUrl;
-  if (!base) ctx.skip('no plain-HTTP address to probe (FSAPI_PLAIN_HTTP_URL)');
+  if (!base) ctx.skip('no plain-HTTP address to probe (FSAPI_PLAIN_HTTP_URL)', 'credential');
   if (!base.startsWith('http://')) ctx.skip(`the plain-HTTP address ${base} is not an http:// URL`);
   const url = new URL(op.path.replace(/^\//, ''), base.endsWith('/') ? base : `${base}/`).toString();
   const example = op.requestBody?.content.find((c) => c.mediaType === 'application/json')?.examples[0];
@@ -105,7 +105,7 @@ function transportChecks(spec: SpecDocument): CheckDef[] {
       needs: ['plain-http'],
       writes: true,
       async run(ctx) {
-        if (ctx.config.environment === 'live') ctx.skip('the plain-HTTP POST probe is not sent to a live target');
+        if (ctx.config.environment === 'live') ctx.skip('the plain-HTTP POST probe is not sent to a live target', 'live-environment');
         ctx.observe(judgeProcessed('POST', post.path, await probe(ctx, 'POST', post)));
       },
     });

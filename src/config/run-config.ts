@@ -187,7 +187,7 @@ export function loadRunConfig(flags: Flags, opts: { env?: NodeJS.ProcessEnv; cwd
   const bindingPath = bindingRaw ? resolve(cwd, bindingRaw) : undefined;
   if (bindingPath && !specPath) throw new UsageError('FSAPI_BINDING (--binding) is given without FSAPI_SPEC (--spec)', { fix: "a binding describes a vendor's document: give that document with --spec too" });
   const capsRaw = raw('FSAPI_CAPABILITIES');
-  const capabilities = capsRaw ? loadCapabilities(resolve(cwd, capsRaw)) : undefined;
+  const capabilities = capsRaw ? loadCapabilities(resolve(cwd, capsRaw), { strict: bool('FSAPI_STRICT') }) : undefined;
 
   let groups = ALL_SUITES;
   const groupsRaw = raw('FSAPI_GROUPS');

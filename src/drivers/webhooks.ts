@@ -25,7 +25,7 @@ export const webhookDrivers: OperationDriver[] = [
     kind: 'read',
     async build(scope) {
       const d = await scope.world.delivery();
-      if (!d) return scope.ctx.skip('no webhook delivery to read: the target made none in time (configure FSAPI_WEBHOOK_LISTEN and the target\'s webhook URL)');
+      if (!d) return scope.ctx.skip('no webhook delivery to read: the target made none in time (configure FSAPI_WEBHOOK_LISTEN and the target\'s webhook URL)', 'prerequisite');
       return { pathParams: { delivery_id: idOf(d) } };
     },
   },

@@ -1,4 +1,7 @@
 import type { HttpResponse } from '../http/client.js';
+import type { SkipCause } from '../results/model.js';
+
+export type { SkipCause };
 
 /** The target broke the check's expectation. Its message must read on its own in a report. */
 export class CheckFailure extends Error {
@@ -8,6 +11,12 @@ export class CheckFailure extends Error {
 /** The check cannot run here (missing credential, operation not declared...). Not a failure. */
 export class CheckSkipped extends Error {
   override readonly name: string = 'CheckSkipped';
+  /** What kind of reason: coverage tells "not verified" from "not applicable" by it. */
+  readonly skipCause: SkipCause | undefined;
+  constructor(message: string, cause?: SkipCause) {
+    super(message);
+    this.skipCause = cause;
+  }
 }
 
 /**
@@ -17,7 +26,7 @@ export class CheckSkipped extends Error {
 export class PreconditionFailed extends CheckSkipped {
   override readonly name = 'PreconditionFailed';
   constructor(message: string) {
-    super(`precondition failed: ${message}`);
+    super(`precondition failed: ${message}`, 'prerequisite');
   }
 }
 

@@ -29,11 +29,9 @@ export function bindCall(binding: Binding, cfg: Pick<WorkerConfig, 'capabilities
     bound = binding.resolve(target);
     if (!bound) {
       const ref = binding.reference.byId.get(target);
-      throw new CheckSkipped(
-        binding.isIdentity || !ref
-          ? `operation ${target} is not in the spec in use`
-          : `no operation of the document plays ${target} (${ref.method} ${ref.path} in the reference profile): bind it in the binding file (operations.${target}; \`fsapi-conformance bind\` proposes one)`,
-      );
+      throw binding.isIdentity || !ref
+        ? new CheckSkipped(`operation ${target} is not in the spec in use`, 'not-in-document')
+        : new CheckSkipped(`no operation of the document plays ${target} (${ref.method} ${ref.path} in the reference profile): bind it in the binding file (operations.${target}; \`fsapi-conformance bind\` proposes one)`, 'binding');
     }
     op = bound.vendor;
   } else {
@@ -42,7 +40,7 @@ export function bindCall(binding: Binding, cfg: Pick<WorkerConfig, 'capabilities
   }
   const excluded = cfg.capabilities?.excludeOperations;
   if (excluded && (excluded.includes(op.operationId) || (typeof target === 'string' && excluded.includes(target)))) {
-    throw new CheckSkipped(`operation ${op.operationId} is not implemented (capabilities file)`);
+    throw new CheckSkipped(`operation ${op.operationId} is not implemented (capabilities file)`, 'capabilities');
   }
   if (!bound || bound.identity) return { op, parts, opts, view: asIs };
   const b = bound;
@@ -54,7 +52,7 @@ export function bindCall(binding: Binding, cfg: Pick<WorkerConfig, 'capabilities
     const q = opts.query ? { ...opts, query: binding.queryToVendor(b, opts.query) } : opts;
     sent = typeof target === 'string' ? { parts: binding.toVendor(b, parts), opts: q } : { parts: parts.query ? { ...parts, query: binding.queryToVendor(b, parts.query) } : parts, opts: q };
   } catch (e) {
-    if (e instanceof BindingGap) throw new CheckSkipped(e.message);
+    if (e instanceof BindingGap) throw new CheckSkipped(e.message, 'binding');
     throw e;
   }
   return { op, ...sent, view: (res) => ({ ...res, json: binding.toReference(b, res.json, refQuery) }) };

@@ -7,7 +7,7 @@ import { citeSource } from '../catalogue/requirements.js';
 import type { HttpResponse, RequestSpec } from '../http/client.js';
 import type { Redactor } from '../http/redact.js';
 import { RateLimited } from '../http/transport-error.js';
-import type { CheckResult, CheckStatus, Family, RecordedExchange } from '../results/model.js';
+import type { CheckResult, CheckStatus, Family, RecordedExchange, SkipCause } from '../results/model.js';
 import { CheckFailure, CheckSkipped } from './assert.js';
 import type { TrafficObserver } from './observer.js';
 import type { WorkerConfig } from './worker-config.js';
@@ -116,7 +116,7 @@ export interface CheckContext {
   idempotencyKey(): string;
   /** The operation of the spec in use that plays a reference operationId (skips the check when none does). */
   operation(id: string): Operation;
-  skip(reason: string): never;
+  skip(reason: string, cause?: SkipCause): never;
   /** Records what was observed (INFO checks: the gap report; other checks: extra context). */
   observe(text: string): void;
   /** Adds an exchange recorded elsewhere (e.g. by the traffic observer) to this check's evidence. */
@@ -164,6 +164,7 @@ export async function executeCheck(
   let status: CheckStatus = 'passed';
   let message: string | undefined;
   let cause: CheckResult['cause'];
+  let skipCause: SkipCause | undefined;
   try {
     await def.run(ctx);
     if (env.observations.length) message = env.observations.join('; ');
@@ -171,6 +172,7 @@ export async function executeCheck(
     if (e instanceof CheckSkipped) {
       status = 'skipped';
       message = e.message;
+      skipCause = e.skipCause;
     } else if (e instanceof CheckFailure && req.level !== 'INFO') {
       status = req.level === 'MUST' || req.level === 'CONTRACT' || env.strict ? 'failed' : 'warning';
       message = e.message;
@@ -199,6 +201,7 @@ export async function executeCheck(
     status,
     ...(cause ? { cause } : {}),
     ...(message ? { message: env.redactor.text(message) } : {}),
+    ...(skipCause ? { skip_cause: skipCause } : {}),
     ...(req.level === 'INFO' && env.observations.length ? { observation: env.redactor.text(env.observations.join('; ')) } : {}),
     duration_ms: Math.round(performance.now() - t0),
     exchanges: evidence,

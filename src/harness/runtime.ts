@@ -121,7 +121,7 @@ export function operationRequest(
 ): OperationRequest {
   const { cfg } = rt;
   const principal = opts.as === 'second' ? cfg.credentials.second : { apiKey: cfg.credentials.apiKey, tenantId: cfg.credentials.tenantId };
-  if (!principal) throw new CheckSkipped('no second business configured (FSAPI_SECOND_API_KEY, FSAPI_SECOND_TENANT_ID)');
+  if (!principal) throw new CheckSkipped('no second business configured (FSAPI_SECOND_API_KEY, FSAPI_SECOND_TENANT_ID)', 'credential');
   guardLiveWrite(cfg, op.method);
   const headers: Record<string, string | undefined> = {
     accept: 'application/json',
@@ -150,7 +150,7 @@ export function operationRequest(
 /** In live, nothing that could write is sent unless --allow-live-writes; the check is skipped instead. */
 export function guardLiveWrite(cfg: WorkerConfig, method: string): void {
   if (cfg.environment === 'live' && !cfg.allowLiveWrites && !SAFE_METHODS.has(method.toUpperCase())) {
-    throw new CheckSkipped(`live environment: ${method} requests are not sent without --allow-live-writes`);
+    throw new CheckSkipped(`live environment: ${method} requests are not sent without --allow-live-writes`, 'live-environment');
   }
 }
 

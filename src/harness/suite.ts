@@ -149,7 +149,7 @@ async function runOne(
       return worldOf('primary');
     },
     get secondWorld() {
-      if (!cfg.credentials.second) throw new CheckSkipped('no second business configured (FSAPI_SECOND_API_KEY, FSAPI_SECOND_TENANT_ID)');
+      if (!cfg.credentials.second) throw new CheckSkipped('no second business configured (FSAPI_SECOND_API_KEY, FSAPI_SECOND_TENANT_ID)', 'credential');
       return worldOf('second');
     },
     // Built on first use (0.4 ms each): most checks never need generated data.
@@ -169,8 +169,8 @@ async function runOne(
     send(req) {
       return send(req, evidence.add);
     },
-    skip(reason) {
-      throw new CheckSkipped(reason);
+    skip(reason, cause) {
+      throw new CheckSkipped(reason, cause);
     },
     observe(text) {
       observations.push(text);
@@ -181,7 +181,7 @@ async function runOne(
     ...def,
     run: async (c) => {
       const why = preconditionFailure(def, cfg, spec, binding);
-      if (why) throw new CheckSkipped(why);
+      if (why) throw new CheckSkipped(why.reason, why.cause);
       await def.run(c);
     },
   };

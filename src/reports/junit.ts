@@ -6,7 +6,7 @@
  * - passed  -> a plain testcase (INFO observations go to <system-out> as "OBSERVED: ...");
  * - failed  -> <failure message type="LEVEL"> with the message, source clause, reproduction and the exchanges;
  * - error   -> <error> with the same body (the suite could not decide: transport failure, timeout, harness fault);
- * - skipped -> <skipped message="reason"/>;
+ * - skipped -> <skipped message="[cause] reason"/> (the cause, e.g. credential or waived, when the check gave one);
  * - warning -> a PASSING testcase whose <system-out> starts with "WARNING [LEVEL]: why". JUnit has no warning
  *   state, and a warning does not change the verdict, so a CI that counts <failure> elements must not fail on it.
  * Each testcase carries <properties>: requirement, level, operation (when there is one), family, check_id, status.
@@ -59,6 +59,7 @@ function testcase(c: CheckResult): string {
   out += property('family', c.family);
   out += property('check_id', c.id);
   out += property('status', c.status);
+  if (c.skip_cause) out += property('skip_cause', c.skip_cause);
   out += '      </properties>\n';
   const firstLine = (c.message ?? '').split('\n')[0]!;
   switch (c.status) {
@@ -69,7 +70,7 @@ function testcase(c: CheckResult): string {
       out += `      <error${attrs({ message: truncate(firstLine || 'error', 500), type: c.level })}>${xmlText(failureBody(c))}</error>\n`;
       break;
     case 'skipped':
-      out += `      <skipped${attrs({ message: truncate(c.message ?? 'skipped', 500) })}/>\n`;
+      out += `      <skipped${attrs({ message: truncate(`${c.skip_cause ? `[${c.skip_cause}] ` : ''}${c.message ?? 'skipped'}`, 500) })}/>\n`;
       break;
     case 'warning':
       out += `      <system-out>${xmlText(`WARNING [${c.level}]: ${c.message ?? 'no reason given'}\nA ${c.level} check that did not pass: reported, not counted as a failure (it is one under --strict).${c.reproduce ? `\nreproduce: ${c.reproduce}` : ''}`)}</system-out>\n`;

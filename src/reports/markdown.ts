@@ -1,14 +1,16 @@
 /**
  * summary.md: the run as a GitHub job summary or PR comment.
  *
- * Order: verdict (with the exit code and its meaning), counts, one table per group, every failure and error
- * (requirement, level, message, reproduction), warnings (collapsed), the gap report, the baseline diff, a footer.
+ * Order: verdict (the headline, the exit code and its meaning), run diagnostics (what makes the run weak, with the
+ * fix), coverage (MUST requirements not verified or waived, operations not exercised), counts, one table per group
+ * (a group with no executed check says "not tested"), every failure and error grouped per requirement with its
+ * message and a reproduction, warnings (collapsed), the gap report, the baseline diff, a footer.
  * It is bounded (default 60,000 UTF-8 bytes, under GitHub's 65,536 characters for a comment and 1 MiB for a job summary): lists are capped with
  * "and N more" pointing to conformance.json, and the caps shrink until the whole fits.
  */
 import { CROSS_CUTTING, GROUPS } from '../catalogue/groups.js';
 import { LEVELS } from '../catalogue/requirements.js';
-import type { CheckResult, CheckStatus, Gap, RunReport, StatusCounts } from '../results/model.js';
+import type { CheckResult, CheckStatus, Gap, RequirementCoverage, RunReport, StatusCounts } from '../results/model.js';
 import { BLOCKING_LEVELS, EXIT_CODE_HELP, exitCodeFor } from '../results/verdict.js';
 import { renderDiffMarkdown } from './diff.js';
 import { gapsFromChecks } from './gaps.js';
@@ -20,7 +22,8 @@ export const SUMMARY_MAX_BYTES = 60_000;
 const size = (s: string) => Buffer.byteLength(s, 'utf8');
 
 const ICON: Record<CheckStatus, string> = { passed: '✅', failed: '❌', warning: '⚠️', skipped: '⏭️', error: '💥' };
-const VERDICT_ICON = { conformant: '✅', 'non-conformant': '❌', incomplete: '⏸️' } as const;
+const VERDICT_ICON = { conformant: '✅', 'non-conformant': '❌', inconclusive: '❔', incomplete: '⏸️' } as const;
+const VERDICT_TITLE = { conformant: 'Conformant', 'non-conformant': 'Non-conformant', inconclusive: 'Inconclusive', incomplete: 'Incomplete' } as const;
 const STATUS_ORDER: Record<CheckStatus, number> = { error: 0, failed: 1, warning: 2, skipped: 3, passed: 4 };
 const COLUMNS: { status: CheckStatus; label: string; one: string }[] = [
   { status: 'passed', label: 'passed', one: 'passed' },
@@ -73,8 +76,9 @@ function head(report: RunReport): string[] {
   const meaning = EXIT_CODE_HELP.find((x) => x.code === code)?.meaning ?? '';
   const t = report.target;
   const out = [
-    `# ${VERDICT_ICON[report.verdict]} ${report.verdict === 'conformant' ? 'Conformant' : report.verdict === 'non-conformant' ? 'Non-conformant' : 'Incomplete'}: Financial Services API v1`,
+    `# ${VERDICT_ICON[report.verdict]} ${VERDICT_TITLE[report.verdict]}: ${mdEscape(report.spec.title || 'Financial Services API')}`,
     '',
+    ...(report.headline ? [`**${mdEscape(report.headline)}**`, ''] : []),
     `**Verdict: ${report.verdict}**. Exit code **${code}**: ${mdEscape(meaning)}.`,
   ];
   if (report.verdict !== 'incomplete' && regression) {
@@ -95,17 +99,75 @@ function head(report: RunReport): string[] {
   return out;
 }
 
+function diagnostics(report: RunReport): string[] {
+  const d = report.diagnostics ?? [];
+  if (!d.length) return [];
+  const out = ['', '## Run diagnostics', '', 'Read these first: they make the per-check results below weak or meaningless.', ''];
+  for (const x of d) out.push(`- ⚠️ ${mdEscape(x.message)}  `, `  Fix: ${mdEscape(x.fix)}`);
+  return out;
+}
+
+const STATUS_LABEL: Record<RequirementCoverage['status'], string> = {
+  verified: '✅ verified',
+  failed: '❌ failed',
+  'not-verified': '❔ not verified',
+  waived: '🏳️ waived',
+  'not-applicable': '➖ not applicable',
+};
+
+function coverageSection(report: RunReport, caps: Caps): string[] {
+  const cov = report.coverage;
+  if (!cov) return [];
+  const m = cov.must;
+  const out = [
+    '',
+    '## Coverage',
+    '',
+    `MUST requirements: ${m.verified} verified, ${m.failed} failed, ${m.not_verified} not verified, ${m.waived} waived of ${m.applicable} that apply` +
+      `${m.not_applicable ? ` (${m.not_applicable} not applicable to this run)` : ''}.`,
+  ];
+  const open = cov.requirements.filter((r) => r.status === 'not-verified' || r.status === 'waived');
+  const must = open.filter((r) => r.level === 'MUST');
+  if (must.length) {
+    out.push('', '| requirement | level | status | why |', '|---|---|---|---|');
+    for (const r of must) out.push(`| ${mdEscape(r.id)} | ${r.level} | ${STATUS_LABEL[r.status]} | ${r.reason ? mdCode(truncate(oneLine(r.reason), caps.text), true) : ''} |`);
+  }
+  const others = open.filter((r) => r.level !== 'MUST');
+  if (others.length) {
+    out.push('', `<details><summary>${plural(others.length, 'other requirement')} not verified or waived (CONTRACT, SHOULD, PROFILE, INFO)</summary>`, '');
+    out.push('| requirement | level | status | why |', '|---|---|---|---|');
+    for (const r of others.slice(0, caps.list)) out.push(`| ${mdEscape(r.id)} | ${r.level} | ${STATUS_LABEL[r.status]} | ${r.reason ? mdCode(truncate(oneLine(r.reason), caps.text), true) : ''} |`);
+    if (others.length > caps.list) out.push('', `…and ${others.length - caps.list} more: see \`coverage\` in conformance.json.`);
+    out.push('', '</details>');
+  }
+  const ops = cov.operations;
+  out.push('', `Document operations exercised: ${ops.exercised} of ${ops.total}${ops.not_in_run ? ` (${ops.not_in_run} left out of this run on purpose)` : ''}.`);
+  const missed = ops.list.filter((o) => !o.exercised && !o.not_in_run);
+  if (missed.length) {
+    out.push('', `<details><summary>${plural(missed.length, 'operation')} of the document not exercised</summary>`, '');
+    for (const o of missed.slice(0, caps.list)) out.push(`- ${mdCode(o.operation)} (${mdCode(`${o.method} ${o.path}`)}): ${mdEscape(o.reason ?? 'not reached')}`);
+    if (missed.length > caps.list) out.push(`- …and ${missed.length - caps.list} more`);
+    out.push('', '</details>');
+  }
+  return out;
+}
+
+/** A group none of whose checks was executed (only skips, or only INFO observations) was not tested. */
+function untested(checks: readonly CheckResult[]): boolean {
+  return !checks.some((c) => c.level !== 'INFO' && (c.status === 'passed' || c.status === 'failed' || c.status === 'warning'));
+}
+
 function groupTables(report: RunReport, rowsPerGroup: number, caps: Caps): string[] {
   const out = ['', '## Results by group', '', ...countsHeader('group')];
   const groups = groupOrder(report);
-  for (const g of groups) out.push(countsRow(mdEscape(groupLabel(g)), report.counts.by_group[g] ?? countGroup(report, g)));
+  const inGroup = (g: string) => report.checks.filter((c) => c.group === g);
+  for (const g of groups) out.push(countsRow(`${mdEscape(groupLabel(g))}${untested(inGroup(g)) ? ' (not tested)' : ''}`, report.counts.by_group[g] ?? countGroup(report, g)));
   for (const g of groups) {
-    const checks = report.checks
-      .filter((c) => c.group === g)
-      .sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status] || levelRank(a) - levelRank(b) || byId(a, b));
+    const checks = inGroup(g).sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status] || levelRank(a) - levelRank(b) || byId(a, b));
     const counts = report.counts.by_group[g] ?? countGroup(report, g);
-    const worst = checks[0] ? ICON[checks[0].status] : '';
-    out.push('', `<details><summary>${worst} <b>${mdEscape(groupLabel(g))}</b>: ${countsLine(counts)}</summary>`, '');
+    const worst = untested(checks) ? '⏭️' : checks[0] ? ICON[checks[0].status] : '';
+    const line = untested(checks) ? `not tested (${countsLine(counts)})` : countsLine(counts);
+    out.push('', `<details><summary>${worst} <b>${mdEscape(groupLabel(g))}</b>: ${line}</summary>`, '');
     out.push('| | check | level | message |', '|---|---|---|---|');
     for (const c of checks.slice(0, rowsPerGroup)) {
       const msg = c.message ?? c.observation;
@@ -128,25 +190,42 @@ function countGroup(report: RunReport, g: string): StatusCounts {
 }
 
 function failures(report: RunReport, caps: Caps): string[] {
-  const bad = report.checks
-    .filter((c) => c.status === 'failed' || c.status === 'error')
-    .sort((a, b) => {
-      const blocking = (c: CheckResult) => (BLOCKING_LEVELS.includes(c.level) ? 0 : c.status === 'failed' && c.level !== 'INFO' ? 1 : 2);
-      return blocking(a) - blocking(b) || levelRank(a) - levelRank(b) || byId(a, b);
-    });
+  const rank = (c: CheckResult) => (BLOCKING_LEVELS.includes(c.level) ? 0 : c.status === 'failed' && c.level !== 'INFO' ? 1 : 2);
+  const bad = report.checks.filter((c) => c.status === 'failed' || c.status === 'error').sort((a, b) => rank(a) - rank(b) || levelRank(a) - levelRank(b) || byId(a, b));
   if (!bad.length) return [];
-  const out = ['', `## Failures and errors (${bad.length})`];
-  for (const c of bad.slice(0, caps.detail)) {
-    out.push('', `### ${ICON[c.status]} ${mdEscape(c.requirement)} · ${c.level} · ${c.status === 'error' ? 'error' : 'failed'}`, '');
-    out.push(`${mdCode(c.name)} (${mdEscape(c.group)}${c.operation ? `, ${mdCode(c.operation)}` : ''})  `);
-    out.push(`${mdEscape(c.title)}  `, `Source: ${mdEscape(c.clause)}`);
-    out.push('', mdBlock(truncate(c.message ?? '(no message)', caps.text)));
-    if (c.reproduce) out.push('', 'Reproduce:', '', mdBlock(truncate(c.reproduce, caps.text * 2), 'sh'));
+  const byReq = new Map<string, CheckResult[]>();
+  for (const c of bad) (byReq.get(c.requirement) ?? byReq.set(c.requirement, []).get(c.requirement)!).push(c);
+  const out = ['', `## Failures and errors (${plural(bad.length, 'check')}, ${plural(byReq.size, 'requirement')})`];
+  let shown = 0;
+  for (const [req, checks] of byReq) {
+    if (shown >= caps.detail) break;
+    shown++;
+    const first = checks[0]!;
+    const tally = COLUMNS.filter((x) => x.status === 'failed' || x.status === 'error')
+      .map((x) => [x, checks.filter((c) => c.status === x.status).length] as const)
+      .filter(([, n]) => n)
+      .map(([x, n]) => `${n} ${x.status === 'error' ? (n === 1 ? 'error' : 'errors') : 'failed'}`)
+      .join(', ');
+    out.push('', `### ${ICON[first.status]} ${mdEscape(req)} · ${first.level} · ${tally}`, '', `Source: ${mdEscape(first.clause)}`, '');
+    // Checks with the same message are listed together: a defect repeated over many operations reads once.
+    const byMessage = new Map<string, CheckResult[]>();
+    for (const c of checks) (byMessage.get(c.message ?? '') ?? byMessage.set(c.message ?? '', []).get(c.message ?? '')!).push(c);
+    let listed = 0;
+    for (const [message, same] of byMessage) {
+      if (listed >= caps.list) break;
+      listed++;
+      const names = same.slice(0, 5).map((c) => mdCode(c.name)).join(', ');
+      const more = same.length > 5 ? ` and ${same.length - 5} more` : '';
+      out.push(`- ${ICON[same[0]!.status]} ${names}${more}: ${mdCode(truncate(oneLine(message || '(no message)'), caps.text))}`);
+    }
+    if (byMessage.size > listed) out.push(`- …and ${byMessage.size - listed} more messages for ${mdEscape(req)}: see conformance.json`);
+    const repro = checks.find((c) => c.reproduce);
+    if (repro) out.push('', `Reproduce (${mdCode(repro.name)}):`, '', mdBlock(truncate(repro.reproduce!, caps.text * 2), 'sh'));
   }
-  if (bad.length > caps.detail) {
-    out.push('', `…and ${bad.length - caps.detail} more failures and errors:`, '');
-    const rest = bad.slice(caps.detail);
-    for (const c of rest.slice(0, caps.list)) out.push(`- ${ICON[c.status]} ${mdCode(c.name)} (${c.level})`);
+  if (byReq.size > shown) {
+    const rest = [...byReq].slice(shown);
+    out.push('', `…and ${rest.length} more requirements with failures or errors:`, '');
+    for (const [req, checks] of rest.slice(0, caps.list)) out.push(`- ${ICON[checks[0]!.status]} ${mdEscape(req)} (${checks[0]!.level}): ${plural(checks.length, 'check')}, e.g. ${mdCode(truncate(oneLine(checks[0]!.message ?? ''), Math.min(caps.text, 200)))}`);
     if (rest.length > caps.list) out.push(`- …and ${rest.length - caps.list} more`);
     out.push('', 'Every message, exchange and reproduction line is in conformance.json.');
   }
@@ -211,6 +290,8 @@ function footer(report: RunReport): string[] {
 function render(report: RunReport, caps: Caps, rowsPerGroup: number): string {
   const parts = [
     ...head(report),
+    ...diagnostics(report),
+    ...coverageSection(report, caps),
     ...groupTables(report, rowsPerGroup, caps),
     ...failures(report, caps),
     ...warnings(report, caps),
@@ -241,5 +322,5 @@ export function renderSummary(report: RunReport, opts: { maxBytes?: number } = {
     caps = { detail: Math.max(1, Math.floor(caps.detail / 2)), list: Math.max(3, Math.floor(caps.list / 2)), text: Math.max(80, Math.floor(caps.text / 2)) };
   }
   // Pathological input (thousands of groups or gaps): the head and footer only.
-  return `${[...head(report), '', 'The full summary does not fit here: see conformance.json and junit.xml.', ...footer(report)].join('\n')}\n`;
+  return `${[...head(report), ...diagnostics(report), '', 'The full summary does not fit here: see conformance.json and junit.xml.', ...footer(report)].join('\n')}\n`;
 }

@@ -10,11 +10,15 @@
  * How run fields combine: started_at is the earliest, finished_at the latest, duration_ms the wall time between
  * them; phases are the longest of each phase (shards run side by side); requests_sent and resources_created add
  * up; groups are the union; concurrency is the largest; node and platform list the distinct values. The merged
- * verdict is incomplete when any shard was.
+ * verdict is incomplete when any shard was. Coverage, verdict, headline and diagnostics are recomputed over the
+ * merged checks (src/results/assess.ts): a requirement a shard could not run (not in its suites) is verified by
+ * the shard that could; one with no check in any shard keeps what the shards said (not verified wins).
  */
 import { createHash } from 'node:crypto';
 import { UsageError } from '../errors.js';
-import type { RunReport } from '../results/model.js';
+import { assessRun, type Assessment } from '../results/assess.js';
+import type { Absent, DocumentOperation } from '../results/coverage.js';
+import type { RequirementCoverage, RunReport } from '../results/model.js';
 import { computeVerdict, countStatuses } from '../results/verdict.js';
 import { gapsFromChecks } from './gaps.js';
 
@@ -140,6 +144,13 @@ export function mergeReports(reports: RunReport[], opts: { names?: string[] } = 
     run.incomplete_reason = incomplete.map((r) => `shard ${r.run.shard!.index}/${count}: ${r.run.incomplete_reason ?? 'interrupted'}`).join('; ');
   }
   const target: RunReport['target'] = { ...first.target };
+  const waivers = shards.flatMap((r) => r.run.waivers ?? []).filter((w, i, all) => all.findIndex((x) => x.requirement === w.requirement) === i);
+  if (waivers.length) run.waivers = waivers;
+  const throttled = shards.filter((r) => r.run.throttling);
+  if (throttled.length) {
+    run.throttling = { responses: throttled.reduce((n, r) => n + r.run.throttling!.responses, 0), waited_ms: throttled.reduce((n, r) => n + r.run.throttling!.waited_ms, 0) };
+  }
+  const assessed = reassess(shards, checks, run);
 
   return {
     schema_version: 1,
@@ -148,9 +159,45 @@ export function mergeReports(reports: RunReport[], opts: { names?: string[] } = 
     requirements: { ...first.requirements },
     target,
     run,
-    verdict: computeVerdict(checks, { incomplete: incomplete.length > 0 }),
+    ...(assessed
+      ? { verdict: assessed.verdict, headline: assessed.headline, diagnostics: assessed.diagnostics, coverage: assessed.coverage }
+      : { verdict: computeVerdict(checks, { incomplete: incomplete.length > 0 }) }),
     counts: countStatuses(checks),
     checks,
     gaps: gapsFromChecks(checks, statements),
   };
+}
+
+/** Coverage and verdict over the merged checks, from what the shards' own coverage says; undefined for shards written before coverage existed. */
+function reassess(shards: RunReport[], checks: RunReport['checks'], run: RunReport['run']): Assessment | undefined {
+  if (!shards.every((r) => r.coverage)) return undefined;
+  const covs = shards.map((r) => r.coverage!);
+  const entryOf = (id: string) => covs.map((c) => c.requirements.find((r) => r.id === id)).filter((r): r is RequirementCoverage => !!r);
+  const absent = (id: string): Absent => {
+    const said = entryOf(id);
+    const pick = said.find((r) => r.status === 'not-verified') ?? said.find((r) => r.status === 'waived') ?? said[0];
+    return pick ? { status: pick.status, ...(pick.cause ? { cause: pick.cause } : {}), ...(pick.reason ? { reason: pick.reason } : {}) } : { status: 'not-applicable', cause: 'not-applicable', reason: 'in no shard' };
+  };
+  const first = covs[0]!;
+  const operations: DocumentOperation[] = first.operations.list.map((o) => ({ operationId: o.operation, method: o.method, path: o.path, group: o.group }));
+  const leftOut = (op: DocumentOperation): string | undefined => {
+    const said = shards.map((r) => ({ groups: r.run.groups as string[], entry: r.coverage!.operations.list.find((o) => o.operation === op.operationId) }));
+    if (!said.every((s) => s.entry?.not_in_run)) return undefined;
+    // The shard that had the operation's group knows why it was left out (the capabilities file); the others only that it was not theirs.
+    return (said.find((s) => op.group && s.groups.includes(op.group)) ?? said[0])!.entry!.reason;
+  };
+  return assessRun({
+    checks,
+    // Client-scope requirements have no check in any shard: their entries come back through `absent`.
+    requirements: first.requirements.map((r) => ({ id: r.id, level: r.level, scope: 'target' })),
+    waivers: run.waivers ?? [],
+    absent,
+    operations,
+    baseUrl: shards[0]!.target.base_url,
+    leftOut,
+    incompleteReason: run.incomplete_reason,
+    throttling: run.throttling,
+    durationMs: run.duration_ms,
+    documentNotes: (shards[0]!.diagnostics ?? []).filter((d) => d.kind === 'security-scheme'),
+  });
 }

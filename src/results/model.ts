@@ -10,7 +10,15 @@ import type { SuiteSlug } from '../catalogue/groups.js';
 export type CheckStatus = 'passed' | 'failed' | 'warning' | 'skipped' | 'error';
 export const CHECK_STATUSES: readonly CheckStatus[] = ['passed', 'failed', 'warning', 'skipped', 'error'];
 
-export type Verdict = 'conformant' | 'non-conformant' | 'incomplete';
+export type Verdict = 'conformant' | 'non-conformant' | 'inconclusive' | 'incomplete';
+
+/**
+ * Why a check was skipped, for coverage: whether its requirement counts as "not verified" (credential,
+ * not-in-document, binding, prerequisite, live-environment) or was left out on purpose (capabilities,
+ * not-applicable) or waived.
+ */
+export type SkipCause = 'credential' | 'not-in-document' | 'binding' | 'prerequisite' | 'waived' | 'capabilities' | 'live-environment' | 'not-applicable';
+export const SKIP_CAUSES: readonly SkipCause[] = ['credential', 'not-in-document', 'binding', 'prerequisite', 'waived', 'capabilities', 'live-environment', 'not-applicable'];
 
 /** Check families: one module of the check library each, plus hand-written group flows and gap observations. */
 export type Family =
@@ -70,6 +78,8 @@ export interface CheckResult {
   message?: string;
   /** For INFO checks: what the target was observed to do, for the gap report. */
   observation?: string;
+  /** For a skipped check: what kind of reason it is (coverage reads it to tell "not verified" from "not applicable"). */
+  skip_cause?: SkipCause;
   duration_ms: number;
   exchanges: RecordedExchange[];
   /** A curl line that repeats the decisive request, with the key as $FSAPI_API_KEY. */
@@ -150,6 +160,8 @@ export interface RunReport {
     platform: string;
     /** Why the run is incomplete, when it is. */
     incomplete_reason?: string;
+    /** Requirements waived by the capabilities file, with the reason given there. */
+    waivers?: Waiver[];
   };
   verdict: Verdict;
   counts: {
@@ -157,7 +169,66 @@ export interface RunReport {
     by_level: Record<Level, StatusCounts>;
     by_group: Record<string, StatusCounts>;
   };
+  /** The verdict in one line, with what was not verified ("conformant: 27 of 27 MUST requirements verified"). */
+  headline?: string;
+  /** What makes this run meaningless or weak, each with its fix; shown before any per-check detail. */
+  diagnostics?: Diagnostic[];
+  /** Which requirements and document operations the run exercised, and why not where it did not. */
+  coverage?: Coverage;
   checks: CheckResult[];
   gaps: Gap[];
   baseline?: BaselineDiff;
+}
+
+export interface Waiver {
+  requirement: string;
+  reason: string;
+}
+
+/**
+ * verified: at least one check was executed (passed, failed or warned) and none failed; failed: one failed or
+ * errored; not-verified: it applies but no check was executed (`cause` and `reason` say why); waived: the
+ * capabilities file waived it; not-applicable: this run's configuration left it out on purpose (groups, shard,
+ * capabilities) or it binds the suite itself (client scope).
+ */
+export type RequirementStatus = 'verified' | 'failed' | 'not-verified' | 'waived' | 'not-applicable';
+
+export interface RequirementCoverage {
+  id: string;
+  level: Level;
+  status: RequirementStatus;
+  /** For not-verified, waived and not-applicable: the kind of reason (suite-obligation: a client-scope requirement, proven by the project's own tests). */
+  cause?: SkipCause | 'rate-limited' | 'suite-obligation';
+  reason?: string;
+  /** Checks of the run for it: executed (passed, failed, warning) of total. */
+  checks: { executed: number; total: number };
+}
+
+export interface OperationCoverage {
+  operation: string;
+  method: string;
+  /** Its path template in the document, relative to the base URL. */
+  path: string;
+  group?: string;
+  exercised: boolean;
+  /** When not exercised: why (not in this run's groups, excluded by the capabilities file, no endpoint group...). */
+  reason?: string;
+  /** True when the run's configuration left it out on purpose (not in its groups, excluded by capabilities). */
+  not_in_run?: boolean;
+}
+
+export interface Coverage {
+  must: { total: number; applicable: number; verified: number; failed: number; not_verified: number; waived: number; not_applicable: number };
+  requirements: RequirementCoverage[];
+  operations: { total: number; exercised: number; not_in_run: number; list: OperationCoverage[] };
+}
+
+export type DiagnosticKind = 'unauthorized' | 'not-found' | 'writes-refused' | 'rate-limited' | 'security-scheme' | 'unbound-operations' | 'unverified-must';
+
+export interface Diagnostic {
+  kind: DiagnosticKind;
+  /** What was seen, with figures. */
+  message: string;
+  /** What to change. */
+  fix: string;
 }

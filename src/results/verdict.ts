@@ -1,19 +1,27 @@
 import { LEVELS, type Level } from '../catalogue/levels.js';
-import { CHECK_STATUSES, type CheckResult, type CheckStatus, type RunReport, type StatusCounts, type Verdict } from './model.js';
+import { CHECK_STATUSES, type CheckResult, type CheckStatus, type Coverage, type RunReport, type StatusCounts, type Verdict } from './model.js';
 
 /** Levels whose failure makes a target non-conformant (SHOULD and PROFILE count too under --strict, as failures). */
 export const BLOCKING_LEVELS: readonly Level[] = ['MUST', 'CONTRACT'];
 
+/** A check that errored because the target kept answering 429/503: the run learnt nothing, the target broke nothing. */
+export const isRateLimited = (c: CheckResult): boolean => c.status === 'error' && c.cause === 'rate-limited';
+
+/** A check whose outcome makes the target non-conformant. */
+export const isBlockingFailure = (c: CheckResult): boolean =>
+  (c.status === 'failed' && c.level !== 'INFO') || (c.status === 'error' && BLOCKING_LEVELS.includes(c.level) && !isRateLimited(c));
+
 /**
- * conformant: no blocking check failed or errored; non-conformant otherwise; incomplete when the run was cut short.
- * Under --strict the harness records SHOULD/PROFILE failures as `failed` (not `warning`), and they then block too.
+ * incomplete when the run was cut short; non-conformant when a blocking check failed or errored; inconclusive when
+ * nothing blocking failed but a MUST requirement that applies was not verified, or a check was rate-limited;
+ * conformant otherwise. Under --strict the harness records SHOULD/PROFILE failures as `failed` (not `warning`),
+ * and they then block too. Without `coverage` (a report from before coverage existed) only the checks decide.
  */
-export function computeVerdict(checks: readonly CheckResult[], opts: { incomplete?: boolean } = {}): Verdict {
+export function computeVerdict(checks: readonly CheckResult[], opts: { incomplete?: boolean; coverage?: Coverage } = {}): Verdict {
   if (opts.incomplete) return 'incomplete';
-  const blocking = checks.some(
-    (c) => (c.status === 'failed' && c.level !== 'INFO') || (c.status === 'error' && BLOCKING_LEVELS.includes(c.level)),
-  );
-  return blocking ? 'non-conformant' : 'conformant';
+  if (checks.some(isBlockingFailure)) return 'non-conformant';
+  if ((opts.coverage?.must.not_verified ?? 0) > 0 || checks.some(isRateLimited)) return 'inconclusive';
+  return 'conformant';
 }
 
 /** Exit codes, documented in the README and in `run --help`. */
@@ -24,21 +32,24 @@ export const EXIT = {
   internal: 3,
   regression: 4,
   incomplete: 5,
+  inconclusive: 6,
 } as const;
 
 export const EXIT_CODE_HELP = [
-  { code: EXIT.conformant, meaning: 'conformant: no MUST or CONTRACT check failed or errored' },
+  { code: EXIT.conformant, meaning: 'conformant: no MUST or CONTRACT check failed or errored, and every MUST requirement that applies was verified (or waived, not under --strict)' },
   { code: EXIT.nonConformant, meaning: 'non-conformant: a MUST or CONTRACT check failed or errored (with --strict, also SHOULD/PROFILE)' },
   { code: EXIT.usage, meaning: 'configuration, file or connectivity error before testing (one message says what to fix)' },
   { code: EXIT.internal, meaning: 'internal error of the suite' },
   { code: EXIT.regression, meaning: 'with --baseline: a check that passed in the baseline fails now (takes precedence over 0 and 1)' },
   { code: EXIT.incomplete, meaning: 'incomplete: the run was interrupted (SIGINT/SIGTERM); the report holds what was learnt' },
+  { code: EXIT.inconclusive, meaning: 'inconclusive: nothing blocking failed, but a MUST requirement that applies was not verified (or the target rate-limited checks); the headline says which' },
 ];
 
+/** Precedence: incomplete (5) > regression (4) > non-conformant (1) > inconclusive (6) > conformant (0). */
 export function exitCodeFor(verdict: Verdict, regression = false): number {
   if (verdict === 'incomplete') return EXIT.incomplete;
   if (regression) return EXIT.regression;
-  return verdict === 'conformant' ? EXIT.conformant : EXIT.nonConformant;
+  return verdict === 'conformant' ? EXIT.conformant : verdict === 'inconclusive' ? EXIT.inconclusive : EXIT.nonConformant;
 }
 
 export function emptyCounts(): StatusCounts {

@@ -17,7 +17,10 @@ import type { WorkerConfig } from '../harness/worker-config.js';
 import { ALLURE_RESULTS_DIR, gapsFromChecks, prepareReportValidator, writeReports, type WrittenReports } from '../reports/index.js';
 import type { CheckResult, RunReport } from '../results/model.js';
 import type { TestSpecification, Vitest } from 'vitest/node';
-import { computeVerdict, countStatuses } from '../results/verdict.js';
+import { countStatuses } from '../results/verdict.js';
+import { absentFromRun, assessRun } from '../results/assess.js';
+import { securitySchemeNote } from '../results/diagnostics.js';
+import { leftOutBy, referencePlan } from './coverage-plan.js';
 import type { RunningSandbox } from '../../sandbox/index.js';
 import { allureReporter, type AllureResultsReporter } from './allure-writer.js';
 import { ResultCollector, type SuiteStats } from './collector.js';
@@ -186,7 +189,22 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
       : suiteErrors.length
         ? `a suite could not run: ${suiteErrors[0]}`
         : undefined;
-    const report = buildReport({ cfg, catalogue, runId, startedAt, phases, results, baseUrl, credentials, sandbox, incompleteReason, stats: { requests: stats.requests + (client?.requestsSent ?? 0), created: stats.created }, throttling: limiter.figures });
+    const reference = catalogue.isReferenceProfile ? catalogue : await loadCatalogue();
+    const report = buildReport({
+      cfg,
+      catalogue,
+      reference: { spec: reference.spec, isReferenceProfile: true },
+      runId,
+      startedAt,
+      phases,
+      results,
+      baseUrl,
+      credentials,
+      sandbox,
+      incompleteReason,
+      stats: { requests: stats.requests + (client?.requestsSent ?? 0), created: stats.created },
+      throttling: limiter.figures,
+    });
     for (const e of suiteErrors.slice(0, 5)) log(`  suite error: ${redactor.text(e)}`);
     // The Allure files (one per check, and its evidence) are report writing: after the run's duration is taken,
     // before the reports that checksum them.
@@ -316,6 +334,8 @@ function defaultPlainHttpUrl(baseUrl: string): string {
 function buildReport(a: {
   cfg: RunConfig;
   catalogue: Catalogue;
+  /** The reference profile, for where each requirement's checks are planned. */
+  reference: { spec: Catalogue['spec']; isReferenceProfile: true };
   runId: string;
   startedAt: Date;
   phases: Phases;
@@ -332,6 +352,21 @@ function buildReport(a: {
   const checks = [...a.results].sort((x, y) => x.id.localeCompare(y.id));
   const statements = new Map(catalogue.requirements.all.map((r) => [r.id, r.statement]));
   const groups = [...new Set(checks.map((c) => c.group))];
+  const durationMs = finished.getTime() - a.startedAt.getTime();
+  const waivers = cfg.capabilities?.waive ?? [];
+  const securityNote = securitySchemeNote(catalogue.spec.raw);
+  const assessed = assessRun({
+    checks,
+    requirements: catalogue.requirements.all,
+    waivers,
+    absent: absentFromRun(referencePlan(a.reference), cfg.groups),
+    operations: catalogue.spec.operations,
+    baseUrl: a.baseUrl,
+    leftOut: leftOutBy(cfg.groups, cfg.capabilities),
+    incompleteReason: a.incompleteReason,
+    durationMs,
+    ...(securityNote ? { documentNotes: [securityNote] } : {}),
+  });
   return {
     schema_version: 1,
     suite: { name: 'fsapi-conformance', version: SUITE_VERSION },
@@ -357,7 +392,7 @@ function buildReport(a: {
       seed: cfg.seed,
       started_at: a.startedAt.toISOString(),
       finished_at: finished.toISOString(),
-      duration_ms: finished.getTime() - a.startedAt.getTime(),
+      duration_ms: durationMs,
       phases: { startup_ms: Math.round(a.phases.startup_ms), preflight_ms: Math.round(a.phases.preflight_ms), suites_ms: Math.round(a.phases.suites_ms) },
       strict: cfg.strict,
       groups: cfg.groups.filter((g) => groups.includes(g) || isGroupSlug(g) || g === 'transport' || g === 'versioning'),
@@ -373,8 +408,12 @@ function buildReport(a: {
       node: process.version,
       platform: `${process.platform}-${process.arch}`,
       ...(a.incompleteReason ? { incomplete_reason: a.incompleteReason } : {}),
+      ...(waivers.length ? { waivers } : {}),
     },
-    verdict: computeVerdict(checks, { incomplete: !!a.incompleteReason }),
+    verdict: assessed.verdict,
+    headline: assessed.headline,
+    diagnostics: assessed.diagnostics,
+    coverage: assessed.coverage,
     counts: countStatuses(checks),
     checks,
     gaps: gapsFromChecks(checks, statements),

@@ -69,7 +69,7 @@ export function runOnce(opts: { faults: string[]; suites: SuiteSlug[]; seed: num
           if (c.status === 'skipped' && c.message?.startsWith('precondition failed')) preconditions.push(`${c.id}: ${c.message}`);
         }
         const out: RunOutcome = { verdict: report.verdict, checks: report.checks.length, failing, preconditions, durationMs };
-        if (code !== 0 && code !== 1) out.problem = `exit ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`;
+        if (code !== 0 && code !== 1 && code !== 6) out.problem = `exit ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`;
         resolve(out);
       } catch {
         resolve({ verdict: 'did-not-run', checks: 0, failing: {}, preconditions: [], durationMs, problem: `exit ${code}: ${stderr.trim().split('\n').slice(-5).join(' | ')}` });

@@ -139,7 +139,7 @@ export interface Received {
  */
 export async function received(ctx: CheckContext, q: { objectId?: string; type?: string; min?: number }): Promise<Received[]> {
   const receiver = ctx.config.receiver;
-  if (!receiver) ctx.skip('no webhook receiver in this run (FSAPI_WEBHOOK_LISTEN)');
+  if (!receiver) ctx.skip('no webhook receiver in this run (FSAPI_WEBHOOK_LISTEN)', 'credential');
   const wait = ctx.config.webhookWaitMs;
   const res = await ctx.send({
     method: 'GET',

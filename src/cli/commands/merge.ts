@@ -73,7 +73,8 @@ differ), a shard given twice or missing, a check present in two shards.`,
     console.log(
       `merged ${reports.length} shard reports (runs ${merged.run.merged_from!.join(', ')}) into ${out}\n` +
         `${s.total} checks: ${s.passed} passed, ${s.failed} failed, ${s.warning} warnings, ${s.skipped} skipped, ${s.error} errors\n` +
-        `verdict: ${written.report.verdict}${written.regression ? ' (regression against the baseline)' : ''} (exit ${code})`,
+        `verdict: ${written.report.verdict}${written.regression ? ' (regression against the baseline)' : ''} (exit ${code})` +
+        `${written.report.headline ? `\n${written.report.headline}` : ''}`,
     );
     return code;
   },

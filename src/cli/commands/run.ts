@@ -82,9 +82,14 @@ function renderConsoleSummary(r: RunReport, dir: string, reportsMs: number): str
   const c = r.counts.by_status;
   const lines = [
     `verdict: ${r.verdict.toUpperCase()}${r.run.incomplete_reason ? ` (${r.run.incomplete_reason})` : ''}`,
+    ...(r.headline ? [r.headline] : []),
     `${c.total} checks: ${c.passed} passed, ${c.failed} failed, ${c.warning} warnings, ${c.skipped} skipped, ${c.error} errors  ` +
       `| ${r.run.requests_sent} requests in ${(r.run.duration_ms / 1000).toFixed(1)} s`,
   ];
+  if (r.diagnostics?.length) {
+    lines.push('', 'run diagnostics (read these first):');
+    for (const d of r.diagnostics) lines.push(`  ! ${d.message}\n    fix: ${d.fix}`);
+  }
   const bad = r.checks.filter((x) => x.status === 'failed' || x.status === 'error');
   if (bad.length) {
     lines.push('', 'failures and errors:');

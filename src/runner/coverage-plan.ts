@@ -1,0 +1,30 @@
+import type { Capabilities } from '../config/capabilities.js';
+import { ALL_SUITE_SLUGS } from '../checks/planner.js';
+import { genericChecks, type PlanContext } from '../checks/index.js';
+import type { RequirementPlan } from '../results/coverage.js';
+import type { DocumentOperation } from '../results/coverage.js';
+
+/**
+ * Where each requirement's generic checks are planned over the reference profile, by suite and operation: a
+ * requirement with no check in a run whose suite was in it lacks its operations in the document in use.
+ */
+export function referencePlan(reference: PlanContext): RequirementPlan {
+  const out = new Map<string, { suite: string; operation?: string }[]>();
+  for (const suite of ALL_SUITE_SLUGS) {
+    for (const def of genericChecks(suite, reference)) {
+      (out.get(def.requirement) ?? out.set(def.requirement, []).get(def.requirement)!).push({ suite, ...(def.operation ? { operation: def.operation } : {}) });
+    }
+  }
+  return out;
+}
+
+/** Why an operation of the document is out of this run on purpose (not in its groups, or excluded by the capabilities file). */
+export function leftOutBy(groups: readonly string[], caps: Capabilities | undefined): (op: DocumentOperation) => string | undefined {
+  return (op) => {
+    if (!op.group) return undefined;
+    if (caps?.excludeOperations.includes(op.operationId)) return 'excluded by the capabilities file';
+    if (caps?.groups && !caps.groups.some((g) => g === op.group)) return `group ${op.group} is not declared in the capabilities file`;
+    if (!groups.includes(op.group)) return `group ${op.group} is not in this run`;
+    return undefined;
+  };
+}
