@@ -78,7 +78,9 @@ export function scoreBinding(d: Dialect, truth: Binding, got: Partial<Binding>):
   for (const [refId, want] of Object.entries(truth.operations)) {
     const have = ops[refId] ?? {};
     scores.push({ kind: 'operation', key: refId, right: sameOperation(d, refId, want.operation, have.operation), expected: want.operation, got: have.operation });
-    scores.push({ kind: 'path_params', key: refId, right: same(want.path_params ?? {}, have.path_params ?? {}), expected: want.path_params ?? {}, got: have.path_params ?? {} });
+    // An identity entry (customer_id: customer_id) says what absence says.
+    const haveParams = Object.fromEntries(Object.entries(have.path_params ?? {}).filter(([ref, vendor]) => ref !== vendor));
+    scores.push({ kind: 'path_params', key: refId, right: same(want.path_params ?? {}, haveParams), expected: want.path_params ?? {}, got: have.path_params ?? {} });
     for (const k of ['query', 'envelope', 'list'] as const) {
       if (want[k] === undefined && have[k] === undefined) continue;
       scores.push({ kind: k, key: refId, right: same(want[k] ?? null, have[k] ?? null), expected: want[k] ?? null, got: have[k] ?? null });
