@@ -1,0 +1,146 @@
+/**
+ * The vendor's OpenAPI 3.1 document of a dialect, derived from the reference profile: its paths, operationIds,
+ * tags, parameter names, schemas (member names, state values, envelope, list shape) and examples, so that it
+ * describes exactly what the proxy serves. The reference's own x-fsapi-* annotations are dropped: a vendor's
+ * document has none.
+ */
+import { deref, isObject, loadReferenceDocument, responseToVendor, translateValue, type Dialect, type Json, type JsonObject, type RefOperation } from './dialect.js';
+
+const clone = <T extends Json>(v: T): T => structuredClone(v);
+
+function stripAnnotations(v: Json): Json {
+  if (Array.isArray(v)) return v.map(stripAnnotations);
+  if (!isObject(v)) return v;
+  const out: JsonObject = {};
+  for (const [k, x] of Object.entries(v)) if (!k.startsWith('x-fsapi')) out[k] = stripAnnotations(x);
+  return out;
+}
+
+/** Renames `properties` keys and `required` entries, and maps enum values of status/state members, at any depth. */
+function schemaToVendor(d: Dialect, doc: JsonObject, schema: Json): Json {
+  if (Array.isArray(schema)) return schema.map((s) => schemaToVendor(d, doc, s));
+  if (!isObject(schema)) return schema;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === 'properties' && isObject(v)) {
+      const props: JsonObject = {};
+      for (const [name, s] of Object.entries(v)) {
+        const renamed = d.fields.get(name) ?? name;
+        props[renamed] = (name === 'status' || name === 'state') && d.states.size > 0 ? stateSchema(d, doc, s) : schemaToVendor(d, doc, s);
+      }
+      out[k] = props;
+    } else if (k === 'required' && Array.isArray(v)) out[k] = v.map((n) => (typeof n === 'string' ? (d.fields.get(n) ?? n) : n));
+    else out[k] = schemaToVendor(d, doc, v);
+  }
+  return out;
+}
+
+/** A status member's schema with the vendor's state names (inlined: other members sharing the enum keep theirs). */
+function stateSchema(d: Dialect, doc: JsonObject, s: Json): Json {
+  const resolved = deref(doc, s);
+  if (!isObject(resolved) || !Array.isArray(resolved['enum'])) return schemaToVendor(d, doc, s);
+  return { ...resolved, enum: resolved['enum'].map((e) => (typeof e === 'string' ? (d.states.get(e) ?? e) : e)) };
+}
+
+/** The 2xx JSON schema of an operation in the vendor's shape. */
+function responseSchema(d: Dialect, doc: JsonObject, op: RefOperation, schema: Json): Json {
+  const list = d.def.list;
+  if (op.kind === 'list' && list) {
+    const listSchema = deref(doc, schema) as JsonObject;
+    const own = (listSchema['allOf'] as JsonObject[])[1]!;
+    const items = ((own['properties'] as JsonObject)['data'] as JsonObject)['items']!;
+    const props: JsonObject = { [list.items]: { type: 'array', items }, [list.next_cursor]: { type: ['string', 'null'], description: 'Pass as `' + list.cursor_param + '` for the next page; null on the last page.' } };
+    if (list.has_more) props[list.has_more] = { type: 'boolean' };
+    return { type: 'object', required: Object.keys(props), properties: props, additionalProperties: false };
+  }
+  if (op.kind === 'resource' && d.def.envelope) {
+    return { type: 'object', required: [d.def.envelope], properties: { [d.def.envelope]: schema }, additionalProperties: false };
+  }
+  return schema;
+}
+
+function examplesToVendor(examples: Json | undefined, f: (v: Json) => Json): Json | undefined {
+  if (!isObject(examples)) return examples;
+  const out: JsonObject = {};
+  for (const [name, ex] of Object.entries(examples)) out[name] = isObject(ex) && 'value' in ex ? { ...ex, value: f(ex['value']!) } : ex;
+  return out;
+}
+
+function mediaToVendor(media: Json, schema: (s: Json) => Json, value: (v: Json) => Json): Json {
+  if (!isObject(media)) return media;
+  const out: JsonObject = { ...media };
+  if (media['schema'] !== undefined) out['schema'] = schema(media['schema']);
+  if (media['examples'] !== undefined) out['examples'] = examplesToVendor(media['examples'], value)!;
+  if (media['example'] !== undefined) out['example'] = value(media['example']);
+  return out;
+}
+
+/** A parameter (inline or $ref) in the vendor's name; kept as a $ref when nothing changes. */
+function parameterToVendor(d: Dialect, doc: JsonObject, p: Json, pathParams: Map<string, string>): Json {
+  const resolved = deref(doc, p);
+  if (!isObject(resolved)) return p;
+  const name = String(resolved['name']);
+  const list = d.def.list;
+  let vendorName = name;
+  if (resolved['in'] === 'path') vendorName = pathParams.get(name) ?? name;
+  else if (resolved['in'] === 'query') vendorName = list && name === 'cursor' ? list.cursor_param : list && name === 'limit' ? list.limit_param : (d.fields.get(name) ?? name);
+  const stateful = resolved['in'] === 'query' && name === 'status' && d.states.size > 0;
+  if (vendorName === name && !stateful) return p;
+  const out: JsonObject = { ...resolved, name: vendorName };
+  if (stateful) out['schema'] = stateSchema(d, doc, resolved['schema']!);
+  if (typeof out['description'] === 'string' && list) out['description'] = out['description'].replace('`next_cursor`', `\`${list.next_cursor}\``);
+  return out;
+}
+
+function operationToVendor(d: Dialect, doc: JsonObject, op: RefOperation, raw: JsonObject, pathParams: Map<string, string>): JsonObject {
+  const out: JsonObject = { ...raw, operationId: d.vendorOperationId(op.id), tags: [d.def.tags[op.tag] ?? op.tag] };
+  if (Array.isArray(raw['parameters'])) out['parameters'] = raw['parameters'].map((p) => parameterToVendor(d, doc, p, pathParams));
+  const body = raw['requestBody'];
+  if (isObject(body) && isObject(body['content'])) {
+    const content: JsonObject = {};
+    for (const [type, media] of Object.entries(body['content'])) content[type] = mediaToVendor(media, (s) => schemaToVendor(d, doc, s), (v) => translateValue(d, v, 'toVendor'));
+    out['requestBody'] = { ...body, content };
+  }
+  const responses: JsonObject = {};
+  for (const [status, r] of Object.entries(isObject(raw['responses']) ? raw['responses'] : {})) {
+    if (!/^2/.test(status) || !isObject(r) || !isObject(r['content'])) {
+      responses[status] = r;
+      continue;
+    }
+    const content: JsonObject = {};
+    for (const [type, media] of Object.entries(r['content'])) content[type] = mediaToVendor(media, (s) => responseSchema(d, doc, op, s), (v) => responseToVendor(d, op, v));
+    responses[status] = { ...r, content };
+  }
+  out['responses'] = responses;
+  return out;
+}
+
+/** The dialect's OpenAPI document, as a plain object ready for YAML. */
+export function dialectDocument(d: Dialect, reference: JsonObject = loadReferenceDocument()): JsonObject {
+  const doc = stripAnnotations(clone(reference)) as JsonObject;
+  const info = doc['info'] as JsonObject;
+  const paths: JsonObject = {};
+  for (const [refPath, item] of Object.entries(doc['paths'] as JsonObject)) {
+    const route = d.routes.find((r) => r.refPath === refPath);
+    if (!route || !isObject(item)) throw new Error(`dialect ${d.def.name}: no route for ${refPath}`);
+    const vendorItem: JsonObject = {};
+    for (const [k, v] of Object.entries(item)) {
+      const op = d.operationAt(k, refPath);
+      if (k === 'parameters' && Array.isArray(v)) vendorItem[k] = v.map((p) => parameterToVendor(d, doc, p, route.params));
+      else if (op && isObject(v)) vendorItem[k] = operationToVendor(d, doc, op, v, route.params);
+      else vendorItem[k] = v;
+    }
+    paths[route.vendorPath] = vendorItem;
+  }
+  const components = doc['components'] as JsonObject;
+  const schemas: JsonObject = {};
+  for (const [name, s] of Object.entries(components['schemas'] as JsonObject)) schemas[name] = name === 'Problem' ? s : schemaToVendor(d, doc, s);
+  const tags = [...new Set(d.operations.map((o) => d.def.tags[o.tag] ?? o.tag))].map((name) => ({ name }));
+  return {
+    ...doc,
+    info: { ...info, title: d.def.title, summary: `${d.def.title} (a dialect of the fsapi reference profile)`, description: `Generated by test/dialects for the suite's self-verification: ${d.def.style}.` },
+    tags,
+    paths,
+    components: { ...components, schemas },
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * The truth binding of a dialect (/work BINDING-FORMAT, version 1): what a perfect `bind` would write for the
+ * dialect's document. The bench scores `bind`'s own output against it entry by entry.
+ */
+import type { Dialect, JsonObject } from './dialect.js';
+
+export interface BindingOperation {
+  operation: string;
+  path_params?: Record<string, string>;
+  query?: Record<string, string>;
+  envelope?: string;
+  list?: Record<string, string>;
+}
+
+export interface Binding {
+  binding: 1;
+  spec: string;
+  fields?: Record<string, string>;
+  states?: Record<string, string>;
+  events?: Record<string, string>;
+  operations: Record<string, BindingOperation>;
+}
+
+export function truthBinding(d: Dialect, specFile: string): Binding {
+  const operations: Record<string, BindingOperation> = {};
+  for (const op of d.operations) {
+    const route = d.routes.find((r) => r.refPath === op.refPath)!;
+    const entry: BindingOperation = { operation: d.vendorOperationId(op.id) };
+    const pathParams = Object.fromEntries([...route.params].filter(([ref, vendor]) => ref !== vendor));
+    if (Object.keys(pathParams).length > 0) entry.path_params = pathParams;
+    const query = Object.fromEntries(op.query.filter((q) => d.fields.has(q)).map((q) => [q, d.fields.get(q)!]));
+    if (Object.keys(query).length > 0) entry.query = query;
+    if (op.kind === 'resource' && d.def.envelope) entry.envelope = d.def.envelope;
+    if (op.kind === 'list' && d.def.list) entry.list = { ...d.def.list } as unknown as Record<string, string>;
+    operations[op.id] = entry;
+  }
+  return {
+    binding: 1,
+    spec: specFile,
+    ...(d.fields.size > 0 ? { fields: Object.fromEntries(d.fields) } : {}),
+    ...(d.states.size > 0 ? { states: Object.fromEntries(d.states) } : {}),
+    operations,
+  };
+}
+
+/** One scored entry: a reference operation's mapping, path parameters, query, envelope or list shape, or a global map. */
+export interface EntryScore {
+  kind: 'operation' | 'path_params' | 'query' | 'envelope' | 'list' | 'fields' | 'states';
+  key: string;
+  right: boolean;
+  expected: unknown;
+  got: unknown;
+}
+
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (typeof v !== 'object' || v === null) return v;
+  return Object.fromEntries(Object.entries(v as JsonObject).sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, sortKeys(x)]));
+}
+
+/** The vendor operation named by an entry: an operationId, or "METHOD /path" resolved through the truth's routes. */
+function sameOperation(d: Dialect, refId: string, expected: string, got: string | undefined): boolean {
+  if (got === undefined) return false;
+  if (got === expected) return true;
+  const op = d.operations.find((o) => o.id === refId)!;
+  const route = d.routes.find((r) => r.refPath === op.refPath)!;
+  return got.replace(/\s+/g, ' ').trim() === `${op.method} ${route.vendorPath}`;
+}
+
+/**
+ * Scores a binding against the truth: every reference operation's mapping and path_params (identity when absent),
+ * query, envelope and list (each where the truth or the binding has one), and each global field and state entry.
+ */
+export function scoreBinding(d: Dialect, truth: Binding, got: Partial<Binding>): EntryScore[] {
+  const scores: EntryScore[] = [];
+  const ops = (got.operations ?? {}) as Record<string, Partial<BindingOperation>>;
+  for (const [refId, want] of Object.entries(truth.operations)) {
+    const have = ops[refId] ?? {};
+    scores.push({ kind: 'operation', key: refId, right: sameOperation(d, refId, want.operation, have.operation), expected: want.operation, got: have.operation });
+    // An identity entry (customer_id: customer_id) says what absence says.
+    const haveParams = Object.fromEntries(Object.entries(have.path_params ?? {}).filter(([ref, vendor]) => ref !== vendor));
+    scores.push({ kind: 'path_params', key: refId, right: same(want.path_params ?? {}, haveParams), expected: want.path_params ?? {}, got: have.path_params ?? {} });
+    for (const k of ['query', 'envelope', 'list'] as const) {
+      if (want[k] === undefined && have[k] === undefined) continue;
+      scores.push({ kind: k, key: refId, right: same(want[k] ?? null, have[k] ?? null), expected: want[k] ?? null, got: have[k] ?? null });
+    }
+  }
+  for (const k of ['fields', 'states'] as const) {
+    const want = truth[k] ?? {};
+    const have = got[k] ?? {};
+    for (const key of new Set([...Object.keys(want), ...Object.keys(have)])) {
+      scores.push({ kind: k, key, right: want[key] === have[key], expected: want[key] ?? null, got: have[key] ?? null });
+    }
+  }
+  return scores;
+}
