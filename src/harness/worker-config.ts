@@ -40,8 +40,6 @@ export interface WorkerConfig {
   label: { emailDomain: string; metadataKey: string; metadataValue: string };
 }
 
-export const PROVIDE_KEY = 'fsapi';
-
 declare module 'vitest' {
   export interface ProvidedContext {
     fsapi: WorkerConfig;
