@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadSpec, type SpecDocument } from '../src/catalogue/index.js';
 import type { RunReport } from '../src/results/model.js';
-import { customerBody, Flows, SandboxClient } from '../sandbox/testing.js';
+import { customerBody, Flows, SandboxClient } from './helpers/sandbox-client.js';
 import { DIALECT_NAMES, type DialectName } from './dialects/definitions.js';
 import { dialect, type JsonObject } from './dialects/dialect.js';
 import { startDialectTarget, targetEnv, writeDialectFiles, type DialectTarget } from './dialects/target.js';

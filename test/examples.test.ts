@@ -1,13 +1,15 @@
 /**
  * The CI templates in examples/ stay true: every file is valid YAML, every `fsapi-conformance <command> ...` they
- * run names a real command with real flags (and a sensible number of arguments), at this package's version, and
- * every FSAPI_* variable they set is one the suite knows (an unknown one makes `run` exit 2).
+ * run names a real command with real flags (and a sensible number of arguments), every use of the GitHub Action
+ * gives only inputs it declares, at this package's version, the suite is installed from a lockfile or through the
+ * pinned action (never fetched by a bare name), and every FSAPI_* variable they set is one the suite knows (an
+ * unknown one makes `run` exit 2).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { isMap, isPair, isScalar, parseDocument, visit } from 'yaml';
+import { isMap, isPair, isScalar, parse, parseDocument, visit } from 'yaml';
 import { HELP_OPTION, type CommandSpec } from '../src/cli/command.js';
 import { COMMANDS } from '../src/cli/commands/index.js';
 import { KNOWN_ENV } from '../src/config/variables.js';
@@ -171,6 +173,17 @@ function scan(text: string): { errors: string[]; strings: string[]; envKeys: str
 const scanned = new Map(FILES.map((f) => [f, scan(readFileSync(join(ROOT, f), 'utf8'))]));
 const ALL_CALLS = [...scanned].flatMap(([file, s]) => s.strings.flatMap((x) => callsIn(x, file)));
 
+interface ActionStep {
+  uses: string;
+  with?: Record<string, string | number>;
+}
+const ACTION_INPUTS = Object.keys((parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as { inputs: Record<string, unknown> }).inputs);
+/** The steps of a GitHub workflow that use this repository's action (`uses: OWNER/fsapi-conformance@...`). */
+function actionSteps(file: string): ActionStep[] {
+  const wf = parse(readFileSync(join(ROOT, file), 'utf8')) as { jobs?: Record<string, { steps?: Partial<ActionStep>[] }> };
+  return Object.values(wf.jobs ?? {}).flatMap((j) => (j.steps ?? []).filter((st): st is ActionStep => typeof st.uses === 'string' && /\/fsapi-conformance@/.test(st.uses)));
+}
+
 describe('the command-line parser of this test', () => {
   it('keeps expressions and substitutions whole and stops at shell operators', () => {
     expect(shellWords(`npx --yes fsapi-conformance@1.2.3 run --shard \${{ matrix.shard }}/4 --seed "$X" >> out # note`)).toEqual([
@@ -194,13 +207,26 @@ describe('examples/', () => {
     expect(scanned.get(file)!.errors).toEqual([]);
   });
 
-  it.each(FILES)('%s calls fsapi-conformance with real commands and flags, at this version (%s)', (file) => {
+  it.each(FILES)('%s runs fsapi-conformance with real commands and flags, or the action with real inputs at this version', (file) => {
     const calls = ALL_CALLS.filter((c) => c.file === file);
-    expect(calls.length).toBeGreaterThan(0);
-    for (const call of calls) {
-      expect(problemsOf(call), call.line).toEqual([]);
-      expect(call.version, `${call.line}: pin the version of the package`).toBe(VERSION);
+    const steps = actionSteps(file);
+    expect(calls.length + steps.length).toBeGreaterThan(0);
+    for (const call of calls) expect(problemsOf(call), call.line).toEqual([]);
+    for (const step of steps) {
+      expect(step.uses, 'the action pinned to the tag of this version').toBe(`OWNER/fsapi-conformance@v${VERSION}`);
+      for (const name of Object.keys(step.with ?? {})) expect(ACTION_INPUTS, `${file}: input ${name}`).toContain(name);
     }
+  });
+
+  it.each(FILES)('%s installs the suite from a lockfile or through the pinned action, never by fetching a bare name', (file) => {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    expect(text).not.toMatch(/npx\s+(--yes|-y)\b/);
+    for (const call of ALL_CALLS.filter((c) => c.file === file)) {
+      expect(call.version, call.line).toBeUndefined();
+      // `npx --no` runs the locally installed bin and fails rather than download one.
+      expect(call.line, 'npx --no').toMatch(/npx --no fsapi-conformance /);
+    }
+    if (ALL_CALLS.some((c) => c.file === file)) expect(scanned.get(file)!.strings.some((x) => /^npm ci\b/m.test(x)), `${file}: npm ci`).toBe(true);
   });
 
   it.each(FILES)('%s sets only FSAPI_* variables the suite knows (an unknown one is a usage error)', (file) => {
@@ -213,25 +239,31 @@ describe('examples/', () => {
     const flags = (command: string) => ALL_CALLS.filter((c) => c.command === command).flatMap((c) => c.args.filter((a) => a.startsWith('--')));
     for (const file of FILES) {
       const calls = ALL_CALLS.filter((c) => c.file === file);
+      const steps = actionSteps(file);
       const text = readFileSync(join(ROOT, file), 'utf8');
       expect(text).toMatch(/node-version: 20\b|image: node:20\b/);
       if (calls.some((c) => c.args.includes('--shard'))) expect(calls.some((c) => c.command === 'merge'), file).toBe(true);
+      if (steps.some((st) => st.with?.['shard'])) expect(steps.some((st) => st.with?.['merge-from']), file).toBe(true);
     }
+    const inputs = FILES.flatMap((f) => actionSteps(f).flatMap((st) => Object.keys(st.with ?? {})));
+    expect(inputs).toEqual(expect.arrayContaining(['shard', 'seed', 'merge-from', 'baseline', 'ok-exit-codes']));
     expect(flags('run')).toEqual(expect.arrayContaining(['--shard', '--baseline', '--report-dir', '--seed']));
     expect(flags('merge')).toContain('--out');
   });
 
-  it('the README pins the same version as the package', () => {
+  it('the README pins the same version as the package, and never runs it with npx --yes', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const pins = [...readme.matchAll(/fsapi-conformance@(\d[^\s`]*)/g)].map((m) => m[1]);
+    const pins = [...readme.matchAll(/fsapi-conformance@v?(\d[^\s`]*)/g)].map((m) => m[1]);
     expect(pins.length).toBeGreaterThan(0);
     for (const v of pins) expect(v).toBe(VERSION);
+    expect(readme).not.toMatch(/npx\s+(--yes|-y)\b/);
   });
 
-  it('the GitHub workflows publish summary.md as the job summary and upload reports/ as an artifact', () => {
+  it('the GitHub workflows run the action (it writes summary.md to the job summary) and upload reports/ as an artifact', () => {
     for (const file of FILES.filter((f) => f.startsWith('examples/github/'))) {
       const text = readFileSync(join(ROOT, file), 'utf8');
-      expect(text, file).toMatch(/summary\.md >> "\$GITHUB_STEP_SUMMARY"/);
+      expect(actionSteps(file).length, file).toBeGreaterThan(0);
+      expect(ALL_CALLS.filter((c) => c.file === file), `${file}: through the action`).toEqual([]);
       expect(text, file).toMatch(/uses: actions\/upload-artifact@v4\n\s+with:\n(\s+.*\n)*?\s+path: reports\//);
     }
   });

@@ -9,7 +9,7 @@ import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, relative, sep } from 'node:path';
+import { join, posix, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -146,6 +146,25 @@ describe('npm pack', () => {
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
     for (const dir of ['test/', 'bench/', 'reports/', 'examples/', '.ci/']) expect(files.filter((f) => f.startsWith(dir))).toEqual([]);
     expect(files.filter((f) => f.endsWith('.ts'))).toEqual([]);
+  });
+
+  it('ships only modules that the command, its threads or the suites load: no test-only code', () => {
+    const shipped = new Set(files);
+    const js = files.filter((f) => f.startsWith('dist/') && f.endsWith('.js'));
+    // Entry points: the command, the suite files vitest loads, and the sandbox thread (started by its URL).
+    const todo = ['bin/fsapi-conformance.js', 'dist/sandbox/thread-entry.js', ...js.filter((f) => f.startsWith('dist/suites/'))];
+    const reached = new Set<string>();
+    const RELATIVE_IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"](\.{1,2}\/[^'"]+\.js)['"]/g;
+    while (todo.length) {
+      const f = todo.pop()!;
+      if (reached.has(f) || !shipped.has(f)) continue;
+      reached.add(f);
+      for (const m of readFileSync(join(ROOT, f), 'utf8').matchAll(RELATIVE_IMPORT)) todo.push(posix.normalize(posix.join(posix.dirname(f), m[1]!)));
+    }
+    // A module of types alone compiles to `export {};`: nothing in it runs.
+    const unreached = js.filter((f) => !reached.has(f) && readFileSync(join(ROOT, f), 'utf8').trim() !== 'export {};');
+    expect(unreached).toEqual([]);
+    expect(reached.size).toBeGreaterThan(100);
   });
 
   it('needs no build step and no dev tool once installed', () => {

@@ -16,7 +16,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { stopSignals } from '../src/cli/commands/sandbox.js';
 import { main } from '../src/cli/main.js';
 import { verify } from '../src/webhooks/signature.js';
-import { TestReceiver } from '../sandbox/testing.js';
+import { TestReceiver } from './helpers/sandbox-client.js';
 
 const BIN = join(import.meta.dirname, '..', 'bin', 'fsapi-conformance.js');
 

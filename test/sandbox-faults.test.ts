@@ -39,7 +39,7 @@ import {
   type Received,
   type TransactionView,
   type TransferView,
-} from '../sandbox/testing.js';
+} from './helpers/sandbox-client.js';
 
 interface Env {
   sb: RunningSandbox;

@@ -33,7 +33,7 @@ import {
   type TransactionView,
   type TransferView,
   type WalletView,
-} from '../sandbox/testing.js';
+} from './helpers/sandbox-client.js';
 
 let sb: RunningSandbox;
 let spec: SpecDocument;

@@ -8,7 +8,7 @@ import type { Operation, SpecDocument } from '../src/catalogue/index.js';
 import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
 import { REALM_CHALLENGE } from '../sandbox/pipeline.js';
 import { referenceSpec } from '../sandbox/routes.js';
-import { Flows, LEAK_PATTERN, SandboxClient, customerBody, type CustomerView, type ListEnvelope, type ProblemBody } from '../sandbox/testing.js';
+import { Flows, LEAK_PATTERN, SandboxClient, customerBody, type CustomerView, type ListEnvelope, type ProblemBody } from './helpers/sandbox-client.js';
 
 let sb: RunningSandbox;
 let spec: SpecDocument;

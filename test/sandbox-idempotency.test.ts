@@ -8,7 +8,7 @@ import type { SpecDocument } from '../src/catalogue/index.js';
 import { createCore } from '../sandbox/core.js';
 import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
 import { referenceSpec } from '../sandbox/routes.js';
-import { Flows, SandboxClient, customerBody, type CardView, type CustomerView, type ListEnvelope, type ProblemBody } from '../sandbox/testing.js';
+import { Flows, SandboxClient, customerBody, type CardView, type CustomerView, type ListEnvelope, type ProblemBody } from './helpers/sandbox-client.js';
 
 let sb: RunningSandbox;
 let spec: SpecDocument;

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Agent, request } from 'undici';
 import { UsageError } from '../src/errors.js';
 import { referenceSpec } from '../sandbox/routes.js';
-import { SandboxClient, TestReceiver, customerBody, type CustomerView } from '../sandbox/testing.js';
+import { SandboxClient, TestReceiver, customerBody, type CustomerView } from './helpers/sandbox-client.js';
 import { startSandboxThread } from '../sandbox/thread.js';
 import type { RunningSandbox } from '../sandbox/index.js';
 

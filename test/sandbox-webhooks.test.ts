@@ -20,7 +20,7 @@ import {
   type EventView,
   type ListEnvelope,
   type Received,
-} from '../sandbox/testing.js';
+} from './helpers/sandbox-client.js';
 
 let sb: RunningSandbox;
 let spec: SpecDocument;

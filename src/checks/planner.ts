@@ -16,13 +16,14 @@ export interface PlannedCheck {
 }
 
 /**
- * Every check a full run would register, without running anything: the generic families over the spec in use,
- * plus each suite file's flows (suite files only register tests inside a conformance run).
+ * Every check a run of `suites` (default: a full run) would register, without running anything: the generic
+ * families over the spec in use, plus each suite file's flows (suite files only register tests inside a
+ * conformance run).
  */
-export async function planChecks(catalogue: Catalogue): Promise<PlannedCheck[]> {
+export async function planChecks(catalogue: Catalogue, suites: readonly SuiteSlug[] = ALL_SUITE_SLUGS): Promise<PlannedCheck[]> {
   const plan = { spec: catalogue.spec, isReferenceProfile: catalogue.isReferenceProfile };
   const out: PlannedCheck[] = [];
-  for (const suite of ALL_SUITE_SLUGS) {
+  for (const suite of suites) {
     const mod = (await import(pathToFileURL(join(SUITES_DIR, `${suite}${SUITE_EXT}`)).href)) as { flows?: CheckDef[] };
     for (const def of [...genericChecks(suite, plan), ...(mod.flows ?? [])]) out.push({ id: checkId(def), suite, def });
   }

@@ -41,6 +41,8 @@ export interface RunConfig {
   strict: boolean;
   allowLiveWrites: boolean;
   html: boolean;
+  /** No live progress while the checks run. */
+  quiet: boolean;
   baseline?: string;
   shard?: { index: number; count: number };
   sandboxFaults: string[];
@@ -252,6 +254,7 @@ export function loadRunConfig(flags: Flags, opts: { env?: NodeJS.ProcessEnv; cwd
     strict: bool('FSAPI_STRICT'),
     allowLiveWrites: bool('FSAPI_ALLOW_LIVE_WRITES'),
     html: bool('FSAPI_HTML'),
+    quiet: bool('FSAPI_QUIET'),
     ...(baseline ? { baseline: resolve(cwd, baseline) } : {}),
     ...(shard ? { shard } : {}),
     sandboxFaults,

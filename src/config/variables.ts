@@ -38,6 +38,7 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'FSAPI_REPORT_DIR', flag: 'report-dir', type: 'string', value: 'DIR', default: 'reports', description: 'Where reports/<run-id>/ and reports/latest are written.' },
   { env: 'FSAPI_STRICT', flag: 'strict', type: 'boolean', default: 'false', description: 'SHOULD and PROFILE failures fail (and block the verdict) instead of warning.' },
   { env: 'FSAPI_ALLOW_LIVE_WRITES', flag: 'allow-live-writes', type: 'boolean', default: 'false', description: 'In live, allow the checks that create or change data.' },
+  { env: 'FSAPI_QUIET', flag: 'quiet', type: 'boolean', default: 'false', description: 'No live progress line while the checks run (the per-suite lines and the closing summary stay).' },
   { env: 'FSAPI_HTML', flag: 'html', type: 'boolean', default: 'false', description: 'Also build the single-file Allure HTML report.' },
   { env: 'FSAPI_BASELINE', flag: 'baseline', type: 'string', value: 'FILE', description: 'Earlier conformance.json to compare with; regressions exit 4.' },
   { env: 'FSAPI_SHARD', flag: 'shard', type: 'string', value: 'I/N', description: 'Run only shard I of N (1-based): whole suites, balanced by their number of checks. For CI matrix jobs; merge the reports afterwards.' },

@@ -9,11 +9,17 @@ export interface SuiteStats {
   created: Record<string, number>;
 }
 
-const ICON: Record<CheckResult['status'], string> = { passed: '.', failed: 'F', warning: 'W', skipped: 's', error: 'E' };
+/** Checks finished so far, and how many of them failed or errored. */
+export interface CheckCounts {
+  done: number;
+  failed: number;
+  errors: number;
+}
 
 /**
- * Gathers the CheckResult each test leaves in its meta, and shows progress: a counter while it runs, a line
- * per suite as each finishes. A test without a result (a crash before the check ran) becomes an `error`.
+ * Gathers the CheckResult each test leaves in its meta, prints a line per suite as each finishes, and counts
+ * what is done for the live progress line. A test without a result (a crash before the check ran) becomes an
+ * `error`.
  */
 export class ResultCollector implements Reporter {
   /** By vitest test id: a cancelled run reports some test cases twice. */
@@ -22,13 +28,11 @@ export class ResultCollector implements Reporter {
   private readonly suiteStats = new Map<string, SuiteStats>();
   /** Results by the file that ran them, for the line each file prints as it ends. */
   private readonly byModule = new Map<string, Map<string, CheckResult>>();
-  private done = 0;
-  private readonly started = performance.now();
+  /** Tests ended, by id (counted once, as results are). */
+  private readonly ended = new Set<string>();
 
-  constructor(
-    private readonly out: NodeJS.WriteStream,
-    private readonly expected: () => number,
-  ) {}
+  /** `print` writes one line of output (through the live progress, when it is shown). */
+  constructor(private readonly print: (line: string) => void) {}
 
   onTestCaseResult(test: TestCase): void {
     const meta = test.meta() as { fsapi?: CheckResult; fsapi_stats?: SuiteStats & { suite: string } };
@@ -45,8 +49,16 @@ export class ResultCollector implements Reporter {
       const err = test.result().errors?.[0];
       this.suiteErrors.push(`${test.name}: ${err?.message ?? 'the test ended without a result'}`);
     }
-    this.done++;
-    if (this.out.isTTY) this.out.write(`\r  ${this.done} checks done${this.expected() ? ` of ${this.expected()}` : ''}   `);
+    this.ended.add(test.id);
+  }
+
+  get counts(): CheckCounts {
+    const out: CheckCounts = { done: this.ended.size, failed: 0, errors: 0 };
+    for (const r of this.byTest.values()) {
+      if (r.status === 'failed') out.failed++;
+      else if (r.status === 'error') out.errors++;
+    }
+    return out;
   }
 
   get results(): CheckResult[] {
@@ -62,7 +74,7 @@ export class ResultCollector implements Reporter {
     const marks = mine.some((r) => r.status === 'failed' || r.status === 'error') ? 'x' : mine.some((r) => r.status === 'warning') ? '!' : 'ok';
     const parts = Object.entries(counts).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`);
     const line = `  ${marks.padEnd(3)} ${suite.padEnd(18)} ${String(mine.length).padStart(4)} checks  ${parts.join(', ')}  (${((module.diagnostic().duration ?? 0) / 1000).toFixed(1)} s)`;
-    this.out.write(`${this.out.isTTY ? '\r\x1b[K' : ''}${line}\n`);
+    this.print(line);
   }
 
   /** Requests sent and resources created, summed over suites (each suite's latest running totals). */
@@ -73,14 +85,5 @@ export class ResultCollector implements Reporter {
       for (const [op, n] of Object.entries(st.created)) out.created[op] = (out.created[op] ?? 0) + n;
     }
     return out;
-  }
-
-  /** A one-character-per-check strip, for logs where no TTY shows progress. */
-  strip(): string {
-    return this.results.map((r) => ICON[r.status]).join('');
-  }
-
-  elapsedMs(): number {
-    return performance.now() - this.started;
   }
 }

@@ -24,6 +24,7 @@ import { leftOutBy, referencePlan } from './coverage-plan.js';
 import type { RunningSandbox } from '../../sandbox/index.js';
 import { allureReporter, type AllureResultsReporter } from './allure-writer.js';
 import { ResultCollector, type SuiteStats } from './collector.js';
+import type { LiveProgress, ProgressCounts } from './progress.js';
 import { shardSuites } from './shards.js';
 import { genericChecks } from '../checks/index.js';
 import { WebhookReceiver } from './receiver.js';
@@ -52,18 +53,19 @@ export function newRunId(now = new Date()): string {
 /**
  * One conformance run: start the embedded sandbox when no target is configured, preflight, run the suites
  * with vitest, write the reports. Interrupts (SIGINT/SIGTERM) stop the suites, and the report written then
- * holds what was learnt with verdict `incomplete`.
+ * holds what was learnt with verdict `incomplete`. `progress`, when given, shows the checks' progress while
+ * they run (`log` should then write through it).
  */
-export async function runConformance(given: RunConfig, log: (line: string) => void, interrupt: AbortSignal, start: RunStart = beginRun(given)): Promise<RunOutcome> {
+export async function runConformance(given: RunConfig, log: (line: string) => void, interrupt: AbortSignal, start: RunStart = beginRun(given), progress?: LiveProgress): Promise<RunOutcome> {
   try {
-    return await conduct(given, log, interrupt, start);
+    return await conduct(given, log, interrupt, start, progress);
   } finally {
     // Whatever happened before the run used it (a bad spec, say), the sandbox's thread does not outlive the run.
     await endRun(start);
   }
 }
 
-async function conduct(given: RunConfig, log: (line: string) => void, interrupt: AbortSignal, { t0, startedAt, sandbox: sandboxStarting }: RunStart): Promise<RunOutcome> {
+async function conduct(given: RunConfig, log: (line: string) => void, interrupt: AbortSignal, { t0, startedAt, sandbox: sandboxStarting }: RunStart, progress: LiveProgress | undefined): Promise<RunOutcome> {
   const runId = newRunId(startedAt);
   const phases: Phases = { startup_ms: 0, preflight_ms: 0, suites_ms: 0 };
   const catalogue = await loadCatalogue({ ...(given.specPath ? { specPath: given.specPath } : {}), ...(given.bindingPath ? { bindingPath: given.bindingPath } : {}) });
@@ -83,7 +85,7 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
   const limiter = new RateLimiter(throttle);
   const workers = harnessWorkers(cfg.groups.length);
   const dir = join(cfg.reportDir, runId);
-  const prepare = () => prepareSuites(cfg, weight, dir, workers, catalogue.requirements);
+  const prepare = () => prepareSuites(cfg, weight, dir, workers, catalogue.requirements, log);
   // Against the embedded sandbox nothing outside can fail, so vitest starts up while the sandbox thread does (each
   // takes about half a second). A configured target is preflighted first, so a bad one fails before vitest loads.
   let preparing: Promise<PreparedSuites> | undefined = cfg.target ? undefined : prepare();
@@ -180,7 +182,21 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
     preparing ??= prepare();
     ran = true;
     prepared = await preparing;
-    const { results, suiteErrors, interrupted, stats } = await runSuites(prepared, cfg, worker, workers, log, interrupt);
+    const { collector } = prepared;
+    let planned: number | undefined;
+    let planning: Promise<void> | undefined;
+    const counts = (): ProgressCounts => {
+      const done = collector.counts;
+      // The planner imports every suite file of the run; it counts them once the checks are running, so that
+      // never delays their start.
+      if (!planning && done.done > 0) {
+        planning = import('../checks/planner.js')
+          .then(({ planChecks }) => planChecks(catalogue, cfg.groups))
+          .then((p) => void (planned = p.length), () => undefined);
+      }
+      return { ...done, planned, requests: collector.stats.requests + (client?.requestsSent ?? 0) };
+    };
+    const { results, suiteErrors, interrupted, stats } = await runSuites(prepared, cfg, worker, workers, log, interrupt, progress && { display: progress, counts });
     phases.suites_ms = performance.now() - ts;
 
     const tr = performance.now();
@@ -229,7 +245,7 @@ interface PreparedSuites {
 }
 
 /** vitest, its reporters and the suite files in their order, ready to run once the run's config is provided. */
-async function prepareSuites(cfg: RunConfig, weight: (g: SuiteSlug) => number, dir: string, workers: number, requirements: RequirementCatalogue): Promise<PreparedSuites> {
+async function prepareSuites(cfg: RunConfig, weight: (g: SuiteSlug) => number, dir: string, workers: number, requirements: RequirementCatalogue, print: (line: string) => void): Promise<PreparedSuites> {
   const [{ createVitest, BaseSequencer }, allure] = await Promise.all([import('vitest/node'), allureReporter(join(dir, ALLURE_RESULTS_DIR), requirements)]);
   // Files start in this order: the checks that wait first (their wait overlaps everything else), then the suites
   // with the most checks, so the small ones fill in at the end (longest first packs the workers best).
@@ -240,7 +256,7 @@ async function prepareSuites(cfg: RunConfig, weight: (g: SuiteSlug) => number, d
       return [...specs].sort((a, b) => rank(a) - rank(b));
     }
   }
-  const collector = new ResultCollector(process.stderr, () => 0);
+  const collector = new ResultCollector(print);
   const signalsBefore = new Map((['SIGINT', 'SIGTERM'] as const).map((sig) => [sig, new Set(process.listeners(sig))]));
   const vitest = await createVitest(
     'test',
@@ -283,6 +299,7 @@ async function runSuites(
   workers: number,
   log: (line: string) => void,
   interrupt: AbortSignal,
+  progress: { display: LiveProgress; counts: () => ProgressCounts } | undefined,
 ): Promise<{ results: CheckResult[]; suiteErrors: string[]; interrupted: boolean; stats: SuiteStats }> {
   vitest.provide('fsapi', worker);
   let interrupted = false;
@@ -294,11 +311,13 @@ async function runSuites(
   try {
     log(`running ${cfg.groups.length} suites (${workers} workers, ${cfg.concurrency} checks in flight per suite)`);
     const started = vitest.start();
+    progress?.display.track(progress.counts);
     // The report's schema validator loads (or, from the sources, compiles) while the workers start up, not after
     // the last check.
     setImmediate(prepareReportValidator);
     await started;
   } finally {
+    progress?.display.stop();
     interrupt.removeEventListener('abort', onInterrupt);
     await vitest.close();
   }

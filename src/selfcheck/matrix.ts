@@ -51,7 +51,7 @@ const FAILING = new Set(['failed', 'warning', 'error']);
 /** Runs the CLI once against the embedded sandbox with the given faults and suites; never throws. */
 export function runOnce(opts: { faults: string[]; suites: SuiteSlug[]; seed: number; extraArgs?: string[] }): Promise<RunOutcome> {
   const dir = mkdtempSync(join(tmpdir(), 'fsapi-selfcheck-'));
-  const args = [BIN, 'run', '--seed', String(opts.seed), '--report-dir', dir, '--groups', opts.suites.join(','), ...(opts.extraArgs ?? [])];
+  const args = [BIN, 'run', '--quiet', '--seed', String(opts.seed), '--report-dir', dir, '--groups', opts.suites.join(','), ...(opts.extraArgs ?? [])];
   for (const f of opts.faults) args.push('--sandbox-fault', f);
   const t0 = performance.now();
   return new Promise((resolve) => {

@@ -4,6 +4,7 @@ import { renderEnvExample } from '../../config/env-example.js';
 import { SETTINGS } from '../../config/variables.js';
 import type { RunReport } from '../../results/model.js';
 import { EXIT_CODE_HELP, exitCodeFor } from '../../results/verdict.js';
+import { LiveProgress } from '../../runner/progress.js';
 import type { CommandSpec, OptionSpec } from '../command.js';
 
 const options: OptionSpec[] = SETTINGS.filter((s) => s.flag && !s.secret).map((s) => ({
@@ -40,7 +41,10 @@ and <report-dir>/latest points at the newest.`,
     const cfg = loadRunConfig(values);
     // A bad baseline fails now, before a single request, not after every suite has run.
     if (cfg.baseline) (await import('../../reports/diff.js')).loadReport(cfg.baseline);
-    const log = (line: string) => process.stderr.write(`${line}\n`);
+    // Live progress on stderr, with the run's other lines: not with --quiet, nor inside the project's own tests
+    // (vitest sets VITEST in what it starts), whose assertions read this output.
+    const progress = cfg.quiet || process.env['VITEST'] ? undefined : new LiveProgress(process.stderr);
+    const log = progress ? (line: string) => progress.line(line) : (line: string) => process.stderr.write(`${line}\n`);
     const target = cfg.target ? `${cfg.target.baseUrl} (${cfg.environment})` : `embedded reference sandbox${cfg.sandboxFaults.length ? ` with fault(s) ${cfg.sandboxFaults.join(', ')}` : ''}`;
     log(`fsapi-conformance: ${target}`);
     log(`seed ${cfg.seed}${cfg.seedGiven ? '' : ` (repeat this run with --seed ${cfg.seed})`}${cfg.shard ? `, shard ${cfg.shard.index}/${cfg.shard.count}` : ''}${cfg.strict ? ', strict' : ''}`);
@@ -67,7 +71,7 @@ and <report-dir>/latest points at the newest.`,
         await endRun(start);
         throw e;
       });
-      const { report, written, reportsMs } = await runConformance(cfg, log, interrupt.signal, start);
+      const { report, written, reportsMs } = await runConformance(cfg, log, interrupt.signal, start, progress);
       log('');
       log(renderConsoleSummary(report, written.dir, reportsMs));
       return exitCodeFor(report.verdict, written.regression);

@@ -1,20 +1,20 @@
 /**
- * A small client for the sandbox's own tests: calls operations by operationId with the right credentials, and
- * holds every response to the spec (documented status, media type, schema, required headers) and to the rule that
- * no response shows a stack trace or names the framework.
+ * A small client for the sandbox's own tests (test-only, so not in the build or the package): calls operations by
+ * operationId with the right credentials, and holds every response to the spec (documented status, media type,
+ * schema, required headers) and to the rule that no response shows a stack trace or names the framework.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as pause } from 'node:timers/promises';
 import { Agent, request } from 'undici';
-import type { Operation, SpecDocument } from '../src/catalogue/index.js';
-import type { AccountView } from './handlers/accounts.js';
-import type { CollectionView } from './handlers/collections.js';
-import type { CustomerView } from './handlers/customers.js';
-import type { KycDocumentView } from './handlers/kyc.js';
-import type { SandboxInfo, SandboxTenant } from './index.js';
-import type { SandboxRequest } from './pipeline.js';
+import type { Operation, SpecDocument } from '../../src/catalogue/index.js';
+import type { AccountView } from '../../sandbox/handlers/accounts.js';
+import type { CollectionView } from '../../sandbox/handlers/collections.js';
+import type { CustomerView } from '../../sandbox/handlers/customers.js';
+import type { KycDocumentView } from '../../sandbox/handlers/kyc.js';
+import type { SandboxInfo, SandboxTenant } from '../../sandbox/index.js';
+import type { SandboxRequest } from '../../sandbox/pipeline.js';
 
 export interface CallOptions {
   params?: Record<string, string>;
@@ -182,18 +182,18 @@ export function customerBody(n = 1, overrides: Record<string, unknown> = {}): Re
 export const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 /** Response bodies the tests read, typed as the sandbox renders them. */
-export type { CustomerView } from './handlers/customers.js';
-export type { KycDocumentView, KycVerificationView } from './handlers/kyc.js';
-export type { FeatureView } from './handlers/features.js';
-export type { AccountView, ExternalAccountView } from './handlers/accounts.js';
-export type { TransferView } from './handlers/transfers.js';
-export type { CardView } from './handlers/cards.js';
-export type { CollectionView } from './handlers/collections.js';
-export type { WalletView } from './handlers/wallets.js';
-export type { FxRateView, FxQuoteView, FxTradeView } from './handlers/fx.js';
-export type { TransactionView, EventView, DeliveryView } from './handlers/activity.js';
-export type { ListEnvelope } from './store.js';
-export type { ProblemBody } from './problem.js';
+export type { CustomerView } from '../../sandbox/handlers/customers.js';
+export type { KycDocumentView, KycVerificationView } from '../../sandbox/handlers/kyc.js';
+export type { FeatureView } from '../../sandbox/handlers/features.js';
+export type { AccountView, ExternalAccountView } from '../../sandbox/handlers/accounts.js';
+export type { TransferView } from '../../sandbox/handlers/transfers.js';
+export type { CardView } from '../../sandbox/handlers/cards.js';
+export type { CollectionView } from '../../sandbox/handlers/collections.js';
+export type { WalletView } from '../../sandbox/handlers/wallets.js';
+export type { FxRateView, FxQuoteView, FxTradeView } from '../../sandbox/handlers/fx.js';
+export type { TransactionView, EventView, DeliveryView } from '../../sandbox/handlers/activity.js';
+export type { ListEnvelope } from '../../sandbox/store.js';
+export type { ProblemBody } from '../../sandbox/problem.js';
 
 const ok = (status: number): boolean => status >= 200 && status < 300;
 

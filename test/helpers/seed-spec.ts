@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { fromRoot } from '../paths.js';
+import { fromRoot } from '../../src/paths.js';
 
-/** The seed spec, kept verbatim in the repository so citations can be checked on any clone. */
+/**
+ * The seed spec, kept verbatim in the repository so citations can be checked on any clone. Test-only (the
+ * contract tests check the catalogue's citations; nothing the package runs needs it).
+ */
 export const SEED_SPEC_PATH = fromRoot('spec', 'seed', 'financial-services-api-spec.md');
 
 /** Heading paths of the seed, e.g. ["Authentication", "Keys"], from its ## and ### headings. */

@@ -1,0 +1,126 @@
+import ansiEscapes from 'ansi-escapes';
+
+/** What the run has done so far, read on every tick. */
+export interface ProgressCounts {
+  done: number;
+  /** Checks the run registers in all; undefined until the planner has counted them. */
+  planned: number | undefined;
+  failed: number;
+  errors: number;
+  requests: number;
+}
+
+/** Where progress is written: a terminal (isTTY, columns) gets one updating line; anything else, plain lines. */
+export interface ProgressStream {
+  write(text: string): unknown;
+  isTTY?: boolean;
+  columns?: number;
+}
+
+/** A terminal's status line is redrawn this often. */
+export const TTY_TICK_MS = 250;
+/** Without a terminal (a CI log), a plain progress line this often. */
+export const LOG_EVERY_MS = 5_000;
+/** The request rate shown is over this last stretch of the run. */
+export const RATE_WINDOW_MS = 5_000;
+
+/**
+ * Live progress of a run: in a terminal, one status line redrawn in place (the lines the run prints go above
+ * it); without one, a plain line every few seconds. Every other line of the run goes through `line`, so a
+ * status line is never left half-overwritten.
+ */
+export class LiveProgress {
+  private source: (() => ProgressCounts) | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private startedAt = 0;
+  private lastLogAt = 0;
+  private shown = false;
+  /** (time, requests sent) samples over the last RATE_WINDOW_MS and a little more, oldest first. */
+  private samples: { at: number; requests: number }[] = [];
+
+  constructor(
+    private readonly out: ProgressStream,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** Starts showing progress from `source`. */
+  track(source: () => ProgressCounts): void {
+    this.source = source;
+    this.startedAt = this.lastLogAt = this.now();
+    this.samples = [{ at: this.startedAt, requests: source().requests }];
+    if (this.out.isTTY) this.draw();
+    this.timer = setInterval(() => this.tick(), this.out.isTTY ? TTY_TICK_MS : 1_000);
+    // Progress alone never keeps the process alive.
+    this.timer.unref();
+  }
+
+  /** Writes one line of the run's own output (a suite's line, a log line) above the status line. */
+  line(text: string): void {
+    this.erase();
+    this.out.write(`${text}\n`);
+    if (this.source && this.out.isTTY) this.draw();
+  }
+
+  /** Stops and removes the status line: what follows (the closing summary) is printed on a clean screen. */
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.erase();
+    this.source = undefined;
+  }
+
+  /** One tick: sample the request count, then redraw (terminal) or print when it is time (log). */
+  tick(): void {
+    if (!this.source) return;
+    const at = this.now();
+    const counts = this.source();
+    this.samples.push({ at, requests: counts.requests });
+    while (this.samples.length > 2 && this.samples[1]!.at <= at - RATE_WINDOW_MS) this.samples.shift();
+    if (this.out.isTTY) return this.draw(counts);
+    if (at - this.lastLogAt >= LOG_EVERY_MS) {
+      this.lastLogAt = at;
+      this.out.write(`progress ${renderProgress(counts, this.rate(), at - this.startedAt)}\n`);
+    }
+  }
+
+  /** Requests per second over the last RATE_WINDOW_MS (undefined before a second has passed). */
+  private rate(): number | undefined {
+    const first = this.samples[0]!;
+    const last = this.samples[this.samples.length - 1]!;
+    const span = last.at - first.at;
+    return span >= 1_000 ? ((last.requests - first.requests) * 1000) / span : undefined;
+  }
+
+  private draw(counts = this.source?.()): void {
+    if (!counts) return;
+    const text = `  ${renderProgress(counts, this.rate(), this.now() - this.startedAt)}`;
+    // Cut to the terminal's width: a line that wraps cannot be redrawn in place.
+    const width = Math.max(20, (this.out.columns ?? 80) - 1);
+    this.out.write(`${ansiEscapes.cursorLeft}${ansiEscapes.eraseEndLine}${text.slice(0, width)}`);
+    this.shown = true;
+  }
+
+  private erase(): void {
+    if (!this.shown) return;
+    this.out.write(`${ansiEscapes.cursorLeft}${ansiEscapes.eraseEndLine}`);
+    this.shown = false;
+  }
+}
+
+/** "1m 05s: 412/1454 checks (28%), 2 failed, 1873 requests, 19.8 req/s, about 2m 41s left" */
+export function renderProgress(c: ProgressCounts, rate: number | undefined, elapsedMs: number): string {
+  const parts = [c.planned !== undefined ? `${c.done}/${c.planned} checks (${c.planned ? Math.floor((100 * c.done) / c.planned) : 100}%)` : `${c.done} checks`];
+  parts.push(`${c.failed} failed`);
+  if (c.errors) parts.push(`${c.errors} error${c.errors === 1 ? '' : 's'}`);
+  parts.push(`${c.requests} requests`);
+  if (rate !== undefined) parts.push(`${rate.toFixed(1)} req/s`);
+  // The time left at the pace so far; only once there is a pace to go by.
+  if (c.planned !== undefined && c.done > 0 && c.done < c.planned && elapsedMs >= 3_000) parts.push(`about ${duration(((c.planned - c.done) * elapsedMs) / c.done)} left`);
+  return `${duration(elapsedMs)}: ${parts.join(', ')}`;
+}
+
+/** 42s, 3m 05s. */
+export function duration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
+}

@@ -1,0 +1,125 @@
+/**
+ * Live progress: the line's content and pace (a fake clock and stream, ticks called directly), and a real run in
+ * a pseudo-terminal (`script`), where the status line must count the very checks the run reports, leave the
+ * per-suite lines and the closing summary whole, and be absent with --quiet.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LiveProgress, renderProgress, type ProgressCounts, type ProgressStream } from '../src/runner/progress.js';
+import type { RunReport } from '../src/results/model.js';
+
+const BIN = new URL('../bin/fsapi-conformance.js', import.meta.url).pathname;
+const ESC = '\x1b';
+const ERASE = `${ESC}[G${ESC}[K`;
+
+class FakeStream implements ProgressStream {
+  text = '';
+  constructor(
+    readonly isTTY: boolean,
+    readonly columns = 200,
+  ) {}
+  write(s: string): boolean {
+    this.text += s;
+    return true;
+  }
+}
+
+const counts = (c: Partial<ProgressCounts> = {}): ProgressCounts => ({ done: 0, planned: undefined, failed: 0, errors: 0, requests: 0, ...c });
+
+let shown: LiveProgress | undefined;
+afterEach(() => shown?.stop());
+
+/** A progress on a fake stream and clock; `set` changes what its source reports, `at` the clock. */
+function fake(isTTY: boolean, columns?: number) {
+  let now = 0;
+  let current = counts();
+  const out = new FakeStream(isTTY, columns);
+  const p = new LiveProgress(out, () => now);
+  shown = p;
+  p.track(() => current);
+  return {
+    out,
+    p,
+    step(ms: number, c: Partial<ProgressCounts>) {
+      now += ms;
+      current = counts(c);
+      p.tick();
+    },
+  };
+}
+
+describe('the progress line', () => {
+  it('says checks done of planned, failures, requests, the recent rate and the time left', () => {
+    expect(renderProgress(counts({ done: 412, planned: 1454, failed: 2, requests: 1873 }), 19.84, 65_000)).toBe(
+      '1m 05s: 412/1454 checks (28%), 2 failed, 1873 requests, 19.8 req/s, about 2m 44s left',
+    );
+    // Before the planner has counted: no total and no estimate; errors are named when there are any.
+    expect(renderProgress(counts({ done: 3, errors: 1, requests: 9 }), undefined, 2_000)).toBe('2s: 3 checks, 0 failed, 1 error, 9 requests');
+  });
+
+  it('without a terminal: a plain line every few seconds, the rate over the last seconds only', () => {
+    const { out, step } = fake(false);
+    step(1_000, { done: 1, planned: 100, requests: 100 });
+    expect(out.text).toBe('');
+    for (let s = 2; s <= 5; s++) step(1_000, { done: s * 10, planned: 100, requests: 100 + (s - 1) * 20 });
+    expect(out.text.split('\n').filter(Boolean)).toEqual(['progress 5s: 50/100 checks (50%), 0 failed, 180 requests, 36.0 req/s, about 5s left']);
+    // The first second's burst no longer counts: 20 requests over the last 5 s is 4 per second.
+    for (let s = 6; s <= 10; s++) step(1_000, { done: 50 + s, planned: 100, requests: 180 + (s - 5) * 4 });
+    expect(out.text.split('\n').filter(Boolean)[1]).toBe('progress 10s: 60/100 checks (60%), 0 failed, 200 requests, 4.0 req/s, about 7s left');
+    expect(out.text).not.toContain(ESC);
+  });
+
+  it('in a terminal: one line redrawn in place, other lines printed above it, gone when stopped', () => {
+    const { out, p, step } = fake(true, 40);
+    step(2_000, { done: 5, planned: 50, requests: 10 });
+    // Cut to the terminal's width less one: a line that wraps could not be redrawn in place.
+    expect(out.text.endsWith(`${ERASE}  2s: 5/50 checks (10%), 0 failed, 10 r`)).toBe(true);
+    out.text = '';
+    p.line('  ok  accounts   100 checks');
+    expect(out.text).toMatch(new RegExp(`^${escape(ERASE)}  ok  accounts   100 checks\\n${escape(ERASE)}  2s: 5/50`));
+    out.text = '';
+    p.stop();
+    expect(out.text).toBe(ERASE);
+    p.line('verdict: CONFORMANT');
+    expect(out.text).toBe(`${ERASE}verdict: CONFORMANT\n`);
+  });
+});
+
+const escape = (s: string) => s.replace(/[[\]\\^$.|?*+()]/g, '\\$&');
+
+/**
+ * A run in a pseudo-terminal, as a person at a terminal sees it (`script` gives the child a tty). Rate-capped
+ * (about 7 s of requests), as remote runs are, so the planner has counted well before the run ends.
+ */
+function runInTerminal(extra: string[]): { output: string; report: RunReport } {
+  const dir = mkdtempSync(join(tmpdir(), 'fsapi-progress-'));
+  const command = [process.execPath, BIN, 'run', '--groups', 'accounts', '--seed', '5', '--rate-limit', '40', '--report-dir', dir, ...extra].map((a) => `'${a}'`).join(' ');
+  const r = spawnSync('script', ['-qec', command, '/dev/null'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', COLUMNS: '150' }, timeout: 120_000 });
+  expect(r.status, r.stdout + r.stderr).toBe(0);
+  return { output: r.stdout, report: JSON.parse(readFileSync(join(dir, 'latest', 'conformance.json'), 'utf8')) as RunReport };
+}
+
+describe('a run in a terminal', { timeout: 150_000 }, () => {
+  it('shows the checks done of those planned, keeps the suite lines and the summary whole; --quiet shows none', () => {
+    const { output, report } = runInTerminal([]);
+    const total = report.counts.by_status.total;
+    const drawn = [...output.matchAll(/\x1b\[G\x1b\[K {2}(\d+s: [^\r\n\x1b]*)/g)].map((m) => m[1]!);
+    expect(drawn.length).toBeGreaterThan(0);
+    // The planner's count is the number of checks the run reports.
+    const planned = drawn.map((d) => /\d+\/(\d+) checks/.exec(d)?.[1]).filter(Boolean);
+    expect(planned.length).toBeGreaterThan(0);
+    expect(new Set(planned)).toEqual(new Set([String(total)]));
+    // Every suite line and the closing summary start on a line of their own, with nothing of the status line left.
+    const lines = output.replace(/\x1b\[G\x1b\[K {2}\d+s: [^\r\n\x1b]*/g, '').replaceAll(ERASE, '').split(/\r?\n/);
+    expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/^ {2}ok {2}accounts +\d+ checks/), 'verdict: CONFORMANT']));
+    expect(lines.find((l) => l.startsWith(`${total} checks:`))).toBeDefined();
+
+    const quiet = runInTerminal(['--quiet']);
+    expect(quiet.output).not.toContain(`${ESC}[G`);
+    expect(quiet.output).toMatch(/^ {2}ok {2}accounts +\d+ checks/m);
+    expect(quiet.output).toContain('verdict: CONFORMANT');
+  });
+});
