@@ -4,13 +4,15 @@
  * into the single run.
  */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Agent, request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SandboxJsonLine } from '../src/cli/commands/sandbox.js';
+import { parse } from 'yaml';
+import { REFERENCE_SPEC_PATH } from '../src/catalogue/index.js';
 import type { RunReport } from '../src/results/model.js';
 import { LABEL_EMAIL_DOMAIN } from '../fixtures/factories.js';
 import { runCli } from './helpers/cli.js';
@@ -164,6 +166,26 @@ describe('whole runs', { timeout: 300_000 }, () => {
     expect(md.split('\n')[0]).toMatch(/^# ❔ Inconclusive: /);
     expect(md).toMatch(/Exit code \*\*6\*\*/);
     expect(md).toContain('| FSAPI-TEN-001 | MUST | ❔ not verified |');
+  });
+
+  it('a document whose paths are not the target\'s gets one diagnosis first, with the fix, not only failures', async () => {
+    // The reference profile with every path under /api: the sandbox has none of them (as with a wrong base URL).
+    const doc = parse(readFileSync(REFERENCE_SPEC_PATH, 'utf8'), { maxAliasCount: -1 }) as { paths: Record<string, unknown> };
+    doc.paths = Object.fromEntries(Object.entries(doc.paths).map(([p, item]) => [`/api${p}`, item]));
+    const dir = tmp();
+    writeFileSync(join(dir, 'moved.json'), JSON.stringify(doc));
+    const r = await runCli(['run', '--spec', join(dir, 'moved.json'), '--groups', 'accounts', '--seed', '4', '--report-dir', dir], {});
+    expect(r.code, r.stderr).toBe(1);
+    const rep = load(dir);
+    const d = rep.diagnostics!.find((x) => x.kind === 'not-found')!;
+    expect(d.message).toMatch(/^(\d+) of \1 operations answered their valid request with 404/);
+    expect(d.fix).toMatch(/FSAPI_BASE_URL/);
+    const out = r.stderr;
+    expect(out.indexOf('run diagnostics')).toBeGreaterThan(0);
+    expect(out.indexOf('run diagnostics')).toBeLessThan(out.indexOf('failures and errors:'));
+    const md = readFileSync(join(dir, 'latest', 'summary.md'), 'utf8');
+    expect(md.indexOf('## Run diagnostics')).toBeLessThan(md.indexOf('## Results by group'));
+    expect(md).toContain('operations answered their valid request with 404');
   });
 
   it('a baseline catches the regression a fault introduces (exit 4), then lists it as fixed', async () => {
