@@ -25,6 +25,7 @@ import { allureReporter, type AllureResultsReporter } from './allure-writer.js';
 import { ResultCollector, type SuiteStats } from './collector.js';
 import { shardSuites } from './shards.js';
 import { genericChecks } from '../checks/index.js';
+import type { CheckDef } from '../harness/check.js';
 import { WebhookReceiver } from './receiver.js';
 import { beginRun, endRun, type RunStart } from './begin.js';
 
@@ -68,8 +69,11 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
   const catalogue = await loadCatalogue(given.specPath ? { specPath: given.specPath } : {});
   // A suite's weight is its number of checks: it balances shards and orders the files of a run.
   const plan = { spec: catalogue.spec, isReferenceProfile: catalogue.isReferenceProfile };
-  const weights = new Map<SuiteSlug, number>();
-  const weight = (g: SuiteSlug) => weights.get(g) ?? weights.set(g, genericChecks(g, plan).length).get(g)!;
+  // Each suite's generic checks, planned once: they weigh the suites and, for the reference profile, tell coverage
+  // where each requirement's checks are.
+  const planned = new Map<SuiteSlug, CheckDef[]>();
+  const checksOf = (g: SuiteSlug) => planned.get(g) ?? planned.set(g, genericChecks(g, plan)).get(g)!;
+  const weight = (g: SuiteSlug) => checksOf(g).length;
   const cfg = given.shard ? { ...given, groups: shardOf(given, weight, log) } : given;
   let sandbox: RunningSandbox | undefined;
   let receiver: WebhookReceiver | undefined;
@@ -182,11 +186,11 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
       : suiteErrors.length
         ? `a suite could not run: ${suiteErrors[0]}`
         : undefined;
-    const reference = catalogue.isReferenceProfile ? catalogue : await loadCatalogue();
+    const referenceChecks = catalogue.isReferenceProfile ? checksOf : await referenceChecksOf();
     const report = buildReport({
       cfg,
       catalogue,
-      reference: { spec: reference.spec, isReferenceProfile: true },
+      referenceChecks,
       runId,
       startedAt,
       phases,
@@ -317,6 +321,12 @@ function shardOf(cfg: RunConfig, weight: (g: SuiteSlug) => number, log: (line: s
   return mine;
 }
 
+/** The generic checks of a suite over the reference profile (for a run with a vendor's document). */
+async function referenceChecksOf(): Promise<(suite: SuiteSlug) => CheckDef[]> {
+  const { spec } = await loadCatalogue();
+  return (suite) => genericChecks(suite, { spec, isReferenceProfile: true });
+}
+
 /** "METHOD path" of every reference operation, by operationId. */
 async function referenceOperations(): Promise<Record<string, string>> {
   const { spec } = await loadCatalogue();
@@ -332,8 +342,8 @@ function defaultPlainHttpUrl(baseUrl: string): string {
 function buildReport(a: {
   cfg: RunConfig;
   catalogue: Catalogue;
-  /** The reference profile, for where each requirement's checks are planned. */
-  reference: { spec: Catalogue['spec']; isReferenceProfile: true };
+  /** The reference profile's generic checks of a suite: where each requirement's checks are planned. */
+  referenceChecks: (suite: SuiteSlug) => CheckDef[];
   runId: string;
   startedAt: Date;
   phases: Phases;
@@ -379,7 +389,7 @@ function buildReport(a: {
     requirements: catalogue.requirements.all.filter((r) => !r.retired),
     waivers,
     // A group the capabilities file does not declare is not this run's to verify, whatever its document lacks.
-    absent: absentFromRun(referencePlan(a.reference), cfg.groups.filter((g) => !cfg.capabilities?.groups || !isGroupSlug(g) || cfg.capabilities.groups.includes(g))),
+    absent: absentFromRun(referencePlan(a.referenceChecks), cfg.groups.filter((g) => !cfg.capabilities?.groups || !isGroupSlug(g) || cfg.capabilities.groups.includes(g))),
     operations: catalogue.spec.operations,
     baseUrl: a.baseUrl,
     leftOut: leftOutBy(cfg.groups, cfg.capabilities),
