@@ -13,6 +13,7 @@ import { join, posix, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SandboxJsonLine } from '../src/cli/commands/sandbox.js';
 import { ALL_SUITES } from '../src/config/run-config.js';
 import { WAITING_FILE } from '../src/paths.js';
 import type { RunReport } from '../src/results/model.js';
@@ -237,7 +238,7 @@ describe('installed into an empty folder', () => {
         });
         void closed!.then((r) => reject(new Error(`the sandbox exited (${r.code ?? r.signal}) before printing its JSON line: ${r.stderr}`)));
       });
-      const info = JSON.parse(line) as { base_url: string; ca_file: string; tenants: { tenant_id: string; secret_key: string }[] };
+      const info = JSON.parse(line) as SandboxJsonLine;
       expect(info.base_url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/v1\/$/);
       expect(existsSync(info.ca_file)).toBe(true);
       const alpha = info.tenants[0]!;
@@ -246,7 +247,18 @@ describe('installed into an empty folder', () => {
         'npx',
         ['fsapi-conformance', 'run', '--groups', 'accounts,transport'],
         consumer,
-        userEnv({ FSAPI_BASE_URL: info.base_url, FSAPI_API_KEY: alpha.secret_key, FSAPI_TENANT_ID: alpha.tenant_id, FSAPI_CA_FILE: info.ca_file }),
+        // Every credential the sandbox offers: without one, the MUST requirements it unlocks are not verified (exit 6).
+        userEnv({
+          FSAPI_BASE_URL: info.base_url,
+          FSAPI_API_KEY: alpha.secret_key,
+          FSAPI_TENANT_ID: alpha.tenant_id,
+          FSAPI_CA_FILE: info.ca_file,
+          FSAPI_PUBLIC_KEY: alpha.public_key,
+          FSAPI_LIVE_API_KEY: info.live_key,
+          FSAPI_REVOKED_API_KEY: info.revoked_key,
+          FSAPI_SECOND_API_KEY: info.tenants[1]!.secret_key,
+          FSAPI_SECOND_TENANT_ID: info.tenants[1]!.tenant_id,
+        }),
       );
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toContain(`fsapi-conformance: ${info.base_url} (sandbox)`);

@@ -4,13 +4,15 @@
  * into the single run.
  */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Agent, request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SandboxJsonLine } from '../src/cli/commands/sandbox.js';
+import { parse } from 'yaml';
+import { REFERENCE_SPEC_PATH } from '../src/catalogue/index.js';
 import type { RunReport } from '../src/results/model.js';
 import { LABEL_EMAIL_DOMAIN } from '../fixtures/factories.js';
 import { runCli } from './helpers/cli.js';
@@ -75,6 +77,11 @@ describe('whole runs', { timeout: 300_000 }, () => {
     // Another process, configured only through the environment: the same checks and verdict.
     expect(outcomes(m)).toEqual(outcomes(e));
     expect(m.verdict).toBe(e.verdict);
+    // Every MUST requirement of these suites verified, and the console says so in one line.
+    expect(e.headline).toMatch(/^conformant: (\d+) of \1 MUST requirements verified; /);
+    expect(e.coverage!.must.not_verified).toBe(0);
+    expect(results[0]!.stderr).toContain(e.headline!);
+    expect(m.headline).toBe(e.headline);
 
     // The Allure results, written in the main thread from each check's result: one per check, each carrying its
     // own requirement's labels (not a concurrent neighbour's) and its evidence.
@@ -135,6 +142,58 @@ describe('whole runs', { timeout: 300_000 }, () => {
     expect(created.by_type['createAccount']).toBe(accounts.length);
   });
 
+  it('without a second business the run is inconclusive (exit 6), naming the tenant-isolation requirements', async () => {
+    const sb = await startSandboxProcess();
+    const [a] = sb.tenants;
+    const env = {
+      FSAPI_BASE_URL: sb.base_url,
+      FSAPI_API_KEY: a!.secret_key,
+      FSAPI_TENANT_ID: a!.tenant_id,
+      FSAPI_CA_FILE: sb.ca_file,
+      FSAPI_PUBLIC_KEY: a!.public_key,
+      FSAPI_LIVE_API_KEY: sb.live_key,
+      FSAPI_REVOKED_API_KEY: sb.revoked_key,
+      FSAPI_PLAIN_HTTP_URL: sb.plain_http_url,
+      FSAPI_RATE_LIMIT: '0',
+    };
+    const dir = tmp();
+    const r = await runCli(['run', '--groups', 'accounts', '--seed', '8', '--report-dir', dir], env);
+    expect(r.code, r.stderr).toBe(6);
+    const rep = load(dir);
+    expect(rep.verdict).toBe('inconclusive');
+    expect(rep.headline).toMatch(/^inconclusive: 2 MUST requirements not verified \(FSAPI-TEN-001, FSAPI-TEN-002: needs a second business: set FSAPI_SECOND_API_KEY and FSAPI_SECOND_TENANT_ID\)/);
+    expect(rep.coverage!.requirements.filter((x) => x.status === 'not-verified' && x.level === 'MUST').map((x) => [x.id, x.cause])).toEqual([
+      ['FSAPI-TEN-001', 'credential'],
+      ['FSAPI-TEN-002', 'credential'],
+    ]);
+    expect(r.stderr).toContain('verdict: INCONCLUSIVE');
+    expect(r.stderr).toContain(rep.headline!);
+    const md = readFileSync(join(dir, 'latest', 'summary.md'), 'utf8');
+    expect(md.split('\n')[0]).toMatch(/^# ❔ Inconclusive: /);
+    expect(md).toMatch(/Exit code \*\*6\*\*/);
+    expect(md).toContain('| FSAPI-TEN-001 | MUST | ❔ not verified |');
+  });
+
+  it('a document whose paths are not the target\'s gets one diagnosis first, with the fix, not only failures', async () => {
+    // The reference profile with every path under /api: the sandbox has none of them (as with a wrong base URL).
+    const doc = parse(readFileSync(REFERENCE_SPEC_PATH, 'utf8'), { maxAliasCount: -1 }) as { paths: Record<string, unknown> };
+    doc.paths = Object.fromEntries(Object.entries(doc.paths).map(([p, item]) => [`/api${p}`, item]));
+    const dir = tmp();
+    writeFileSync(join(dir, 'moved.json'), JSON.stringify(doc));
+    const r = await runCli(['run', '--spec', join(dir, 'moved.json'), '--groups', 'accounts', '--seed', '4', '--report-dir', dir], {});
+    expect(r.code, r.stderr).toBe(1);
+    const rep = load(dir);
+    const d = rep.diagnostics!.find((x) => x.kind === 'not-found')!;
+    expect(d.message).toMatch(/^(\d+) of \1 operations answered their valid request with 404/);
+    expect(d.fix).toMatch(/FSAPI_BASE_URL/);
+    const out = r.stderr;
+    expect(out.indexOf('run diagnostics')).toBeGreaterThan(0);
+    expect(out.indexOf('run diagnostics')).toBeLessThan(out.indexOf('failures and errors:'));
+    const md = readFileSync(join(dir, 'latest', 'summary.md'), 'utf8');
+    expect(md.indexOf('## Run diagnostics')).toBeLessThan(md.indexOf('## Results by group'));
+    expect(md).toContain('operations answered their valid request with 404');
+  });
+
   it('a baseline catches the regression a fault introduces (exit 4), then lists it as fixed', async () => {
     const [clean, broken, fixed] = [tmp(), tmp(), tmp()];
     expect((await runCli(['run', '--groups', 'accounts', '--seed', '3', '--report-dir', clean], {})).code).toBe(0);
@@ -169,5 +228,9 @@ describe('whole runs', { timeout: 300_000 }, () => {
     const mergedReport = JSON.parse(readFileSync(join(merged, 'conformance.json'), 'utf8')) as RunReport;
     expect(outcomes(mergedReport)).toEqual(outcomes(load(single)));
     expect(mergedReport.verdict).toBe(load(single).verdict);
+    // Coverage recomputed over the merged checks: each shard alone is conformant for its own suites, and the merge
+    // says what the single run says.
+    expect(mergedReport.coverage).toEqual(load(single).coverage);
+    expect(mergedReport.headline).toBe(load(single).headline);
   });
 });

@@ -108,7 +108,7 @@ function differentBody(op: Operation): Def {
     async run(ctx) {
       const s = await scoped(ctx, op, { fresh: true });
       const vary = s.driver?.vary;
-      if (!vary) return ctx.skip(`no way to build a different body for ${op.operationId} in the same scope (${s.driver ? 'its driver has no vary()' : s.why})`);
+      if (!vary) return ctx.skip(`no way to build a different body for ${op.operationId} in the same scope (${s.driver ? 'its driver has no vary()' : s.why})`, 'binding');
       const varied = vendorParts(ctx, op, vary.call(s.driver, referencePartsOf(s.parts), s.scope));
       // The effect count is read before and after, never between: the second request follows the first at once.
       const before = s.count ? await s.count() : undefined;
@@ -143,11 +143,11 @@ function parallel(op: Operation): Def[] {
       async run(ctx) {
         const s = await scoped(ctx, op, { fresh: true });
         const count = s.count;
-        if (!count) return ctx.skip(`nothing to judge without seeing the effects: ${s.why} (FSAPI-IDEM-103 judges the answers)`);
+        if (!count) return ctx.skip(`nothing to judge without seeing the effects: ${s.why} (FSAPI-IDEM-103 judges the answers)`, 'binding');
         const before = await count();
         const answers = await burst(ctx, op, s);
         const ok = answers.filter((r) => STATUS.is2xx(r.status));
-        if (ok.length === 0) ctx.skip(`no request of the burst succeeded (${statusTally(answers)}); FSAPI-CONTRACT-004 judges the valid request`);
+        if (ok.length === 0) ctx.skip(`no request of the burst succeeded (${statusTally(answers)}); FSAPI-CONTRACT-004 judges the valid request`, 'prerequisite');
         const n = effectsOf(ctx, before, await count(), answers.length);
         requireVisible(ctx, n, ok.length);
         check(n === 1, `${answers.length} parallel requests with one key took effect ${times(n)} (answers: ${statusTally(answers)})`);
@@ -160,7 +160,7 @@ function parallel(op: Operation): Def[] {
       async run(ctx) {
         const s = await scoped(ctx, op, { fresh: true });
         const answers = await burst(ctx, op, s);
-        if (!answers.some((r) => STATUS.is2xx(r.status))) return ctx.skip(`no request of the burst succeeded (${statusTally(answers)}): no success to compare duplicates with; FSAPI-CONTRACT-004 judges the valid request`);
+        if (!answers.some((r) => STATUS.is2xx(r.status))) return ctx.skip(`no request of the burst succeeded (${statusTally(answers)}): no success to compare duplicates with; FSAPI-CONTRACT-004 judges the valid request`, 'prerequisite');
         const others = answers.filter((r) => r.status !== 409 && !STATUS.is2xx(r.status));
         if (others.length) fail(`an answer of the burst was ${others[0]!.status}${summariseBody(others[0]!)} (answers: ${statusTally(answers)}); a duplicate in flight is 409, a replay repeats the success`);
         const ids = [...new Set(answers.filter((r) => STATUS.is2xx(r.status)).map(idOf).filter((x): x is string => x !== undefined))];

@@ -92,7 +92,7 @@ async function observed(ctx: CheckContext, read: () => Promise<number>): Promise
   try {
     return await read();
   } catch (e) {
-    if ((e as Error).name === 'EffectsUnobservable') ctx.skip(`the effects cannot be observed: ${(e as Error).message}`);
+    if ((e as Error).name === 'EffectsUnobservable') ctx.skip(`the effects cannot be observed: ${(e as Error).message}`, 'binding');
     throw e;
   }
 }
@@ -100,7 +100,7 @@ async function observed(ctx: CheckContext, read: () => Promise<number>): Promise
 /** Skips when a success left no visible effect: the count cannot see what the target made (the reads are wrong), so it cannot judge duplicates. */
 export function requireVisible(ctx: CheckContext, effects: number, successes: number): void {
   if (successes > 0 && effects === 0) {
-    ctx.skip(`${successes === 1 ? 'a success' : `${successes} successes`} left no effect the driver can see (the created or changed object does not read back); duplicates cannot be judged`);
+    ctx.skip(`${successes === 1 ? 'a success' : `${successes} successes`} left no effect the driver can see (the created or changed object does not read back); duplicates cannot be judged`, 'binding');
   }
 }
 
@@ -146,7 +146,7 @@ export function stateProbe(ctx: CheckContext, s: Scoped): StateProbe | string {
 
 /** Skips the rest of a check, saying what was judged and why the effect part cannot be. */
 export function skipEffects(ctx: CheckContext, judged: string, why: string): never {
-  ctx.skip(`${judged}; whether the request took effect is not verified: ${why}`);
+  ctx.skip(`${judged}; whether the request took effect is not verified: ${why}`, 'binding');
 }
 
 /** Expects the probe to read the same before and after; describes the change otherwise. */
@@ -178,7 +178,7 @@ export function canonicalJson(v: unknown): string {
 /** Skips the check when a request it builds on did not succeed (that is another check's finding). */
 export function requireSuccess(ctx: CheckContext, res: HttpResponse, judgedBy = 'FSAPI-CONTRACT-004'): void {
   if (res.status < 200 || res.status >= 300) {
-    ctx.skip(`the valid request it builds on was answered ${res.status}${summariseBody(res)} (${describeRequest(res)}; ${judgedBy} judges that)`);
+    ctx.skip(`the valid request it builds on was answered ${res.status}${summariseBody(res)} (${describeRequest(res)}; ${judgedBy} judges that)`, 'prerequisite');
   }
 }
 

@@ -54,7 +54,7 @@ function byIdCheck(op: Operation): CheckDef {
     async run(ctx) {
       const parts = await validRequest(ctx, op);
       const own = await ctx.call(op, parts);
-      if (!STATUS.is2xx(own.status)) ctx.skip(`the object cannot be read by its own business: ${describeRequest(own)} answered ${own.status} (FSAPI-CONTRACT-004 judges that)`);
+      if (!STATUS.is2xx(own.status)) ctx.skip(`the object cannot be read by its own business: ${describeRequest(own)} answered ${own.status} (FSAPI-CONTRACT-004 judges that)`, 'prerequisite');
       const res = await ctx.call(op, parts, { as: 'second', probe: 'foreign-object' });
       if (STATUS.is2xx(res.status)) fail(`${describeRequest(res)} with the second business's credentials answered ${res.status}: the first business's object was served`);
       check(res.status === 403 || res.status === 404, `${describeRequest(res)} with the second business's credentials answered ${res.status}${summariseBody(res)}; expected 403 or 404`);
@@ -79,8 +79,8 @@ function listCheck(op: Operation): CheckDef {
       // Enough objects on each side that the walks reach a second page (where cursors and merges go wrong).
       await Promise.all([fillList(ctx, op, mine, LIMIT * 2 + 1), fillList(ctx, op, theirs, LIMIT * 2 + 1, 'second')]);
       const [a, b] = await Promise.all([walk(ctx, op, mine, { limit: LIMIT, maxPages: PAGES }), walk(ctx, op, theirs, { limit: LIMIT, maxPages: PAGES, as: 'second' })]);
-      if (a.pages.length === 0) ctx.skip(`the first business's list cannot be read: ${a.stopped ?? 'no page'}`);
-      if (b.pages.length === 0) ctx.skip(`the second business's list cannot be read: ${b.stopped ?? 'no page'}`);
+      if (a.pages.length === 0) ctx.skip(`the first business's list cannot be read: ${a.stopped ?? 'no page'}`, 'prerequisite');
+      if (b.pages.length === 0) ctx.skip(`the second business's list cannot be read: ${b.stopped ?? 'no page'}`, 'prerequisite');
       const itemsA = walkedItems(a);
       const itemsB = walkedItems(b);
       const knownA = new Set([...itemsA.map((i) => i['id']).filter((x): x is string => typeof x === 'string'), ...idsOfRequest(mine)]);
@@ -115,7 +115,7 @@ function headerCheck(op: Operation): CheckDef {
       const parts = await validRequest(ctx, op, { as: 'second' });
       if (isList(op)) await fillList(ctx, op, parts, 1, 'second');
       const ref = await ctx.call(op, parts, { as: 'second' });
-      if (!STATUS.is2xx(ref.status)) ctx.skip(`the second business cannot read this itself: ${describeRequest(ref)} answered ${ref.status}`);
+      if (!STATUS.is2xx(ref.status)) ctx.skip(`the second business cannot read this itself: ${describeRequest(ref)} answered ${ref.status}`, 'prerequisite');
       const theirs = [...idsOf(ref.json)].filter((id) => id !== ctx.config.credentials.second!.tenantId);
       const res: HttpResponse = await ctx.call(op, parts, { headers: { 'x-tenant-id': ctx.config.credentials.second!.tenantId }, probe: 'foreign-tenant' });
       if (!STATUS.is2xx(res.status)) return;

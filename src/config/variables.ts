@@ -28,7 +28,7 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'FSAPI_PLAIN_HTTP_URL', flag: 'plain-http-url', type: 'string', value: 'URL', default: 'the base URL with http://, same port', description: 'Where the plain-HTTP probe goes (it carries a dummy key, never the real one).' },
   { env: 'FSAPI_SPEC', flag: 'spec', type: 'string', value: 'FILE', default: 'spec/openapi.yaml (reference profile)', description: "The vendor's own OpenAPI 3.x document; CONTRACT checks hold the target to it." },
   { env: 'FSAPI_BINDING', flag: 'binding', type: 'string', value: 'FILE', description: "With FSAPI_SPEC: how the vendor's document plays the reference operations (paths, names, envelopes, lists); written by `fsapi-conformance bind`." },
-  { env: 'FSAPI_CAPABILITIES', flag: 'capabilities', type: 'string', value: 'FILE', description: 'YAML/JSON file declaring implemented groups, operations and optional features.' },
+  { env: 'FSAPI_CAPABILITIES', flag: 'capabilities', type: 'string', value: 'FILE', description: 'YAML/JSON file declaring implemented groups, operations and optional features, and waived requirements (each with its reason).' },
   { env: 'FSAPI_GROUPS', flag: 'groups', type: 'list', value: 'LIST', default: 'all 12 groups + transport, versioning', description: 'Comma-separated suites to run (e.g. customers,accounts,transport).' },
   { env: 'FSAPI_SEED', flag: 'seed', type: 'string', value: 'N', default: 'random, printed and stored', description: 'Seed of the generated data; the same seed repeats the same run.' },
   { env: 'FSAPI_CONCURRENCY', flag: 'concurrency', type: 'string', value: 'N', default: '16 embedded, 4 remote', description: 'Checks in flight at once per suite.' },

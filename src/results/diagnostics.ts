@@ -43,25 +43,28 @@ export function runDiagnostics(input: DiagnosticsInput): Diagnostic[] {
     });
   }
 
-  // Per operation, the answers to its valid request: an operation that answered only 404 is not where the document says.
-  const valid = checks.filter((c) => c.family === 'schema' && c.operation);
-  const answered = valid.filter((c) => c.exchanges.some((x) => x.response));
-  const notFound = answered.filter((c) => c.exchanges.every((x) => !x.response || x.response.status === 404));
+  // Per operation, the answers to its valid requests (and the checks over its observed traffic): an operation that
+  // answered only 404 is not where the document says.
+  const byOp = new Map<string, RecordedExchange[]>();
+  for (const c of checks) {
+    if (c.family !== 'schema' || !c.operation) continue;
+    const answers = c.exchanges.filter((x) => x.response);
+    if (answers.length) byOp.set(c.operation, [...(byOp.get(c.operation) ?? []), ...answers]);
+  }
+  const answered = [...byOp.keys()];
+  const notFound = answered.filter((op) => byOp.get(op)!.every((x) => x.response!.status === 404));
   if (answered.length >= 2 && notFound.length * 2 >= answered.length) {
     out.push({
       kind: 'not-found',
-      message: `${notFound.length} of ${answered.length} operations answered their valid request with 404 (${notFound
-        .slice(0, 3)
-        .map((c) => c.operation)
-        .join(', ')}${notFound.length > 3 ? ', …' : ''}): the paths of the document are not the target's`,
+      message: `${notFound.length} of ${answered.length} operations answered their valid request with 404 (${notFound.slice(0, 3).join(', ')}${notFound.length > 3 ? ', …' : ''}): the paths of the document are not the target's`,
       fix: 'check FSAPI_BASE_URL (it ends with the version segment, e.g. https://host/v1/), that FSAPI_SPEC is the document of this target, and the binding of its operations',
     });
   }
 
-  const writes = answered.filter((c) => c.exchanges.some((x) => x.response && WRITE.has(x.request.method.toUpperCase())));
-  const refused = writes.filter((c) => {
-    const last = [...c.exchanges].reverse().find((x) => x.response);
-    return !!last && last.response!.status >= 400 && last.response!.status < 500 && last.response!.status !== 401 && last.response!.status !== 404;
+  const writes = answered.filter((op) => byOp.get(op)!.some((x) => WRITE.has(x.request.method.toUpperCase())));
+  const refused = writes.filter((op) => {
+    const last = byOp.get(op)!.filter((x) => WRITE.has(x.request.method.toUpperCase())).at(-1)!.response!.status;
+    return last >= 400 && last < 500 && last !== 401 && last !== 404;
   });
   const prerequisites = checks.filter((c) => c.status === 'skipped' && c.skip_cause === 'prerequisite').length;
   if (writes.length >= 2 && refused.length * 2 >= writes.length) {

@@ -1,17 +1,17 @@
 import type { Capabilities } from '../config/capabilities.js';
 import { ALL_SUITE_SLUGS } from '../checks/planner.js';
-import { genericChecks, type PlanContext } from '../checks/index.js';
-import type { RequirementPlan } from '../results/coverage.js';
-import type { DocumentOperation } from '../results/coverage.js';
+import type { SuiteSlug } from '../catalogue/groups.js';
+import type { CheckDef } from '../harness/check.js';
+import type { DocumentOperation, RequirementPlan } from '../results/coverage.js';
 
 /**
  * Where each requirement's generic checks are planned over the reference profile, by suite and operation: a
  * requirement with no check in a run whose suite was in it lacks its operations in the document in use.
  */
-export function referencePlan(reference: PlanContext): RequirementPlan {
+export function referencePlan(checksOf: (suite: SuiteSlug) => readonly CheckDef[]): RequirementPlan {
   const out = new Map<string, { suite: string; operation?: string }[]>();
   for (const suite of ALL_SUITE_SLUGS) {
-    for (const def of genericChecks(suite, reference)) {
+    for (const def of checksOf(suite)) {
       (out.get(def.requirement) ?? out.set(def.requirement, []).get(def.requirement)!).push({ suite, ...(def.operation ? { operation: def.operation } : {}) });
     }
   }

@@ -27,6 +27,7 @@ import { ResultCollector, type SuiteStats } from './collector.js';
 import type { LiveProgress, ProgressCounts } from './progress.js';
 import { shardSuites } from './shards.js';
 import { genericChecks } from '../checks/index.js';
+import type { CheckDef } from '../harness/check.js';
 import { WebhookReceiver } from './receiver.js';
 import { beginRun, endRun, type RunStart } from './begin.js';
 
@@ -72,8 +73,11 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
   for (const w of catalogue.spec.warnings) log(`warning: ${catalogue.spec.path}#${w.pointer}: ${w.message}`);
   // A suite's weight is its number of checks: it balances shards and orders the files of a run.
   const plan = { spec: catalogue.spec, isReferenceProfile: catalogue.isReferenceProfile };
-  const weights = new Map<SuiteSlug, number>();
-  const weight = (g: SuiteSlug) => weights.get(g) ?? weights.set(g, genericChecks(g, plan).length).get(g)!;
+  // Each suite's generic checks, planned once: they weigh the suites and, for the reference profile, tell coverage
+  // where each requirement's checks are.
+  const planned = new Map<SuiteSlug, CheckDef[]>();
+  const checksOf = (g: SuiteSlug) => planned.get(g) ?? planned.set(g, genericChecks(g, plan)).get(g)!;
+  const weight = (g: SuiteSlug) => checksOf(g).length;
   // The suite of unbound operations runs only when the document has some (never for the reference profile).
   const suites = given.groups.filter((g) => g !== UNBOUND_SUITE || catalogue.spec.operations.some((o) => o.group === UNBOUND_SUITE));
   const cfg = given.shard ? { ...given, groups: shardOf({ ...given, groups: suites }, weight, log) } : { ...given, groups: suites };
@@ -205,11 +209,11 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
       : suiteErrors.length
         ? `a suite could not run: ${suiteErrors[0]}`
         : undefined;
-    const reference = catalogue.isReferenceProfile ? catalogue : await loadCatalogue();
+    const referenceChecks = catalogue.isReferenceProfile ? checksOf : await referenceChecksOf();
     const report = buildReport({
       cfg,
       catalogue,
-      reference: { spec: reference.spec, isReferenceProfile: true },
+      referenceChecks,
       runId,
       startedAt,
       phases,
@@ -344,6 +348,12 @@ function shardOf(cfg: RunConfig, weight: (g: SuiteSlug) => number, log: (line: s
   return mine;
 }
 
+/** The generic checks of a suite over the reference profile (for a run with a vendor's document). */
+async function referenceChecksOf(): Promise<(suite: SuiteSlug) => CheckDef[]> {
+  const { spec } = await loadCatalogue();
+  return (suite) => genericChecks(suite, { spec, isReferenceProfile: true });
+}
+
 function defaultPlainHttpUrl(baseUrl: string): string {
   const u = new URL(baseUrl);
   u.protocol = 'http:';
@@ -353,8 +363,8 @@ function defaultPlainHttpUrl(baseUrl: string): string {
 function buildReport(a: {
   cfg: RunConfig;
   catalogue: Catalogue;
-  /** The reference profile, for where each requirement's checks are planned. */
-  reference: { spec: Catalogue['spec']; isReferenceProfile: true };
+  /** The reference profile's generic checks of a suite: where each requirement's checks are planned. */
+  referenceChecks: (suite: SuiteSlug) => CheckDef[];
   runId: string;
   startedAt: Date;
   phases: Phases;
@@ -374,15 +384,40 @@ function buildReport(a: {
   const durationMs = finished.getTime() - a.startedAt.getTime();
   const waivers = cfg.capabilities?.waive ?? [];
   const securityNote = securitySchemeNote(catalogue.spec.raw);
+  const run: RunReport['run'] = {
+    id: a.runId,
+    seed: cfg.seed,
+    started_at: a.startedAt.toISOString(),
+    finished_at: finished.toISOString(),
+    duration_ms: durationMs,
+    phases: { startup_ms: Math.round(a.phases.startup_ms), preflight_ms: Math.round(a.phases.preflight_ms), suites_ms: Math.round(a.phases.suites_ms) },
+    strict: cfg.strict,
+    groups: cfg.groups.filter((g) => groups.includes(g) || isGroupSlug(g) || g === 'transport' || g === 'versioning'),
+    ...(cfg.shard ? { shard: cfg.shard } : {}),
+    concurrency: cfg.concurrency,
+    requests_sent: a.stats.requests,
+    resources_created: {
+      count: Object.values(a.stats.created).reduce((n, x) => n + x, 0),
+      by_type: a.stats.created,
+      label: `customers' e-mail domain @${LABEL_EMAIL_DOMAIN}; metadata fsapi_run=${a.runId} on everything that takes metadata`,
+    },
+    node: process.version,
+    throttling: a.throttling,
+    platform: `${process.platform}-${process.arch}`,
+    ...(a.incompleteReason ? { incomplete_reason: a.incompleteReason } : {}),
+    ...(waivers.length ? { waivers } : {}),
+  };
   const assessed = assessRun({
     checks,
     requirements: catalogue.requirements.all,
     waivers,
-    absent: absentFromRun(referencePlan(a.reference), cfg.groups),
+    // A group the capabilities file does not declare is not this run's to verify, whatever its document lacks.
+    absent: absentFromRun(referencePlan(a.referenceChecks), cfg.groups.filter((g) => !cfg.capabilities?.groups || !isGroupSlug(g) || cfg.capabilities.groups.includes(g))),
     operations: catalogue.spec.operations,
     baseUrl: a.baseUrl,
     leftOut: leftOutBy(cfg.groups, cfg.capabilities),
     incompleteReason: a.incompleteReason,
+    throttling: run.throttling,
     durationMs,
     ...(securityNote ? { documentNotes: [securityNote] } : {}),
   });
@@ -406,29 +441,7 @@ function buildReport(a: {
       tenant_id: a.credentials.tenantId,
       ...(a.sandbox ? { sandbox_faults: a.sandbox.faults } : {}),
     },
-    run: {
-      id: a.runId,
-      seed: cfg.seed,
-      started_at: a.startedAt.toISOString(),
-      finished_at: finished.toISOString(),
-      duration_ms: durationMs,
-      phases: { startup_ms: Math.round(a.phases.startup_ms), preflight_ms: Math.round(a.phases.preflight_ms), suites_ms: Math.round(a.phases.suites_ms) },
-      strict: cfg.strict,
-      groups: cfg.groups.filter((g) => groups.includes(g) || isGroupSlug(g) || g === 'transport' || g === 'versioning'),
-      ...(cfg.shard ? { shard: cfg.shard } : {}),
-      concurrency: cfg.concurrency,
-      requests_sent: a.stats.requests,
-      resources_created: {
-        count: Object.values(a.stats.created).reduce((n, x) => n + x, 0),
-        by_type: a.stats.created,
-        label: `customers' e-mail domain @${LABEL_EMAIL_DOMAIN}; metadata fsapi_run=${a.runId} on everything that takes metadata`,
-      },
-      throttling: a.throttling,
-      node: process.version,
-      platform: `${process.platform}-${process.arch}`,
-      ...(a.incompleteReason ? { incomplete_reason: a.incompleteReason } : {}),
-      ...(waivers.length ? { waivers } : {}),
-    },
+    run,
     verdict: assessed.verdict,
     headline: assessed.headline,
     diagnostics: assessed.diagnostics,
