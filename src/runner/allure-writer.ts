@@ -8,6 +8,7 @@ import { stringifyEnvInfo } from 'allure-js-commons/sdk/reporter';
 import type { RunnerTask } from 'vitest';
 import type { Reporter, TestCase, Vitest } from 'vitest/node';
 import { groupTag, isGroupSlug } from '../catalogue/groups.js';
+import { mdCode } from '../reports/markdown-text.js';
 import type { Requirement, RequirementCatalogue } from '../catalogue/requirements.js';
 import type { CheckResult, CheckStatus } from '../results/model.js';
 
@@ -102,6 +103,13 @@ const ALLURE_STATUS: Record<CheckStatus, Status> = {
 /** What other parts of a result may say about why (fields that later versions of CheckResult may carry). */
 type Causes = { cause?: unknown; skip_cause?: unknown };
 
+/**
+ * A warning is `passed` in Allure, whose page shows no message for a passed test: its finding heads the
+ * description instead (Markdown; the target's text as a code span, so nothing in it is interpreted).
+ */
+const warningNote = (r: CheckResult) =>
+  r.status === 'warning' ? `**Warning** (${r.level}: does not change the verdict; --strict makes it a failure): ${mdCode(r.message ?? '')}\n\n` : '';
+
 const groupTitle = (group: string) => (isGroupSlug(group) ? groupTag(group) : group);
 
 /**
@@ -130,7 +138,7 @@ export function allureMessages(r: CheckResult, req: Requirement): RuntimeMessage
       data: {
         labels,
         ...('standard' in req.source && req.source.url ? { links: [{ url: req.source.url, name: `${r.requirement}: ${req.source.standard}` }] } : {}),
-        description: `${req.statement}\n\nSource: ${r.clause}\n\nVerification: ${req.verification}`,
+        description: `${warningNote(r)}${req.statement}\n\nSource: ${r.clause}\n\nVerification: ${req.verification}`,
       },
     },
   ];
