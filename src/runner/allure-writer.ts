@@ -90,7 +90,8 @@ const SEVERITY = { MUST: 'blocker', CONTRACT: 'critical', SHOULD: 'normal', PROF
  * A check's status in Allure's terms. Allure reads red (`failed`) as "the product is wrong" and yellow (`broken`)
  * as "the test could not complete", which is what `failed` and `error` mean here. A warning (a SHOULD or PROFILE
  * finding, which does not change the verdict unless --strict) is `passed`, as in JUnit, so that Allure's red
- * count is the run's non-conformances; it carries the `warning` tag and its message, and the tree filters by tag.
+ * count is the run's non-conformances; it carries the `warning` tag (the tree filters by tag) and its finding
+ * (warningNote).
  */
 const ALLURE_STATUS: Record<CheckStatus, Status> = {
   passed: Status.PASSED,
@@ -160,8 +161,8 @@ const PATH_LABELS = new Set(['parentSuite', 'suite', 'subSuite', 'package']);
  * worker's stack; the suites and title path are group, family, requirement (what the report's groupBy and any
  * other Allure viewer arrange the tree by), and the full name is the check's stable id rather than the file that
  * happened to run it (waiting checks run in another file than their group's). The history id, already computed,
- * is left alone. A test without a result crashed outside its check: a suite fault,
- * `broken` with vitest's error as it was.
+ * is left alone. A test without a result crashed outside its check: a suite fault, `broken` with vitest's error
+ * as it was.
  */
 export function settleAllureResult(tr: Partial<TestResult>, r: CheckResult | undefined): void {
   if (!r) {
