@@ -120,7 +120,7 @@ describe('hostile targets', () => {
     const upstream = new Agent({ connect: { ca: sandbox.ca_pem } });
     const origin = new URL(sandbox.base_url).origin;
     let forwarded = 0;
-    const proxy = await hostileForwarder(async (req, res, body) => {
+    const proxy = await forwardingServer(async (req, res, body) => {
       if (++forwarded > DIE_AFTER) {
         proxy.server.close();
         proxy.server.closeAllConnections();
@@ -260,7 +260,7 @@ describe('hostile targets', () => {
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'host', 'upgrade']);
 
 /** An HTTPS server on loopback whose handler may be async, and the file of its certificate. */
-async function hostileForwarder(handler: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse, body: string) => Promise<void>) {
+async function forwardingServer(handler: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse, body: string) => Promise<void>) {
   const server = await httpsServer((req, res, body) => void handler(req, res, body).catch(() => res.destroy()));
   servers.push(server);
   const caFile = join(mkdtempSync(join(tmpdir(), 'fsapi-hostile-')), 'ca.pem');

@@ -442,6 +442,11 @@ describe('Allure results (src/runner/allure-writer.ts)', () => {
     expect(meta.data.links).toEqual([{ url: (cited.source as { url: string }).url, name: `${cited.id}: ${(cited.source as { standard: string }).standard}` }]);
     expect(meta.data.description).toContain(cited.statement);
     expect(meta.data.description).toContain(`Source: ${c.clause}`);
+    // Allure shows no message for a passed test: a warning's finding heads its description, the target's text inert.
+    const warned = allureMessages({ ...c, message: 'answered 201 <b>twice</b>' }, cited)[0];
+    expect(warned?.type === 'metadata' && warned.data.description).toMatch(/^\*\*Warning\*\* \(SHOULD: does not change the verdict; --strict makes it a failure\): `answered 201 <b>twice<\/b>`\n\n/);
+    const passed = allureMessages({ ...c, status: 'passed', message: 'x' }, cited)[0];
+    expect(passed?.type === 'metadata' && passed.data.description).toMatch(new RegExp(`^${cited.statement.slice(0, 20).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
     expect(JSON.parse(attachment.data.content)).toEqual(c.exchanges);
   });
 

@@ -8,6 +8,7 @@ import { stringifyEnvInfo } from 'allure-js-commons/sdk/reporter';
 import type { RunnerTask } from 'vitest';
 import type { Reporter, TestCase, Vitest } from 'vitest/node';
 import { groupTag, isGroupSlug } from '../catalogue/groups.js';
+import { mdCode } from '../reports/markdown-text.js';
 import type { Requirement, RequirementCatalogue } from '../catalogue/requirements.js';
 import type { CheckResult, CheckStatus } from '../results/model.js';
 
@@ -89,7 +90,8 @@ const SEVERITY = { MUST: 'blocker', CONTRACT: 'critical', SHOULD: 'normal', PROF
  * A check's status in Allure's terms. Allure reads red (`failed`) as "the product is wrong" and yellow (`broken`)
  * as "the test could not complete", which is what `failed` and `error` mean here. A warning (a SHOULD or PROFILE
  * finding, which does not change the verdict unless --strict) is `passed`, as in JUnit, so that Allure's red
- * count is the run's non-conformances; it carries the `warning` tag and its message, and the tree filters by tag.
+ * count is the run's non-conformances; it carries the `warning` tag (the tree filters by tag) and its finding
+ * (warningNote).
  */
 const ALLURE_STATUS: Record<CheckStatus, Status> = {
   passed: Status.PASSED,
@@ -101,6 +103,13 @@ const ALLURE_STATUS: Record<CheckStatus, Status> = {
 
 /** What other parts of a result may say about why (fields that later versions of CheckResult may carry). */
 type Causes = { cause?: unknown; skip_cause?: unknown };
+
+/**
+ * A warning is `passed` in Allure, whose page shows no message for a passed test: its finding heads the
+ * description instead (Markdown; the target's text as a code span, so nothing in it is interpreted).
+ */
+const warningNote = (r: CheckResult) =>
+  r.status === 'warning' ? `**Warning** (${r.level}: does not change the verdict; --strict makes it a failure): ${mdCode(r.message ?? '')}\n\n` : '';
 
 const groupTitle = (group: string) => (isGroupSlug(group) ? groupTag(group) : group);
 
@@ -130,7 +139,7 @@ export function allureMessages(r: CheckResult, req: Requirement): RuntimeMessage
       data: {
         labels,
         ...('standard' in req.source && req.source.url ? { links: [{ url: req.source.url, name: `${r.requirement}: ${req.source.standard}` }] } : {}),
-        description: `${req.statement}\n\nSource: ${r.clause}\n\nVerification: ${req.verification}`,
+        description: `${warningNote(r)}${req.statement}\n\nSource: ${r.clause}\n\nVerification: ${req.verification}`,
       },
     },
   ];
@@ -152,8 +161,8 @@ const PATH_LABELS = new Set(['parentSuite', 'suite', 'subSuite', 'package']);
  * worker's stack; the suites and title path are group, family, requirement (what the report's groupBy and any
  * other Allure viewer arrange the tree by), and the full name is the check's stable id rather than the file that
  * happened to run it (waiting checks run in another file than their group's). The history id, already computed,
- * is left alone. A test without a result crashed outside its check: a suite fault,
- * `broken` with vitest's error as it was.
+ * is left alone. A test without a result crashed outside its check: a suite fault, `broken` with vitest's error
+ * as it was.
  */
 export function settleAllureResult(tr: Partial<TestResult>, r: CheckResult | undefined): void {
   if (!r) {
