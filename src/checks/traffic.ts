@@ -5,7 +5,8 @@
  */
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import { CheckFailure } from '../harness/assert.js';
-import type { CheckDef, Probe } from '../harness/check.js';
+import type { CheckDef } from '../harness/check.js';
+import type { Probe } from '../harness/probe.js';
 import type { HttpResponse } from '../http/client.js';
 import type { TrafficApplicability, TrafficEvaluator, TrafficFinding } from '../harness/observer.js';
 import type { CheckFamily } from './plan.js';

@@ -10,6 +10,7 @@ import { RateLimited } from '../http/transport-error.js';
 import type { CheckResult, CheckStatus, Family, RecordedExchange, SkipCause } from '../results/model.js';
 import { CheckFailure, CheckSkipped } from './assert.js';
 import type { TrafficObserver } from './observer.js';
+import type { Probe } from './probe.js';
 import type { WorkerConfig } from './worker-config.js';
 import type { World } from './world.js';
 
@@ -44,26 +45,6 @@ export interface CheckDef {
   timeoutMs?: number;
   run(ctx: CheckContext): Promise<void>;
 }
-
-/**
- * What a deliberately invalid request breaks on purpose. An undocumented 4xx in answer to one is the document's
- * gap (FSAPI-CONTRACT-101, SHOULD), not the target's contract failure: the suite caused it.
- */
-export type Probe =
-  | 'no-key'
-  | 'bad-key'
-  | 'no-tenant'
-  | 'foreign-tenant'
-  | 'foreign-object'
-  | 'wrong-media-type'
-  | 'malformed-body'
-  | 'invalid-body'
-  | 'empty-body'
-  | 'no-idempotency-key'
-  | 'reused-idempotency-key'
-  | 'unknown-id'
-  | 'oversized-body'
-  | 'over-limit';
 
 export interface CallOptions {
   /** The request is invalid on purpose, in this way (see Probe). */

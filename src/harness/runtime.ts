@@ -12,7 +12,8 @@ import { RateLimiter } from '../http/rate-limiter.js';
 import { Redactor } from '../http/redact.js';
 import type { RecordedExchange } from '../results/model.js';
 import { CheckSkipped } from './assert.js';
-import type { CallOptions, Probe, RequestParts } from './check.js';
+import type { CallOptions, RequestParts } from './check.js';
+import type { Probe } from './probe.js';
 import type { WorkerConfig } from './worker-config.js';
 
 /** Per worker: the catalogue of the spec in use, the redactor, and one keep-alive client for the target. */
