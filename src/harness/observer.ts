@@ -27,14 +27,14 @@ const KEEP = 5;
 export class TrafficObserver {
   private readonly byOp = new Map<string, Tally>();
 
-  constructor(private readonly evaluators: { evaluate: TrafficEvaluator; appliesTo: (res: HttpResponse) => string[] }[]) {}
+  constructor(private readonly evaluators: { evaluate: TrafficEvaluator; appliesTo: (op: Operation, res: HttpResponse) => string[] }[]) {}
 
   observe(op: Operation, res: HttpResponse): void {
     let t = this.byOp.get(op.operationId);
     if (!t) this.byOp.set(op.operationId, (t = { responses: 0, applicable: new Map(), findings: new Map() }));
     t.responses++;
     for (const ev of this.evaluators) {
-      for (const r of ev.appliesTo(res)) t.applicable.set(r, (t.applicable.get(r) ?? 0) + 1);
+      for (const r of ev.appliesTo(op, res)) t.applicable.set(r, (t.applicable.get(r) ?? 0) + 1);
       for (const f of ev.evaluate(op, res)) {
         const list = t.findings.get(f.requirement) ?? [];
         if (!t.findings.has(f.requirement)) t.findings.set(f.requirement, list);
