@@ -182,7 +182,7 @@ describe('hostile targets', () => {
     expect(msgs).toMatch(/30[1278]/);
   });
 
-  it('429 with Retry-After and 503 are backed off within the retry budget, then reported', async () => {
+  it('429 with Retry-After and 503 are backed off within the retry budget, then reported as rate limited, never judged', async () => {
     const attempts: { at: number; status: number }[] = [];
     let throttledKey: string | undefined;
     const t = await hostileTarget((req, res) => {
@@ -200,13 +200,19 @@ describe('hostile targets', () => {
     const dir = tmp();
     const r = await runCli(['run', '--groups', 'accounts', '--concurrency', '1', '--report-dir', dir], t.env);
     expect(r.code, r.stderr).toBe(1);
-    // One request and at most three retries per POST, the first retry at least the Retry-After second later.
+    // One request and at most four retries per POST, the first retry at least the Retry-After second later.
     expect(attempts[0]!.status).toBe(429);
     expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(1000);
-    expect(attempts.map((a) => a.status)).toEqual([429, 503, 503, 503]);
-    // The setup failure is reported with the status the target ended on.
-    const msgs = report(dir).checks.map((c) => c.message ?? '').join('\n');
-    expect(msgs).toMatch(/setup could not create a customer: POST \/v1\/customers answered 503/);
+    expect(attempts.map((a) => a.status)).toEqual([429, 503, 503, 503, 503]);
+    // The 503 it ended on is not judged as an answer: the checks that needed it are errors caused by rate limiting.
+    const rep = report(dir);
+    const limited = rep.checks.filter((c) => c.cause === 'rate-limited');
+    expect(limited.length).toBeGreaterThan(0);
+    for (const c of limited) {
+      expect(c.status).toBe('error');
+      expect(c.message).toMatch(/^rate limited: POST \S+\/v1\/customers still answered 503 \(no Retry-After\) after 5 attempts.*FSAPI_RATE_LIMIT/);
+    }
+    expect(rep.run.throttling?.responses).toBe(5);
   });
 
   it('live environment: no writing request is sent without --allow-live-writes; the plain-HTTP probe never carries the key', async () => {

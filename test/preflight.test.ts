@@ -1,17 +1,19 @@
 /**
  * A dead or misconfigured target ends in one clear message and exit 2, within seconds, before any suite runs:
- * unreachable, TLS mismatch (untrusted, expired, wrong host), wrong base path, refused credentials, redirect.
+ * unreachable, TLS mismatch (untrusted, expired, wrong host), wrong base path, refused credentials, redirect, a
+ * server error at the base URL (a dead upstream behind a proxy answering 502, a 500, a 503 that stays).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from './helpers/cli.js';
-import { httpsServer, json, makeCert, type TestServer } from './helpers/servers.js';
+import { gateway } from './helpers/gateway.js';
+import { httpsServer, json, makeCert } from './helpers/servers.js';
 
 const KEY = 'sk_sandbox_canary_preflight_9a8b7c';
-const servers: TestServer[] = [];
+const servers: { close(): Promise<void> }[] = [];
 afterAll(async () => Promise.all(servers.map((s) => s.close())));
 
 
@@ -36,11 +38,15 @@ describe('preflight', () => {
         return json(res, 200, { object: 'list', data: [], has_more: false, next_cursor: null });
       }
       if (req.url?.startsWith('/moved/')) return res.writeHead(308, { location: 'https://elsewhere.test/v1/accounts' }).end();
+      if (req.url?.startsWith('/broken/')) return json(res, 500, { title: 'Internal error' });
+      if (req.url?.startsWith('/busy/')) return json(res, 503, { title: 'Service unavailable' }, { 'retry-after': '0' });
       json(res, 404, { title: 'not found' });
     });
     const expired = await httpsServer((_q, r) => json(r, 200, {}), await makeCert({ expired: true }));
     const wrongHost = await httpsServer((_q, r) => json(r, 200, {}), await makeCert({ names: ['api.example.test'], ips: ['10.1.2.3'] }));
-    servers.push(api, expired, wrongHost);
+    // A reverse proxy whose upstream process is down: it answers 502 to everything.
+    const deadUpstream = await gateway({ upstream: `https://127.0.0.1:${await freePortThatRefuses()}/v1/` });
+    servers.push(api, expired, wrongHost, deadUpstream);
     const dir = mkdtempSync(join(tmpdir(), 'fsapi-ca-'));
     const ca = (s: { cert: { cert: string } }, name: string) => {
       writeFileSync(join(dir, name), s.cert.cert);
@@ -55,6 +61,9 @@ describe('preflight', () => {
       ['wrong base path', target(`${origin}/api/`, { FSAPI_CA_FILE: ca(api, 'api.pem') }), /nothing answers at .*\/api\/accounts \(404\)/, /ending with its version segment/],
       ['refused key', { ...target(api.url, { FSAPI_CA_FILE: ca(api, 'api.pem') }), FSAPI_API_KEY: 'sk_wrong_key_000000' }, /refused the configured credentials \(401/, /FSAPI_API_KEY/],
       ['redirect', target(`${origin}/moved/`, { FSAPI_CA_FILE: ca(api, 'api.pem') }), /redirects \(308 to https:\/\/elsewhere.test/, /final https address/],
+      ['dead upstream behind a proxy', target(deadUpstream.url, { FSAPI_CA_FILE: ca(deadUpstream, 'proxy.pem') }), /answered 502 \(server: test-gateway\): the server \(or a proxy in front of it\) cannot serve the API/, /running and healthy.*upstream is down/],
+      ['server error', target(`${origin}/broken/`, { FSAPI_CA_FILE: ca(api, 'api.pem') }), /\/broken\/accounts answered 500: the API fails with a server error/, /running and healthy/],
+      ['503 that stays', target(`${origin}/busy/`, { FSAPI_CA_FILE: ca(api, 'api.pem') }), /\/busy\/accounts answered 503/, /running and healthy/],
     ];
     const results = await Promise.all(cases.map(([, env]) => runCli(['run', '--report-dir', join(dir, 'reports')], env)));
     results.forEach((r, i) => {
@@ -67,7 +76,10 @@ describe('preflight', () => {
       expect(r.stderr + r.stdout, name).not.toMatch(/\n\s+at /); // no stack trace
       expect(r.stderr + r.stdout, name).not.toContain(KEY);
     });
-    // Nothing was run: only the preflight request reached the API server.
-    expect(api.requests.every((q) => q.url.startsWith('/v1/accounts') || q.url.startsWith('/api/') || q.url.startsWith('/moved/'))).toBe(true);
+    // Nothing was run: no report, and the API server got the preflight's one request from each run that reached it
+    // (the 503 resent twice), nothing else.
+    expect(existsSync(join(dir, 'reports'))).toBe(false);
+    expect(api.requests.map((q) => `${q.method} ${q.url}`).sort()).toEqual(['GET /api/accounts', 'GET /broken/accounts', 'GET /busy/accounts', 'GET /busy/accounts', 'GET /busy/accounts', 'GET /moved/accounts', 'GET /v1/accounts']);
+    expect(deadUpstream.counts).toEqual({ limited: 0, forwarded: 0, badGateway: 1 });
   });
 });

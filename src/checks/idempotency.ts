@@ -5,7 +5,7 @@
  * Every check owns a fresh scope, so what it counts is its own doing.
  */
 import type { Operation } from '../catalogue/openapi.js';
-import { check, describeRequest, expectStatus, fail, idOf, STATUS, summariseBody } from '../harness/assert.js';
+import { check, describeRequest, expectStatus, fail, idOf, notServerError, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckContext, CheckDef } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
 import { delay } from '../http/rate-limiter.js';
@@ -52,6 +52,7 @@ function noKey(op: Operation): Def[] {
         const before = s.count ? await s.count() : undefined;
         const res = await ctx.call(op, s.parts, { idempotencyKey: null, probe: 'no-idempotency-key' });
         check(!STATUS.is2xx(res.status), `${describeRequest(res)} without Idempotency-Key was processed: ${res.status}${summariseBody(res)}`);
+        notServerError(res, 'without Idempotency-Key');
         if (before === undefined) skipEffects(ctx, `refused with ${res.status}`, s.why);
         const after = await s.count!();
         check(effectsOf(ctx, before, after, 1) === 0, `the POST without Idempotency-Key was answered ${res.status} but took effect: ${op.operationId} effects went from ${before} to ${after}`);

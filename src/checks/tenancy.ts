@@ -5,7 +5,7 @@
  * business's x-tenant-id never sees the second business's data.
  */
 import type { Operation } from '../catalogue/openapi.js';
-import { check, describeRequest, fail, STATUS, summariseBody } from '../harness/assert.js';
+import { check, describeRequest, fail, notServerError, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckDef, RequestParts } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
 import { fillList, walk, walkedItems } from './lists.js';
@@ -93,6 +93,7 @@ function listCheck(op: Operation): CheckDef {
       if (pathParamsOf(op).length > 0) {
         // A list under the first business's object (its customer's documents), asked for by the second business.
         const res = await ctx.call(op, mine, { as: 'second', probe: 'foreign-object' });
+        notServerError(res, "with the second business's credentials");
         const served = idsOf(res.json);
         const leaked = [...served].filter((id) => knownA.has(id) && !idsOfRequest(mine).has(id));
         if (STATUS.is2xx(res.status) && leaked.length > 0) fail(`${describeRequest(res)} with the second business's credentials listed the first business's objects (${leaked.slice(0, 3).join(', ')})`);
@@ -118,6 +119,7 @@ function headerCheck(op: Operation): CheckDef {
       if (!STATUS.is2xx(ref.status)) ctx.skip(`the second business cannot read this itself: ${describeRequest(ref)} answered ${ref.status}`, 'prerequisite');
       const theirs = [...idsOf(ref.json)].filter((id) => id !== ctx.config.credentials.second!.tenantId);
       const res: HttpResponse = await ctx.call(op, parts, { headers: { 'x-tenant-id': ctx.config.credentials.second!.tenantId }, probe: 'foreign-tenant' });
+      notServerError(res, "with the configured key and the second business's x-tenant-id");
       if (!STATUS.is2xx(res.status)) return;
       if (theirs.length === 0) ctx.skip(`answered ${res.status}, but the second business's own view names no object to look for`);
       const seen = theirs.filter((id) => res.text.includes(id));

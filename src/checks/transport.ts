@@ -4,7 +4,7 @@
  * clear; a 401 therefore still shows the request was processed (authenticated and refused, over plain HTTP).
  */
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
-import { fail } from '../harness/assert.js';
+import { fail, notServerError } from '../harness/assert.js';
 import type { CheckContext, CheckDef } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
 import { TransportError } from '../http/transport-error.js';
@@ -48,6 +48,7 @@ function judgeProcessed(method: string, url: string, o: Outcome): string {
   if (o.kind === 'refused') return `${method} over plain HTTP: connection refused (${o.how})`;
   const s = o.res.status;
   if (REFUSALS.has(s)) return `${method} over plain HTTP answered ${s} (refused)`;
+  notServerError(o.res, 'over plain HTTP');
   if (s >= 300 && s < 400) return `${method} over plain HTTP answered ${s} (a redirect; FSAPI-TRANS-003 judges it)`;
   fail(`${method} ${url} over plain HTTP answered ${s}: the request was processed (refuse the connection, or answer 403/400/421/426 without processing)`);
 }
@@ -86,6 +87,7 @@ function transportChecks(spec: SpecDocument): CheckDef[] {
         needs: ['plain-http'],
         async run(ctx) {
           const o = await probe(ctx, 'GET', get);
+          if (o.kind === 'answered') notServerError(o.res, 'over plain HTTP');
           if (o.kind === 'answered' && o.res.status >= 300 && o.res.status < 400) {
             fail(`GET ${get.path} over plain HTTP answered ${o.res.status} redirecting to ${o.res.headers['location'] ?? '(no Location)'}: a client following it has already sent its key in clear`);
           }

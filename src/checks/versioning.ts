@@ -2,7 +2,7 @@
  * Versioning (seed, What the service does; Versioning): the base address ends with the version segment /v1/
  * and the API answers there; other version segments are not served (profile).
  */
-import { check, describeRequest, fail, summariseBody } from '../harness/assert.js';
+import { check, describeRequest, fail, notServerError, summariseBody } from '../harness/assert.js';
 import type { CheckContext, CheckDef } from '../harness/check.js';
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import type { CheckFamily } from './plan.js';
@@ -37,6 +37,7 @@ function versioningChecks(spec: SpecDocument): CheckDef[] {
         const path = new URL(ctx.config.baseUrl).pathname;
         check(VERSION_SEGMENT.test(path), `the base URL's path is ${path}; it must end with the version segment /v1/`);
         const res = await ctx.call(read);
+        notServerError(res, 'under the /v1/ base');
         check(res.status !== 404, `${describeRequest(res)} under the /v1/ base answered 404${summariseBody(res)}: the API is not served there`);
         ctx.observe(`${describeRequest(res)} answered ${res.status}`);
       },

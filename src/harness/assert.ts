@@ -44,6 +44,14 @@ export function describeRequest(res: HttpResponse): string {
   return `${res.exchange.request.method} ${u.pathname}${u.search}`;
 }
 
+/**
+ * A server error is never a right answer: not to a valid request, and not to a probe made invalid on purpose
+ * (which must be refused, not crash the target). Checks that accept "anything but X" call this first.
+ */
+export function notServerError(res: HttpResponse, what?: string): void {
+  check(res.status < 500, `${describeRequest(res)}${what ? ` ${what}` : ''} answered ${res.status}${summariseBody(res)}: a server error is never a right answer`);
+}
+
 /** Expects a status (or one of several, or a class such as 4xx given as a predicate). */
 export function expectStatus(res: HttpResponse, expected: number | readonly number[] | ((s: number) => boolean), what = 'status'): void {
   const ok = typeof expected === 'function' ? expected(res.status) : Array.isArray(expected) ? expected.includes(res.status) : res.status === expected;

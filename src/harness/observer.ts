@@ -11,7 +11,7 @@ export interface TrafficFinding {
 
 /** `probe`: what the request broke on purpose, when the suite made it invalid (see CallOptions.probe). */
 export type TrafficEvaluator = (op: Operation, res: HttpResponse, probe?: Probe) => TrafficFinding[];
-export type TrafficApplicability = (res: HttpResponse, probe?: Probe) => string[];
+export type TrafficApplicability = (op: Operation, res: HttpResponse, probe?: Probe) => string[];
 
 interface Tally {
   responses: number;
@@ -37,7 +37,7 @@ export class TrafficObserver {
     if (!t) this.byOp.set(op.operationId, (t = { responses: 0, applicable: new Map(), findings: new Map() }));
     t.responses++;
     for (const ev of this.evaluators) {
-      for (const r of ev.appliesTo(res, probe)) t.applicable.set(r, (t.applicable.get(r) ?? 0) + 1);
+      for (const r of ev.appliesTo(op, res, probe)) t.applicable.set(r, (t.applicable.get(r) ?? 0) + 1);
       for (const f of ev.evaluate(op, res, probe)) {
         const list = t.findings.get(f.requirement) ?? [];
         if (!t.findings.has(f.requirement)) t.findings.set(f.requirement, list);

@@ -23,7 +23,7 @@ export interface RequestSpec {
   timeoutMs?: number;
   /** The operation exercised, so every response can be checked against the contract. */
   operation?: Operation;
-  /** Resends after a 429/503 (default 5): the preflight allows fewer. */
+  /** Resends after a 429/503 (default 4): the preflight allows fewer. */
   retries?: number;
   /** How long this request may spend waiting out 429/503 answers (default: the client's retryBudgetMs). */
   retryBudgetMs?: number;
@@ -72,7 +72,7 @@ export interface ClientOptions {
 const EVIDENCE_BODY_BYTES = 4096;
 /** Path segments of unreserved characters (and %-escapes), no dot segment: resolve by concatenation. */
 const PLAIN_PATH = /^(?:[A-Za-z0-9_~-](?:[A-Za-z0-9_.~-]|%[0-9A-Fa-f]{2})*\/?)*$/;
-const MAX_RETRIES = 5;
+const MAX_RETRIES = 4;
 
 /**
  * HTTP to one target through one keep-alive undici Agent. TLS is always verified (system roots plus the
@@ -146,9 +146,7 @@ export class TargetClient {
         limiter.answered();
         return res;
       }
-      const retryAfter = retryAfterMs(res.headers['retry-after']);
-      const wait = retryAfter ?? 500 * 2 ** attempt;
-      limiter.throttled(wait, startedAt);
+      const wait = retryAfterMs(res.headers['retry-after']) ?? 500 * 2 ** attempt;
       const spent = performance.now() - t0;
       const why =
         attempt >= retries
@@ -158,6 +156,8 @@ export class TargetClient {
             : limiter.waitedMs > (this.opts.runRetryBudgetMs ?? 120_000)
               ? `the run has already paused ${(limiter.waitedMs / 1000).toFixed(0)} s for 429/503 answers, its budget`
               : undefined;
+      // The run pauses only for an answer that will be retried; every one of them lowers its rate.
+      limiter.throttled(why ? 0 : wait, startedAt);
       if (why) {
         const retryAfterText = res.headers['retry-after'] === undefined ? 'no Retry-After' : `Retry-After ${JSON.stringify(res.headers['retry-after'])}`;
         throw new RateLimited(res.status, `${res.exchange.request.method} ${res.exchange.request.url} still answered ${res.status} (${retryAfterText}) after ${why}`, res.exchange);

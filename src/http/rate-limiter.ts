@@ -4,7 +4,7 @@
  * seen by one worker slows every request of the run, not only that worker's.
  *
  * The rate is AIMD: halved on a 429/503 (at most once per round of requests in flight: the answers to requests
- * sent before the last decrease say nothing about the new rate), raised a little every second without one, never
+ * sent before the last decrease say nothing about the new rate), raised by an eighth every second without one, never
  * above the configured cap. A cap of 0 (unlimited) stays free of pacing until the first 429/503, then starts from
  * half the rate measured at that moment.
  */
@@ -24,7 +24,7 @@ const MEASURED = 10; // the rate measured over the last full window
 const SLOTS = 11;
 
 /** The slowest the run is paced at: a target that refuses everything is given up on by the retry budgets, not by a crawl. */
-const MIN_RATE_MILLI = 500n;
+const MIN_RATE_MILLI = 1000n;
 const SECOND_US = 1_000_000n;
 
 /** Wall-clock microseconds, comparable across threads (each thread's performance.timeOrigin differs). */
@@ -131,7 +131,7 @@ export class RateLimiter {
     Atomics.store(s, CHANGED, now);
   }
 
-  /** Any other answer: once a second, the rate rises by a tenth (at least 0.5 request/s), up to the cap. */
+  /** Any other answer: once a second, the rate rises by an eighth (at least 1 request/s), up to the cap. */
   answered(): void {
     const s = this.s;
     const rate = Atomics.load(s, RATE);
@@ -141,7 +141,7 @@ export class RateLimiter {
     if (now - changed < SECOND_US || Atomics.load(s, PAUSE) > now) return;
     if (Atomics.compareExchange(s, CHANGED, changed, now) !== changed) return;
     const ceiling = Atomics.load(s, CEILING);
-    const raised = rate + big(MIN_RATE_MILLI, rate / 10n);
+    const raised = rate + big(MIN_RATE_MILLI, rate / 8n);
     Atomics.store(s, RATE, ceiling > 0n && raised > ceiling ? ceiling : raised);
   }
 
