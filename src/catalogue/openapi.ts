@@ -247,9 +247,14 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
   }
 
   const compiled = new WeakMap<object, ValidateFunction>();
+  // Equal schemas share one validator: the prepared document is JSON, so a component used in many places (a
+  // response, a header) is an equal copy at each.
+  const byText = new Map<string, ValidateFunction>();
   const validator = (schema: JsonSchema): ValidateFunction => {
-    const key = typeof schema === 'boolean' ? { schema } : schema;
-    let fn = typeof schema === 'boolean' ? undefined : compiled.get(schema);
+    const known = typeof schema === 'object' ? compiled.get(schema) : undefined;
+    if (known) return known;
+    const text = JSON.stringify(schema);
+    let fn = byText.get(text);
     if (!fn) {
       try {
         // A bare reference to a component is that component's own validator, compiled once for the document.
@@ -261,8 +266,9 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
           fix: 'make the schema valid JSON Schema; every $ref must point inside components.schemas',
         });
       }
-      if (typeof schema !== 'boolean') compiled.set(key, fn);
+      byText.set(text, fn);
     }
+    if (typeof schema === 'object') compiled.set(schema, fn);
     return fn;
   };
 
