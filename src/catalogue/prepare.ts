@@ -61,7 +61,7 @@ interface SchemaError {
   instancePath?: string;
   keyword?: string;
   message?: string;
-  params?: { additionalProperty?: string; missingProperty?: string };
+  params?: { additionalProperty?: string; unevaluatedProperty?: string; missingProperty?: string };
 }
 
 /**
@@ -83,7 +83,8 @@ async function structureWarnings(raw: Json, file: SourceFile, shown: string): Pr
       const place = pointerToPath(e.instancePath ?? '');
       const node = at(copy, place);
       if (!isObj(node)) continue;
-      const extra = e.keyword === 'additionalProperties' ? e.params?.additionalProperty : undefined;
+      // 3.0's schema closes objects with additionalProperties, 3.1's with unevaluatedProperties.
+      const extra = e.params?.additionalProperty ?? e.params?.unevaluatedProperty;
       if (extra !== undefined && extra in node) {
         delete node[extra];
         warnings.push({ pointer: toPointer([...place, extra]), message: `"${extra}" is not an OpenAPI field, and is ignored (extensions start with "x-")` });
