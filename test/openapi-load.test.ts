@@ -97,6 +97,19 @@ describe('an OpenAPI 3.0 document', () => {
     expect(e.fix).toMatch(/existing component/);
   });
 
+  it('is refused when a response $ref points at nothing, at the place of the $ref', async () => {
+    const p = variant('dangling-response.yaml', "$ref: '#/components/responses/Thing'", "$ref: '#/components/responses/Nope'");
+    const e = await refusal(loadSpec(p));
+    expect(e.message).toContain('$ref "#/components/responses/Nope" at /paths/~1things~1{id}/get/responses/200 points at nothing');
+  });
+
+  it('is refused, with the way to bundle it, when a $ref names another file', async () => {
+    const p = variant('external.yaml', "$ref: '#/components/headers/Rate'", "$ref: './headers.yaml#/Rate'");
+    const e = await refusal(loadSpec(p));
+    expect(e.message).toContain('$ref "./headers.yaml#/Rate" at /paths/~1things/post/responses/201/headers/X-Rate names another file');
+    expect(e.fix).toMatch(/bundle/);
+  });
+
   it('is refused when it breaks the OpenAPI schema in a way that matters, at that line', async () => {
     const p = variant('bad-in.yaml', 'in: path, required: true', 'in: body, required: true');
     const e = await refusal(loadSpec(p));

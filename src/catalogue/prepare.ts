@@ -30,6 +30,14 @@ const at = (doc: unknown, path: ReadonlyArray<string | number>): unknown => path
 const isSchemaPlace = (pointer: string): boolean => /\/(?:schema|schemas)(?:\/|$)/.test(pointer);
 
 export async function prepareDocument(raw: Json, file: SourceFile, shown: string, opts: { trusted: boolean }): Promise<Prepared> {
+  const external = firstExternalRef(raw, []);
+  if (external) {
+    throw new UsageError(`$ref "${external.ref}" at ${toPointer(external.place)} names another file; the suite reads one self-contained document`, {
+      file: shown,
+      where: String(file.lineOf(external.place) ?? ''),
+      fix: 'bundle the document into one file first, e.g. `npx @redocly/cli bundle <document> -o bundled.yaml`, and use that',
+    });
+  }
   const { default: RefParser } = await import('@apidevtools/json-schema-ref-parser');
   const local = { resolve: { external: false } } as const;
   // Every $ref followed, schemas too, only to find the ones that point nowhere (circular ones are fine).
@@ -55,6 +63,23 @@ export async function prepareDocument(raw: Json, file: SourceFile, shown: string
   // Circular non-schema refs (a path item that names itself) stay as they are, and are skipped by the indexing.
   await new RefParser().dereference(doc, { ...local, dereference: { circular: 'ignore', excludedPathMatcher: isSchemaPlace } });
   return { doc, warnings };
+}
+
+/** The first $ref to another file or a URL, by its place (the ref parser is told to resolve none). */
+function firstExternalRef(v: unknown, place: (string | number)[]): { ref: string; place: (string | number)[] } | undefined {
+  if (Array.isArray(v)) {
+    for (const [i, x] of v.entries()) {
+      const found = firstExternalRef(x, [...place, i]);
+      if (found) return found;
+    }
+  } else if (isObj(v)) {
+    if (typeof v['$ref'] === 'string' && !v['$ref'].startsWith('#')) return { ref: v['$ref'], place };
+    for (const [k, x] of Object.entries(v)) {
+      const found = firstExternalRef(x, [...place, k]);
+      if (found) return found;
+    }
+  }
+  return undefined;
 }
 
 interface SchemaError {
