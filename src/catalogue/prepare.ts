@@ -10,7 +10,7 @@
  */
 import { UsageError } from '../errors.js';
 import { isObj, type Json } from '../json.js';
-import { pointerToPath, type SourceFile } from './yaml-file.js';
+import { pathToPointer, pointerToPath, type SourceFile } from './yaml-file.js';
 
 export interface LoadWarning {
   /** JSON Pointer of the place in the document. */
@@ -23,7 +23,6 @@ export interface Prepared {
   warnings: LoadWarning[];
 }
 
-const toPointer = (path: ReadonlyArray<string | number>): string => path.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 const at = (doc: unknown, path: ReadonlyArray<string | number>): unknown => path.reduce<unknown>((o, k) => (isObj(o) || Array.isArray(o) ? (o as Json)[k] : undefined), doc);
 
 /** A place under a schema: its $refs are left for ajv (JSON Pointer form, as the ref parser walks it). */
@@ -32,7 +31,7 @@ const isSchemaPlace = (pointer: string): boolean => /\/(?:schema|schemas)(?:\/|$
 export async function prepareDocument(raw: Json, file: SourceFile, shown: string, opts: { trusted: boolean }): Promise<Prepared> {
   const external = firstExternalRef(raw, []);
   if (external) {
-    throw new UsageError(`$ref "${external.ref}" at ${toPointer(external.place)} names another file; the suite reads one self-contained document`, {
+    throw new UsageError(`$ref "${external.ref}" at ${pathToPointer(external.place)} names another file; the suite reads one self-contained document`, {
       file: shown,
       where: String(file.lineOf(external.place) ?? ''),
       fix: 'bundle the document into one file first, e.g. `npx @redocly/cli bundle <document> -o bundled.yaml`, and use that',
@@ -50,7 +49,7 @@ export async function prepareDocument(raw: Json, file: SourceFile, shown: string
     const ref = at(raw, [...place, '$ref']);
     const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
     throw new UsageError(
-      typeof ref === 'string' ? `$ref "${ref}" at ${toPointer(place) || '/'} points at nothing in the document${more}` : `a $ref cannot be resolved: ${first.message ?? 'unknown error'}${more}`,
+      typeof ref === 'string' ? `$ref "${ref}" at ${pathToPointer(place) || '/'} points at nothing in the document${more}` : `a $ref cannot be resolved: ${first.message ?? 'unknown error'}${more}`,
       {
         file: shown,
         where: String(file.lineOf(place) ?? ''),
@@ -112,11 +111,11 @@ async function structureWarnings(raw: Json, file: SourceFile, shown: string): Pr
       const extra = e.params?.additionalProperty ?? e.params?.unevaluatedProperty;
       if (extra !== undefined && extra in node) {
         delete node[extra];
-        warnings.push({ pointer: toPointer([...place, extra]), message: `"${extra}" is not an OpenAPI field, and is ignored (extensions start with "x-")` });
+        warnings.push({ pointer: pathToPointer([...place, extra]), message: `"${extra}" is not an OpenAPI field, and is ignored (extensions start with "x-")` });
         mended = true;
       } else if (e.keyword === 'required' && e.params?.missingProperty === 'description' && !('description' in node)) {
         node['description'] = '';
-        warnings.push({ pointer: toPointer(place), message: 'has no "description", which OpenAPI requires here' });
+        warnings.push({ pointer: pathToPointer(place), message: 'has no "description", which OpenAPI requires here' });
         mended = true;
       }
     }
@@ -130,7 +129,7 @@ function refusal(errors: SchemaError[], version: string, file: SourceFile, shown
   const first = [...errors].sort((a, b) => (b.instancePath?.length ?? 0) - (a.instancePath?.length ?? 0))[0];
   const where = pointerToPath(first?.instancePath ?? '');
   const missing = first?.keyword === 'required' ? ` ("${first.params?.missingProperty}")` : '';
-  return new UsageError(`not a valid OpenAPI ${version} document: ${toPointer(where) || '/'} ${first?.message ?? 'is invalid'}${missing}`, {
+  return new UsageError(`not a valid OpenAPI ${version} document: ${pathToPointer(where) || '/'} ${first?.message ?? 'is invalid'}${missing}`, {
     file: shown,
     where: String(file.lineOf(where) ?? ''),
     fix: 'correct the document there; a linter such as `npx @redocly/cli lint` shows every problem',
