@@ -14,9 +14,9 @@ import { fromRoot } from '../src/paths.js';
 const V30 = fromRoot('test', 'fixtures', 'openapi', 'v30.yaml');
 const V31 = fromRoot('test', 'fixtures', 'openapi', 'v31.yaml');
 const dir = mkdtempSync(join(tmpdir(), 'fsapi-openapi-'));
-/** The 3.0 fixture with one text replacement, as a new file. */
-function variant(name: string, from: string, to: string): string {
-  const text = readFileSync(V30, 'utf8');
+/** A fixture (the 3.0 one unless named) with one text replacement, as a new file. */
+function variant(name: string, from: string, to: string, base = V30): string {
+  const text = readFileSync(base, 'utf8');
   expect(text).toContain(from);
   const p = join(dir, name);
   // A comment of its own: new content each run, so its first load is made, not found in the cache.
@@ -97,6 +97,19 @@ describe('an OpenAPI 3.0 document', () => {
     expect(e.fix).toMatch(/existing component/);
   });
 
+  it('is refused when a response $ref points at nothing, at the place of the $ref', async () => {
+    const p = variant('dangling-response.yaml', "$ref: '#/components/responses/Thing'", "$ref: '#/components/responses/Nope'");
+    const e = await refusal(loadSpec(p));
+    expect(e.message).toContain('$ref "#/components/responses/Nope" at /paths/~1things~1{id}/get/responses/200 points at nothing');
+  });
+
+  it('is refused, with the way to bundle it, when a $ref names another file', async () => {
+    const p = variant('external.yaml', "$ref: '#/components/headers/Rate'", "$ref: './headers.yaml#/Rate'");
+    const e = await refusal(loadSpec(p));
+    expect(e.message).toContain('$ref "./headers.yaml#/Rate" at /paths/~1things/post/responses/201/headers/X-Rate names another file');
+    expect(e.fix).toMatch(/bundle/);
+  });
+
   it('is refused when it breaks the OpenAPI schema in a way that matters, at that line', async () => {
     const p = variant('bad-in.yaml', 'in: path, required: true', 'in: body, required: true');
     const e = await refusal(loadSpec(p));
@@ -113,6 +126,12 @@ describe('an OpenAPI 3.1 document', () => {
     expect(op).toMatchObject({ method: 'GET', path: '/things/{id}' });
     expect(spec.validateResponse(op, 200, 'application/json', { amount: 1, next: { amount: 2 } })).toEqual({ kind: 'ok' });
     expect(spec.validateResponse(op, 200, 'application/json', { next: { amount: 0 } })).toMatchObject({ kind: 'schema', problems: [{ pointer: '/next/amount' }] });
+  });
+
+  it('is used with a warning when it carries a key OpenAPI does not define (3.1 closes objects otherwise)', async () => {
+    const spec = await loadSpec(variant('unknown-key-31.yaml', 'info:', '_x-annotation: 1\ninfo:', V31));
+    expect(spec.byId.has('getThing')).toBe(true);
+    expect(spec.warnings).toEqual([{ pointer: '/_x-annotation', message: expect.stringMatching(/not an OpenAPI field/) }]);
   });
 });
 

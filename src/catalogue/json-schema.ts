@@ -32,6 +32,9 @@ export function createAjv(opts: { strict?: boolean; standalone?: boolean } = {})
     // Standalone: keep each validator's source, formats taken from ajv-formats at load (src/catalogue/precompiled.ts).
     ...(opts.standalone ? { code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` } } : {}),
     strict: opts.strict ?? false,
+    // Not strict, an unknown format (a vendor's "cognito_id") is only an annotation; ajv would say so on the
+    // console at every schema that uses it.
+    ...(opts.strict ? {} : { logger: false as const }),
     allErrors: true,
     validateFormats: true,
     // The spec's own examples and sandbox bodies are validated as given: never coerce or default.

@@ -65,6 +65,7 @@ export interface SpecDocument {
   title: string;
   operations: Operation[];
   byId: Map<string, Operation>;
+  /** The document with every $ref outside schemas replaced by what it names (src/catalogue/prepare.ts). */
   raw: Record<string, unknown>;
   file: SourceFile;
   /** States of stateful schemas (x-fsapi-states), by schema name. */
@@ -94,7 +95,6 @@ export type ResponseVerdict =
 
 const BUNDLE_ID = 'urn:fsapi:spec';
 
-
 /**
  * Loads and validates an OpenAPI 3.x document, and indexes its operations by group. `trustedSha256`: digests
  * of documents already proven valid (the reference profile, by the project's own tests), which skip the
@@ -104,8 +104,9 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
   const file = readSourceFileCached(path, 'OpenAPI document');
   const shown = displayPath(path);
   const trusted = opts.trustedSha256?.includes(file.sha256) ?? false;
-  // Checked and resolved once per document content (src/catalogue/prepare.ts), not once per thread.
-  const { doc: raw, warnings } = await cachedDerivation(file.sha256, `openapi-prepared-1${trusted ? '-trusted' : ''}`, async () => {
+  // Checked and resolved once per document content (src/catalogue/prepare.ts), not once per thread. One entry
+  // whether trusted or not: only the reference profile is ever trusted, and its own tests prove it valid.
+  const { doc: raw, warnings } = await cachedDerivation(file.sha256, 'openapi-prepared-1', async () => {
     const data = file.data;
     if (!isObj(data) || typeof data['openapi'] !== 'string') {
       throw new UsageError('this is not an OpenAPI document: it has no top-level "openapi" version field', {
@@ -152,8 +153,8 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
   let ajvInstance = precompiled ? undefined : makeAjv();
   const ajv = () => (ajvInstance ??= makeAjv());
 
-  // One rewritten schema per source object: responses that share a component share its schema, and so its
-  // compiled validator (rewriting per operation made ajv compile the same problem schema hundreds of times).
+  // One rewritten schema per source object (rewriting per operation made ajv compile the same problem schema
+  // hundreds of times; equal copies share a validator by content, below).
   const rewritten = new WeakMap<object, JsonSchema>();
   const schemaOf = (s: unknown): JsonSchema | undefined => {
     if (s === undefined) return undefined;
@@ -170,10 +171,7 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
           const examples: unknown[] = [];
           if ('example' in media) examples.push(media['example']);
           if (isObj(media['examples'])) {
-            for (const ex of Object.values(media['examples'])) {
-              const e = ex;
-              if (isObj(e) && 'value' in e) examples.push(e['value']);
-            }
+            for (const e of Object.values(media['examples'])) if (isObj(e) && 'value' in e) examples.push(e['value']);
           }
           return { mediaType: mediaType.toLowerCase(), schema: schemaOf(media['schema']), examples };
         })
@@ -182,18 +180,16 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
   const docSecurity = Array.isArray(raw['security']) ? raw['security'] : [];
   const operations: Operation[] = [];
   const paths = isObj(raw['paths']) ? raw['paths'] : {};
-  for (const [p, itemRaw] of Object.entries(paths)) {
-    if (!isObj(itemRaw)) continue;
-    const item = itemRaw;
+  for (const [p, item] of Object.entries(paths)) {
+    if (!isObj(item)) continue;
     const shared = Array.isArray(item['parameters']) ? item['parameters'] : [];
     for (const method of METHODS) {
       const opRaw = item[method.toLowerCase()];
       if (!isObj(opRaw)) continue;
       const pointer = ['paths', p, method.toLowerCase()];
       const params = new Map<string, Parameter>();
-      for (const pr of [...shared, ...(Array.isArray(opRaw['parameters']) ? opRaw['parameters'] : [])]) {
-        if (!isObj(pr)) continue;
-        const prm = pr;
+      for (const prm of [...shared, ...(Array.isArray(opRaw['parameters']) ? opRaw['parameters'] : [])]) {
+        if (!isObj(prm)) continue;
         const param: Parameter = {
           name: String(prm['name']),
           in: prm['in'] as Parameter['in'],
@@ -205,13 +201,13 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
       }
       const rb = opRaw['requestBody'];
       const responses: ResponseSpec[] = [];
-      for (const [status, rr] of Object.entries(isObj(opRaw['responses']) ? opRaw['responses'] : {})) {
-        if (!isObj(rr)) continue;
-        const r = rr;
-        const headers = Object.entries(isObj(r['headers']) ? r['headers'] : {}).map(([name, hr]) => {
-          const h = hr;
-          return { name: name.toLowerCase(), required: isObj(h) && h['required'] === true, schema: isObj(h) ? schemaOf(h['schema']) : undefined };
-        });
+      for (const [status, r] of Object.entries(isObj(opRaw['responses']) ? opRaw['responses'] : {})) {
+        if (!isObj(r)) continue;
+        const headers = Object.entries(isObj(r['headers']) ? r['headers'] : {}).map(([name, h]) => ({
+          name: name.toLowerCase(),
+          required: isObj(h) && h['required'] === true,
+          schema: isObj(h) ? schemaOf(h['schema']) : undefined,
+        }));
         responses.push({ status: status.toUpperCase(), description: String(r['description'] ?? ''), headers, content: mediaOf(r['content']) });
       }
       const tags = Array.isArray(opRaw['tags']) ? opRaw['tags'].map(String) : [];
@@ -248,9 +244,14 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
   }
 
   const compiled = new WeakMap<object, ValidateFunction>();
+  // Equal schemas share one validator: the prepared document is JSON, so a component used in many places (a
+  // response, a header) is an equal copy at each.
+  const byText = new Map<string, ValidateFunction>();
   const validator = (schema: JsonSchema): ValidateFunction => {
-    const key = typeof schema === 'boolean' ? { schema } : schema;
-    let fn = typeof schema === 'boolean' ? undefined : compiled.get(schema);
+    const known = typeof schema === 'object' ? compiled.get(schema) : undefined;
+    if (known) return known;
+    const text = JSON.stringify(schema);
+    let fn = byText.get(text);
     if (!fn) {
       try {
         // A bare reference to a component is that component's own validator, compiled once for the document.
@@ -262,8 +263,9 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
           fix: 'make the schema valid JSON Schema; every $ref must point inside components.schemas',
         });
       }
-      if (typeof schema !== 'boolean') compiled.set(key, fn);
+      byText.set(text, fn);
     }
+    if (typeof schema === 'object') compiled.set(schema, fn);
     return fn;
   };
 

@@ -10,7 +10,7 @@
  */
 import { UsageError } from '../errors.js';
 import { isObj, type Json } from '../json.js';
-import { pointerToPath, type SourceFile } from './yaml-file.js';
+import { pathToPointer, pointerToPath, type SourceFile } from './yaml-file.js';
 
 export interface LoadWarning {
   /** JSON Pointer of the place in the document. */
@@ -23,13 +23,20 @@ export interface Prepared {
   warnings: LoadWarning[];
 }
 
-const toPointer = (path: ReadonlyArray<string | number>): string => path.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 const at = (doc: unknown, path: ReadonlyArray<string | number>): unknown => path.reduce<unknown>((o, k) => (isObj(o) || Array.isArray(o) ? (o as Json)[k] : undefined), doc);
 
 /** A place under a schema: its $refs are left for ajv (JSON Pointer form, as the ref parser walks it). */
 const isSchemaPlace = (pointer: string): boolean => /\/(?:schema|schemas)(?:\/|$)/.test(pointer);
 
 export async function prepareDocument(raw: Json, file: SourceFile, shown: string, opts: { trusted: boolean }): Promise<Prepared> {
+  const external = firstExternalRef(raw, []);
+  if (external) {
+    throw new UsageError(`$ref "${external.ref}" at ${pathToPointer(external.place)} names another file; the suite reads one self-contained document`, {
+      file: shown,
+      where: String(file.lineOf(external.place) ?? ''),
+      fix: 'bundle the document into one file first, e.g. `npx @redocly/cli bundle <document> -o bundled.yaml`, and use that',
+    });
+  }
   const { default: RefParser } = await import('@apidevtools/json-schema-ref-parser');
   const local = { resolve: { external: false } } as const;
   // Every $ref followed, schemas too, only to find the ones that point nowhere (circular ones are fine).
@@ -42,7 +49,7 @@ export async function prepareDocument(raw: Json, file: SourceFile, shown: string
     const ref = at(raw, [...place, '$ref']);
     const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
     throw new UsageError(
-      typeof ref === 'string' ? `$ref "${ref}" at ${toPointer(place) || '/'} points at nothing in the document${more}` : `a $ref cannot be resolved: ${first.message ?? 'unknown error'}${more}`,
+      typeof ref === 'string' ? `$ref "${ref}" at ${pathToPointer(place) || '/'} points at nothing in the document${more}` : `a $ref cannot be resolved: ${first.message ?? 'unknown error'}${more}`,
       {
         file: shown,
         where: String(file.lineOf(place) ?? ''),
@@ -57,11 +64,28 @@ export async function prepareDocument(raw: Json, file: SourceFile, shown: string
   return { doc, warnings };
 }
 
+/** The first $ref to another file or a URL, by its place (the ref parser is told to resolve none). */
+function firstExternalRef(v: unknown, place: (string | number)[]): { ref: string; place: (string | number)[] } | undefined {
+  if (Array.isArray(v)) {
+    for (const [i, x] of v.entries()) {
+      const found = firstExternalRef(x, [...place, i]);
+      if (found) return found;
+    }
+  } else if (isObj(v)) {
+    if (typeof v['$ref'] === 'string' && !v['$ref'].startsWith('#')) return { ref: v['$ref'], place };
+    for (const [k, x] of Object.entries(v)) {
+      const found = firstExternalRef(x, [...place, k]);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
 interface SchemaError {
   instancePath?: string;
   keyword?: string;
   message?: string;
-  params?: { additionalProperty?: string; missingProperty?: string };
+  params?: { additionalProperty?: string; unevaluatedProperty?: string; missingProperty?: string };
 }
 
 /**
@@ -83,14 +107,15 @@ async function structureWarnings(raw: Json, file: SourceFile, shown: string): Pr
       const place = pointerToPath(e.instancePath ?? '');
       const node = at(copy, place);
       if (!isObj(node)) continue;
-      const extra = e.keyword === 'additionalProperties' ? e.params?.additionalProperty : undefined;
+      // 3.0's schema closes objects with additionalProperties, 3.1's with unevaluatedProperties.
+      const extra = e.params?.additionalProperty ?? e.params?.unevaluatedProperty;
       if (extra !== undefined && extra in node) {
         delete node[extra];
-        warnings.push({ pointer: toPointer([...place, extra]), message: `"${extra}" is not an OpenAPI field, and is ignored (extensions start with "x-")` });
+        warnings.push({ pointer: pathToPointer([...place, extra]), message: `"${extra}" is not an OpenAPI field, and is ignored (extensions start with "x-")` });
         mended = true;
       } else if (e.keyword === 'required' && e.params?.missingProperty === 'description' && !('description' in node)) {
         node['description'] = '';
-        warnings.push({ pointer: toPointer(place), message: 'has no "description", which OpenAPI requires here' });
+        warnings.push({ pointer: pathToPointer(place), message: 'has no "description", which OpenAPI requires here' });
         mended = true;
       }
     }
@@ -104,7 +129,7 @@ function refusal(errors: SchemaError[], version: string, file: SourceFile, shown
   const first = [...errors].sort((a, b) => (b.instancePath?.length ?? 0) - (a.instancePath?.length ?? 0))[0];
   const where = pointerToPath(first?.instancePath ?? '');
   const missing = first?.keyword === 'required' ? ` ("${first.params?.missingProperty}")` : '';
-  return new UsageError(`not a valid OpenAPI ${version} document: ${toPointer(where) || '/'} ${first?.message ?? 'is invalid'}${missing}`, {
+  return new UsageError(`not a valid OpenAPI ${version} document: ${pathToPointer(where) || '/'} ${first?.message ?? 'is invalid'}${missing}`, {
     file: shown,
     where: String(file.lineOf(where) ?? ''),
     fix: 'correct the document there; a linter such as `npx @redocly/cli lint` shows every problem',

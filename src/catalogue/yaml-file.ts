@@ -139,3 +139,8 @@ export function pointerToPath(pointer: string): string[] {
     .slice(1)
     .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
+
+/** Joins keys into a JSON Pointer ("/paths/~1customers/post"), the inverse of pointerToPath. */
+export function pathToPointer(path: ReadonlyArray<string | number>): string {
+  return path.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+}

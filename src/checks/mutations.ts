@@ -6,6 +6,7 @@
  */
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import type { JsonSchema } from '../catalogue/json-schema.js';
+import { pathToPointer } from '../catalogue/yaml-file.js';
 import { jsonBodyOf } from './support.js';
 import { isObj, type Json } from '../json.js';
 
@@ -20,7 +21,7 @@ export interface Mutation {
   value?: unknown;
 }
 
-export const pointerOf = (m: Pick<Mutation, 'path'>): string => `/${m.path.map((s) => s.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+export const pointerOf = (m: Pick<Mutation, 'path'>): string => pathToPointer(m.path);
 export const dottedOf = (m: Pick<Mutation, 'path'>): string => m.path.join('.');
 
 export function slugOf(m: Mutation): string {
