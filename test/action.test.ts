@@ -163,7 +163,18 @@ describe('the action run through its scripts', { timeout: 300_000 }, () => {
       const alpha = info.tenants[0]!;
       const run = runAction(
         { groups: 'accounts,transport' },
-        { FSAPI_BASE_URL: info.base_url, FSAPI_API_KEY: alpha.secret_key, FSAPI_TENANT_ID: alpha.tenant_id, FSAPI_CA_FILE: info.ca_file },
+        {
+          FSAPI_BASE_URL: info.base_url,
+          FSAPI_API_KEY: alpha.secret_key,
+          FSAPI_TENANT_ID: alpha.tenant_id,
+          FSAPI_CA_FILE: info.ca_file,
+          // Every credential the sandbox offers: with the key alone the run is inconclusive (exit 6).
+          FSAPI_PUBLIC_KEY: alpha.public_key,
+          FSAPI_LIVE_API_KEY: info.live_key,
+          FSAPI_REVOKED_API_KEY: info.revoked_key,
+          FSAPI_SECOND_API_KEY: info.tenants[1]!.secret_key,
+          FSAPI_SECOND_TENANT_ID: info.tenants[1]!.tenant_id,
+        },
       );
       expect(run.code, run.log).toBe(0);
       expect(run.outputs['verdict']).toBe('conformant');

@@ -199,7 +199,8 @@ describe('a plain run against each dialect (no binding)', { timeout: 300_000 }, 
     try {
       const reportDir = mkdtempSync(join(tmpdir(), `fsapi-dialect-run-${name}-`));
       const r = await runCli(['run', '--groups', 'customers,accounts,cards', '--report-dir', reportDir], targetEnv(target));
-      expect([0, 1], r.stderr).toContain(r.code);
+      // Without a binding most reference operations are played by nothing: inconclusive (6) is the honest end.
+      expect([0, 1, 6], r.stderr).toContain(r.code);
       const report = JSON.parse(readFileSync(join(reportDir, 'latest', 'conformance.json'), 'utf8')) as RunReport;
       expect(report.spec.reference_profile).toBe(false);
       expect(report.checks.length).toBeGreaterThan(0);

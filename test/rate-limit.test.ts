@@ -32,6 +32,10 @@ describe('a run behind a rate-limiting gateway', { timeout: 300_000 }, () => {
     const env = {
       FSAPI_API_KEY: a!.secret_key,
       FSAPI_TENANT_ID: a!.tenant_id,
+      // Every credential the sandbox offers, so every MUST of these suites is exercised (else: inconclusive, exit 6).
+      FSAPI_PUBLIC_KEY: a!.public_key,
+      FSAPI_LIVE_API_KEY: sb.live_key,
+      FSAPI_REVOKED_API_KEY: sb.revoked_key,
       FSAPI_SECOND_API_KEY: b!.secret_key,
       FSAPI_SECOND_TENANT_ID: b!.tenant_id,
       FSAPI_PLAIN_HTTP_URL: sb.plain_http_url!,
