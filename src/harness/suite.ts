@@ -12,6 +12,7 @@ import type { HttpResponse, RequestSpec } from '../http/client.js';
 import type { RecordedExchange } from '../results/model.js';
 import type { SuiteStats } from '../runner/collector.js';
 import { TrafficObserver } from './observer.js';
+import { requestTotalsReporter } from './request-totals.js';
 import { preconditionFailure } from './preconditions.js';
 import { idempotencyKeyFor, operationRequest, releaseFaker, seededFaker, sendRecorded, workerRuntime, type WorkerRuntime } from './runtime.js';
 import { WAITING_FILE } from '../paths.js';
@@ -70,8 +71,10 @@ function registerChecks(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FIL
     if (res.status === 201 && res.headers['idempotent-replayed'] !== 'true') stats.created[op.operationId] = (stats.created[op.operationId] ?? 0) + 1;
     observer.observe(op, res);
   };
+  const sent = requestTotalsReporter(cfg.runId);
   const send: Sender = (req, record) => {
     stats.requests++;
+    sent(suite, stats.requests);
     return sendRecorded(rt, req, record, observe);
   };
   const worlds = new Map<'primary' | 'second', World>();
