@@ -22,7 +22,8 @@ if (major < 20 || (major === 20 && minor < 19)) {
 if (existsSync(join(root, 'node_modules')) && buildIsCurrent(root)) {
   console.log(`fsapi-conformance: installed and built already in ${root}`);
 } else {
-  const r = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
+  // The build needs the dev tools (TypeScript), also where a workflow sets NODE_ENV=production.
+  const r = spawnSync('npm', ['ci', '--include=dev', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) {
     console.log(`::error::npm ci of fsapi-conformance failed (exit ${r.status ?? r.signal}); see the log above`);
     process.exit(3);

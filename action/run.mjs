@@ -15,14 +15,22 @@ const CLI = join(ROOT, 'bin', 'fsapi-conformance.js');
 /** The usage exit code: what a bad input is, as for the command itself. */
 const USAGE = 2;
 
-/** An input as action.yml passes it (INPUT_REPORT_DIR for report-dir), trimmed; '' when not set. */
-function input(name, env = process.env) {
+/**
+ * An input as action.yml passes it (INPUT_REPORT_DIR for report-dir), trimmed; '' when not set.
+ * @param {string} name
+ * @param {NodeJS.ProcessEnv} env
+ */
+function input(name, env) {
   return (env[`INPUT_${name.toUpperCase().replaceAll('-', '_')}`] ?? '').trim();
 }
 
 class InputError extends Error {}
 
-/** 'true' or 'false' (or unset, false), as GitHub writes booleans. */
+/**
+ * 'true' or 'false' (or unset, false), as GitHub writes booleans.
+ * @param {string} name
+ * @param {NodeJS.ProcessEnv} env
+ */
 function flagInput(name, env) {
   const v = input(name, env).toLowerCase();
   if (v === '' || v === 'false') return false;
@@ -30,10 +38,15 @@ function flagInput(name, env) {
   throw new InputError(`input ${name} must be true or false, not "${input(name, env)}"`);
 }
 
-/** The shard reports under a folder: every directory holding a conformance.json, except the `latest` links. */
+/**
+ * The shard reports under a folder: every directory holding a conformance.json, except the `latest` links.
+ * @param {string} dir
+ */
 function shardReports(dir) {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InputError(`merge-from: ${dir} is not a folder`);
+  /** @type {string[]} */
   const found = [];
+  /** @param {string} d */
   const walk = (d) => {
     for (const e of readdirSync(d, { withFileTypes: true })) {
       if (e.name === 'latest') continue;
@@ -54,6 +67,7 @@ function shardReports(dir) {
  */
 export function commandFor(env) {
   const reportDir = input('report-dir', env) || 'reports';
+  /** @type {Record<string, string>} */
   const extraEnv = {};
   // The binding file is read from FSAPI_BINDING, and set only when given (an empty one would be an error).
   if (input('binding', env)) extraEnv['FSAPI_BINDING'] = input('binding', env);
@@ -74,7 +88,10 @@ export function commandFor(env) {
   return { args, extraEnv, reportDir };
 }
 
-/** Exit codes that pass the step: '0 1', '0,1'. */
+/**
+ * Exit codes that pass the step: '0 1', '0,1'.
+ * @param {NodeJS.ProcessEnv} env
+ */
 export function okCodes(env) {
   const text = input('ok-exit-codes', env) || '0';
   const codes = text.split(/[\s,]+/).filter(Boolean);
@@ -82,7 +99,10 @@ export function okCodes(env) {
   return new Set(codes.map(Number));
 }
 
-/** What an exit code means, from the command's own documentation (src/results/verdict.ts). */
+/**
+ * What an exit code means, from the command's own documentation (src/results/verdict.ts).
+ * @param {number} code
+ */
 async function meaningOf(code) {
   try {
     const { EXIT_CODE_HELP } = await import(pathToFileURL(join(ROOT, 'dist', 'src', 'results', 'verdict.js')).href);
@@ -92,7 +112,11 @@ async function meaningOf(code) {
   }
 }
 
-/** Appends `name=value` lines to the file GitHub reads a step's outputs from. */
+/**
+ * Appends `name=value` lines to the file GitHub reads a step's outputs from.
+ * @param {NodeJS.ProcessEnv} env
+ * @param {Record<string, string | number>} outputs
+ */
 function setOutputs(env, outputs) {
   const file = env['GITHUB_OUTPUT'];
   const text = Object.entries(outputs).map(([k, v]) => `${k}=${v}\n`).join('');

@@ -87,6 +87,11 @@ describe('action.yml', () => {
     expect(Object.keys(ACTION.inputs).filter((n) => /key|secret|token/i.test(n))).toEqual([]);
   });
 
+  it('its scripts (plain JavaScript: they run before anything is built) type-check as strictly as the sources', () => {
+    const tsc = spawnSync(join(ROOT, 'node_modules', '.bin', 'tsc'), ['--ignoreConfig', '--noEmit', '--allowJs', '--checkJs', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--skipLibCheck', 'action/run.mjs', 'action/install.mjs'], { cwd: ROOT, encoding: 'utf8' });
+    expect(tsc.status, tsc.stdout + tsc.stderr).toBe(0);
+  });
+
   it('turns inputs into flags; binding only as FSAPI_BINDING, and only when set', () => {
     expect(commandFor({ INPUT_GROUPS: 'accounts', INPUT_SHARD: '2/4', INPUT_SEED: '7', INPUT_STRICT: 'true', INPUT_HTML: 'false', INPUT_REPORT_DIR: 'out' })).toEqual({
       args: ['run', '--report-dir', 'out', '--groups', 'accounts', '--shard', '2/4', '--seed', '7', '--strict'],

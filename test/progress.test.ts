@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { listenForRequestTotals, requestTotalsReporter } from '../src/harness/request-totals.js';
 import { LiveProgress, renderProgress, type ProgressCounts, type ProgressStream } from '../src/runner/progress.js';
 import type { RunReport } from '../src/results/model.js';
 
@@ -85,6 +86,31 @@ describe('the progress line', () => {
     expect(out.text).toBe(ERASE);
     p.line('verdict: CONFORMANT');
     expect(out.text).toBe(`${ERASE}verdict: CONFORMANT\n`);
+  });
+});
+
+describe('requests sent, while checks are still running', () => {
+  it('reach the main thread as each suite\'s latest total, throttled, on a channel of the run', async () => {
+    const got: [string, number][] = [];
+    let stop = () => {};
+    const received = new Promise<void>((resolve) => {
+      stop = listenForRequestTotals('run-a', (suite, n) => {
+        got.push([suite, n]);
+        if (got.length === 2) resolve();
+      });
+    });
+    const otherRun = requestTotalsReporter('run-b');
+    otherRun('accounts', 99);
+    const sent = requestTotalsReporter('run-a');
+    for (const n of [1, 2, 3]) sent('accounts', n);
+    sent('cards', 5);
+    await received;
+    stop();
+    // One message per suite with its latest total; nothing from another run's channel.
+    expect(got).toEqual([
+      ['accounts', 3],
+      ['cards', 5],
+    ]);
   });
 });
 

@@ -15,6 +15,7 @@ import type { RecordedExchange } from '../results/model.js';
 import type { SuiteStats } from '../runner/collector.js';
 import { CreatedTally } from './created.js';
 import { TrafficObserver } from './observer.js';
+import { requestTotalsReporter } from './request-totals.js';
 import { preconditionFailure } from './preconditions.js';
 import { idempotencyKeyFor, operationRequest, releaseFaker, seededFaker, sendRecorded, workerRuntime, type OperationRequest, type WorkerRuntime } from './runtime.js';
 import { WAITING_FILE } from '../paths.js';
@@ -74,8 +75,10 @@ function registerChecks(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FIL
     created.note(op, res);
     observer.observe(op, res, probe);
   };
+  const sent = requestTotalsReporter(cfg.runId);
   const send: Sender = (req, record) => {
     stats.requests++;
+    sent(suite, stats.requests);
     return sendRecorded(rt, req, record, observe);
   };
   const worlds = new Map<'primary' | 'second', World>();

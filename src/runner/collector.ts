@@ -77,6 +77,16 @@ export class ResultCollector implements Reporter {
     this.print(line);
   }
 
+  /**
+   * Requests sent so far, summed over suites: each suite's latest total from its results or, fresher while a
+   * long check runs, from `live` (the totals its worker posts, src/harness/request-totals.ts).
+   */
+  requestsSoFar(live: ReadonlyMap<string, number>): number {
+    let n = 0;
+    for (const suite of new Set([...this.suiteStats.keys(), ...live.keys()])) n += Math.max(this.suiteStats.get(suite)?.requests ?? 0, live.get(suite) ?? 0);
+    return n;
+  }
+
   /** Requests sent and resources created, summed over suites (each suite's latest running totals). */
   get stats(): SuiteStats {
     const out: SuiteStats = { requests: 0, created: {} };

@@ -25,6 +25,7 @@ import type { RunningSandbox } from '../../sandbox/index.js';
 import { allureReporter, type AllureResultsReporter } from './allure-writer.js';
 import { ResultCollector, type SuiteStats } from './collector.js';
 import type { LiveProgress, ProgressCounts } from './progress.js';
+import { progressCounts } from './progress-counts.js';
 import { shardSuites } from './shards.js';
 import { genericChecks } from '../checks/index.js';
 import type { CheckDef } from '../harness/check.js';
@@ -97,6 +98,7 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
   preparing?.catch(() => undefined);
   let ran = false;
   let prepared: PreparedSuites | undefined;
+  let stopCounting: (() => void) | undefined;
   try {
     // Target: the configured one, or the embedded reference sandbox with every optional credential.
     let baseUrl: string;
@@ -186,21 +188,9 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
     preparing ??= prepare();
     ran = true;
     prepared = await preparing;
-    const { collector } = prepared;
-    let planned: number | undefined;
-    let planning: Promise<void> | undefined;
-    const counts = (): ProgressCounts => {
-      const done = collector.counts;
-      // The planner imports every suite file of the run; it counts them once the checks are running, so that
-      // never delays their start.
-      if (!planning && done.done > 0) {
-        planning = import('../checks/planner.js')
-          .then(({ planChecks }) => planChecks(catalogue, cfg.groups))
-          .then((p) => void (planned = p.length), () => undefined);
-      }
-      return { ...done, planned, requests: collector.stats.requests + (client?.requestsSent ?? 0) };
-    };
-    const { results, suiteErrors, interrupted, stats } = await runSuites(prepared, cfg, worker, workers, log, interrupt, progress && { display: progress, counts });
+    const shown = progress && { display: progress, ...progressCounts({ runId, catalogue, groups: cfg.groups, collector: prepared.collector, mainThreadRequests: () => client?.requestsSent ?? 0 }) };
+    stopCounting = shown?.close;
+    const { results, suiteErrors, interrupted, stats } = await runSuites(prepared, cfg, worker, workers, log, interrupt, shown);
     phases.suites_ms = performance.now() - ts;
 
     const tr = performance.now();
@@ -232,6 +222,7 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
     const written = await writeReports(report, { dir, reportRoot: cfg.reportDir, html: cfg.html, knownHashes, ...(cfg.baseline ? { baselinePath: cfg.baseline } : {}) });
     return { report: written.report, written, reportsMs: Math.round(performance.now() - tr) };
   } finally {
+    stopCounting?.();
     // A run that failed after its checks began keeps the Allure results of those it finished.
     if (prepared) flushAllure(prepared, log);
     // A vitest that started up for a run that never began (the sandbox or the preflight failed) is closed unused.

@@ -1,0 +1,35 @@
+import type { Catalogue } from '../catalogue/index.js';
+import type { SuiteSlug } from '../catalogue/groups.js';
+import { listenForRequestTotals } from '../harness/request-totals.js';
+import type { ResultCollector } from './collector.js';
+import type { ProgressCounts } from './progress.js';
+
+/**
+ * Where the live progress line's numbers come from during a run: checks done and failed (the collector), checks
+ * planned (the planner), requests sent (the workers' running totals, and `mainThreadRequests` such as the
+ * preflight's). `close` stops listening to the workers.
+ */
+export function progressCounts(a: {
+  runId: string;
+  catalogue: Catalogue;
+  groups: readonly SuiteSlug[];
+  collector: ResultCollector;
+  mainThreadRequests: () => number;
+}): { counts: () => ProgressCounts; close: () => void } {
+  let planned: number | undefined;
+  let planning: Promise<void> | undefined;
+  const live = new Map<string, number>();
+  const close = listenForRequestTotals(a.runId, (suite, n) => live.set(suite, Math.max(n, live.get(suite) ?? 0)));
+  const counts = (): ProgressCounts => {
+    const done = a.collector.counts;
+    // The planner imports every suite file of the run: it counts once the checks are running, so that it never
+    // delays their start.
+    if (!planning && done.done > 0) {
+      planning = import('../checks/planner.js')
+        .then(({ planChecks }) => planChecks(a.catalogue, a.groups))
+        .then((p) => void (planned = p.length), () => undefined);
+    }
+    return { ...done, planned, requests: a.collector.requestsSoFar(live) + a.mainThreadRequests() };
+  };
+  return { counts, close };
+}
