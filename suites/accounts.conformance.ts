@@ -1,6 +1,6 @@
 /** Accounts: create and manage internal accounts (seed: GET /accounts with Api-Key and x-tenant-id). */
 import { accountCreate } from '../fixtures/factories.js';
-import { check, describeRequest, fail, listItems } from '../src/harness/assert.js';
+import { check, describeRequest, fail, readableItems } from '../src/harness/assert.js';
 import type { CheckDef } from '../src/harness/check.js';
 import { defineSuite } from '../src/harness/suite.js';
 import { findInList, idOf, jsonOf, units, type Json } from '../src/world/flow-support.js';
@@ -28,8 +28,7 @@ export const flows: CheckDef[] = [
         check(res.status >= 200 && res.status < 300, `${describeRequest(res)} with Api-Key and x-tenant-id answered ${res.status}`);
         check(/^application\/(.+\+)?json$/.test(res.contentType), `${describeRequest(res)} answered ${res.status} labelled ${res.contentType || 'without a media type'}, not JSON`);
         check(res.json !== undefined, `${describeRequest(res)} answered a body that does not parse as JSON (${res.jsonError ?? 'empty'})`);
-        const items = listItems(res) ?? (Array.isArray(res.json) ? (res.json as Json[]) : undefined);
-        if (!items) fail(`${describeRequest(res)} answered JSON without a list of accounts (no data array): ${res.text.slice(0, 120)}`);
+        const items = readableItems(res, 'listAccounts') as Json[];
         seen += items.length;
         if (items.some((a) => a['id'] === id)) return;
         const body = res.json as Json;

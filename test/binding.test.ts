@@ -116,7 +116,7 @@ describe('translation', () => {
     const get = b.resolve('getCustomer')!;
     expect(get.vendor.path).toBe('/customers/{customerId}');
     expect(b.toVendor(get, { pathParams: { customer_id: 'cus_1' } })).toEqual({ pathParams: { customerId: 'cus_1' } });
-    expect(b.toReference(get, { data: { id: 'cus_1', firstName: 'Ada', status: 'locked' } })).toEqual({ id: 'cus_1', first_name: 'Ada', status: 'frozen' });
+    expect(b.toReference(get, { data: { id: 'cus_1', firstName: 'Ada', status: 'locked', kycStatus: 'locked', note: 'locked' } })).toEqual({ id: 'cus_1', first_name: 'Ada', status: 'frozen', kycStatus: 'frozen', note: 'locked' });
 
     const list = b.resolve('listCustomers')!;
     expect(b.queryToVendor(list, { cursor: 'c2', limit: 50, customer_id: 'cus_1' })).toEqual({ after: 'c2', size: 50, customerId: 'cus_1' });

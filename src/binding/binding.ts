@@ -179,7 +179,7 @@ export class Binding {
     const map = { ...this.fields, ...b.entry.fields };
     const walk = (v: unknown, key: string | undefined): unknown => {
       if (Array.isArray(v)) return v.map((x) => walk(x, key));
-      if (typeof v === 'string') return this.events[v] ?? (key === 'status' || key === 'state' ? this.stateToVendor(v) : v);
+      if (typeof v === 'string') return this.events[v] ?? (isStateMember(key) ? this.stateToVendor(v) : v);
       if (!isObj(v)) return v;
       const o: Json = {};
       for (const [k, x] of Object.entries(v)) o[keepSeed && SEED_CUSTOMER_FIELDS.includes(k) ? k : (map[k] ?? k)] = walk(x, k);
@@ -225,7 +225,7 @@ export class Binding {
     const back = invert({ ...this.fields, ...b.entry.fields });
     const walk = (x: unknown, key: string | undefined): unknown => {
       if (Array.isArray(x)) return x.map((y) => walk(y, key));
-      if (typeof x === 'string') return this.eventsBack[x] ?? (key === 'status' || key === 'state' ? (this.statesBack[x] ?? x) : x);
+      if (typeof x === 'string') return this.eventsBack[x] ?? (isStateMember(key) ? (this.statesBack[x] ?? x) : x);
       if (!isObj(x)) return x;
       const o: Json = {};
       for (const [k, y] of Object.entries(x)) {
@@ -237,6 +237,9 @@ export class Binding {
     return walk(v, undefined);
   }
 }
+
+/** A member holding a state: status, state, kyc_status, kycStatus, card_state, ... */
+const isStateMember = (key: string | undefined): boolean => key !== undefined && /(^|_)(status|state)$|[a-z](Status|State)$/.test(key);
 
 function invert(m: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(m).map(([k, v]) => [v, k]));

@@ -5,7 +5,7 @@
  * Every check owns a fresh scope, so what it counts is its own doing.
  */
 import type { Operation } from '../catalogue/openapi.js';
-import { check, describeRequest, expectStatus, fail, idOf, notServerError, STATUS, summariseBody } from '../harness/assert.js';
+import { check, describeRequest, expectStatus, fail, answeredId, notServerError, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckContext, CheckDef } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
 import { delay } from '../http/rate-limiter.js';
@@ -91,8 +91,8 @@ function replay(op: Operation, delayed: boolean): Def {
       const second = await ctx.call(op, s.parts, { idempotencyKey: key });
       const when = delayed ? ` ${ctx.config.replayDelayMs} ms later` : '';
       check(second.status === first.status, `the retry${when} with the same key was answered ${second.status}${summariseBody(second)}; the first request was answered ${first.status}`);
-      const id = idOf(first);
-      if (id !== undefined) check(idOf(second) === id, `the retry${when} with the same key answered ${idOf(second) ?? 'no id'}; the first request ${firstDid(s.driver?.kind ?? (isCreate(op) ? 'create' : 'action'), first, id)}`);
+      const id = answeredId(first);
+      if (id !== undefined) check(answeredId(second) === id, `the retry${when} with the same key answered ${answeredId(second) ?? 'no id'}; the first request ${firstDid(s.driver?.kind ?? (isCreate(op) ? 'create' : 'action'), first, id)}`);
       const after = await countOrSkip(ctx, s, `the retry${when} answered the same status${id ? ' and id' : ''}`);
       const n = effectsOf(ctx, before!, after, 2);
       requireVisible(ctx, n, 1);
@@ -164,7 +164,7 @@ function parallel(op: Operation): Def[] {
         if (!answers.some((r) => STATUS.is2xx(r.status))) return ctx.skip(`no request of the burst succeeded (${statusTally(answers)}): no success to compare duplicates with; FSAPI-CONTRACT-004 judges the valid request`, 'prerequisite');
         const others = answers.filter((r) => r.status !== 409 && !STATUS.is2xx(r.status));
         if (others.length) fail(`an answer of the burst was ${others[0]!.status}${summariseBody(others[0]!)} (answers: ${statusTally(answers)}); a duplicate in flight is 409, a replay repeats the success`);
-        const ids = [...new Set(answers.filter((r) => STATUS.is2xx(r.status)).map(idOf).filter((x): x is string => x !== undefined))];
+        const ids = [...new Set(answers.filter((r) => STATUS.is2xx(r.status)).map(answeredId).filter((x): x is string => x !== undefined))];
         check(ids.length <= 1, `the successes of one key name ${ids.length} different resources (${ids.slice(0, 4).join(', ')}${ids.length > 4 ? ', ...' : ''}); answers: ${statusTally(answers)}`);
       },
     },
@@ -192,8 +192,8 @@ function otherTenant(op: Operation): Def {
       requireSuccess(ctx, first);
       const second = await ctx.call(op, theirs.parts, { idempotencyKey: key, as: 'second' });
       check(STATUS.is2xx(second.status), `the second business's request with the first business's key value was answered ${second.status}${summariseBody(second)}: the key is not scoped to the business`);
-      const id = idOf(first);
-      if (id !== undefined) check(idOf(second) !== id, `the second business's request with the same key value was answered with the first business's resource ${id} (a replay across businesses)`);
+      const id = answeredId(first);
+      if (id !== undefined) check(answeredId(second) !== id, `the second business's request with the same key value was answered with the first business's resource ${id} (a replay across businesses)`);
       const marked = replayMarkers(first, second);
       check(marked.length === 0, `the second business's request with the same key value is marked as a replay (${marked.join('; ')})`);
       if (before === undefined) skipEffects(ctx, `answered ${second.status} with its own resource`, theirs.why);
@@ -233,8 +233,8 @@ function exactKeys(op: Operation, variant: 'key-case' | 'key-long'): Def {
       const second = await ctx.call(op, b.parts, { idempotencyKey: k2 });
       const how = variant === 'key-case' ? 'a key differing only in letter case' : 'a long key differing only in its last character';
       check(STATUS.is2xx(second.status), `a request with ${how} was answered ${second.status}${summariseBody(second)}: the two keys were taken for one`);
-      const id = idOf(first);
-      if (id !== undefined) check(idOf(second) !== id, `a request with ${how} was answered with the first key's resource ${id}: the two keys were taken for one`);
+      const id = answeredId(first);
+      if (id !== undefined) check(answeredId(second) !== id, `a request with ${how} was answered with the first key's resource ${id}: the two keys were taken for one`);
       if (beforeA === undefined || beforeB === undefined) skipEffects(ctx, 'both requests were answered with their own resource', a.why);
       const n = effectsOf(ctx, beforeA, await a.count!(), 1) + effectsOf(ctx, beforeB, await b.count!(), 1);
       if (n < 2) return ctx.skip(`two successes with their own ids, but only ${n} of the two objects is visible to the effect count; duplicates cannot be judged`);

@@ -4,7 +4,7 @@
  * (profile) answer 400/422 naming the field; read-only fields on create are refused or ignored.
  */
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
-import { check, describeRequest, fail, idOf, STATUS, summariseBody } from '../harness/assert.js';
+import { check, describeRequest, fail, answeredId, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckContext, CheckDef, RequestParts } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
 import { applyMutation, describeMutation, dottedOf, mutationsFor, pointerOf, resolveSchema, slugOf, type Mutation } from './mutations.js';
@@ -223,7 +223,7 @@ function readOnlyCheck(op: Operation): CheckDef {
         const took = applied(res.json);
         check(took.length === 0, `the created object took the planted read-only field(s) ${took.map((k) => `${k}=${JSON.stringify(planted[k])}`).join(', ')}`);
         // The stored object, when it can be read back: what a later reader gets.
-        const id = idOf(res);
+        const id = answeredId(res);
         if (reader && id) {
           const name = pathParamsOf(reader).at(-1)!.name;
           const back = await ctx.call(reader, { pathParams: { ...s.parts.pathParams, [name]: id } });

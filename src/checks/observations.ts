@@ -6,7 +6,7 @@
 import type { SuiteSlug } from '../catalogue/groups.js';
 import { isGroupSlug } from '../catalogue/groups.js';
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
-import { CheckSkipped, idOf, listItems, STATUS } from '../harness/assert.js';
+import { CheckSkipped, answeredId, listItems, STATUS } from '../harness/assert.js';
 import type { CheckContext, CheckDef, RequestParts } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
 import { delay } from '../http/rate-limiter.js';
@@ -174,8 +174,8 @@ function customerObservations(create: Operation): Obs[] {
         // run does not sit out up to FSAPI_REPLAY_DELAY_MS (10 minutes at most) for it.
         await delay(wait, ctx.signal);
         const again = await ctx.call(create, parts, { idempotencyKey: key });
-        const same = again.status === first.status && idOf(again) === idOf(first);
-        ctx.observe(same ? `a replay ${wait} ms after the first request still replayed (keys are kept at least ${wait} ms)` : `a replay ${wait} ms later was answered ${again.status} with ${idOf(again) ?? 'no id'}, not the first answer (${first.status}, ${idOf(first) ?? 'no id'})`);
+        const same = again.status === first.status && answeredId(again) === answeredId(first);
+        ctx.observe(same ? `a replay ${wait} ms after the first request still replayed (keys are kept at least ${wait} ms)` : `a replay ${wait} ms later was answered ${again.status} with ${answeredId(again) ?? 'no id'}, not the first answer (${first.status}, ${answeredId(first) ?? 'no id'})`);
       },
     },
   ];

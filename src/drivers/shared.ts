@@ -10,7 +10,7 @@ export class EffectsUnobservable extends Error {
   override readonly name = 'EffectsUnobservable';
 }
 
-export const idOf = (j: Json): string => String(j['id']);
+export { idOf } from '../harness/assert.js';
 
 /** The JSON body of request parts, as an object. */
 export function bodyOf(parts: RequestParts): Record<string, unknown> {

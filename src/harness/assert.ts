@@ -82,10 +82,41 @@ export function summariseBody(res: HttpResponse): string {
   return ` (body: ${t}${res.text.length > 120 ? '...' : ''})`;
 }
 
-/** The `id` member of a JSON body, if any. */
-export function idOf(res: HttpResponse): string | undefined {
+/** The `id` member of an answer's JSON body, if any (judging what a target answered: none is an answer too). */
+export function answeredId(res: HttpResponse): string | undefined {
   const j = res.json as { id?: unknown } | undefined;
   return j && typeof j === 'object' && typeof j.id === 'string' ? j.id : undefined;
+}
+
+/**
+ * The id of a resource the suite needs to go on (a prerequisite, a flow's next step). Without one the suite cannot
+ * build its next request: that is a gap of the suite's reading, not a finding (the resource's schema is judged by
+ * the CONTRACT checks), so the check is skipped with the fix, never sent on to `/customers/undefined`.
+ */
+export function idOf(resource: Record<string, unknown>): string {
+  const id = resource['id'];
+  if ((typeof id === 'string' && id !== '') || typeof id === 'number') return String(id);
+  const members = Object.keys(resource).slice(0, 6).join(', ');
+  throw new CheckSkipped(
+    `the suite cannot read the resource's id (an object with ${members || 'no members'}): if the vendor's answer wraps the resource or names its id otherwise, bind it (operations.<id>.envelope, or fields: { id: <name> } in the binding file)`,
+    'binding',
+  );
+}
+
+/**
+ * The items of a list answer the suite must read to go on (a flow's evidence, a prerequisite). A 2xx list whose
+ * items the suite cannot find is a gap of its reading (the seed fixes no list shape), so the check is skipped with
+ * the fix, naming the array member it did find.
+ */
+export function readableItems(res: HttpResponse, operation: string): Record<string, unknown>[] {
+  const items = listItems(res) ?? (Array.isArray(res.json) ? (res.json as Record<string, unknown>[]) : undefined);
+  if (items) return items;
+  const j = res.json;
+  const arrays = j && typeof j === 'object' ? Object.entries(j).filter(([, v]) => Array.isArray(v)).map(([k]) => k) : [];
+  throw new CheckSkipped(
+    `${describeRequest(res)} answered ${res.status} with no \`data\` array the suite can read${arrays.length ? ` (array member${arrays.length > 1 ? 's' : ''}: ${arrays.join(', ')})` : ''}: bind the list's shape (operations.${operation}.list in the binding file; \`fsapi-conformance bind\` proposes one)`,
+    'binding',
+  );
 }
 
 /** The `data` array of a list body, if any. */

@@ -7,7 +7,7 @@ import type { Operation } from '../catalogue/openapi.js';
 import { isCreate } from '../checks/support.js';
 import { DRIVERS } from '../drivers/index.js';
 import type { HttpResponse } from '../http/client.js';
-import { idOf, STATUS } from './assert.js';
+import { answeredId, STATUS } from './assert.js';
 
 export function createsResource(op: Operation): boolean {
   const kind = DRIVERS.get(op.operationId)?.kind;
@@ -21,7 +21,7 @@ export class CreatedTally {
   note(op: Operation, res: HttpResponse): void {
     if (!STATUS.is2xx(res.status) || res.headers['idempotent-replayed'] === 'true' || !createsResource(op)) return;
     // A replay answers the first resource again: counted once, by its id, whether or not the target marks replays.
-    const id = idOf(res);
+    const id = answeredId(res);
     if (id !== undefined) {
       if (this.ids.has(`${op.operationId} ${id}`)) return;
       this.ids.add(`${op.operationId} ${id}`);

@@ -3,7 +3,7 @@
  * exact decimal arithmetic, bounded waits for asynchronous state, and the webhook receiver's inspection endpoint.
  * Every request goes through the check's context, so it is recorded as the check's evidence.
  */
-import { check, describeRequest, expectStatus, fail, listItems, STATUS, summariseBody } from '../harness/assert.js';
+import { check, describeRequest, expectStatus, fail, readableItems, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckContext, RequestParts } from '../harness/check.js';
 import { pollUntil } from '../harness/poll.js';
 import type { Json } from '../harness/world.js';
@@ -11,7 +11,7 @@ import type { HttpResponse } from '../http/client.js';
 
 export type { Json };
 
-export const idOf = (j: Json): string => String(j['id']);
+export { idOf } from '../harness/assert.js';
 
 /** The JSON object of a response with the expected status (a 2xx unless said), or a CheckFailure that says why. */
 export function jsonOf(res: HttpResponse, expected: number | readonly number[] | ((s: number) => boolean) = STATUS.is2xx, what = 'status'): Json {
@@ -35,11 +35,10 @@ async function walk(ctx: CheckContext, opId: string, parts: RequestParts, stop: 
   for (let page = 0; page < MAX_PAGES; page++) {
     const res = await ctx.call(opId, { ...parts, query: { ...parts.query, limit: 100, ...(cursor ? { cursor } : {}) } });
     const body = jsonOf(res);
-    const items = listItems(res);
-    if (!items) fail(`${describeRequest(res)} answered ${res.status} without a data array`);
-    out.push(...(items as Json[]));
+    const items = readableItems(res, opId) as Json[];
+    out.push(...items);
     const next = body['next_cursor'];
-    if (stop(items as Json[]) || body['has_more'] !== true || typeof next !== 'string' || next === '') break;
+    if (stop(items) || body['has_more'] !== true || typeof next !== 'string' || next === '') break;
     cursor = next;
   }
   return out;

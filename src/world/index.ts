@@ -14,7 +14,7 @@ import {
   walletCreate,
   type Label,
 } from '../../fixtures/factories.js';
-import { describeRequest, listItems, PreconditionFailed, summariseBody } from '../harness/assert.js';
+import { describeRequest, idOf, listItems, PreconditionFailed, summariseBody } from '../harness/assert.js';
 import { pollUntil } from '../harness/poll.js';
 import type { Json, World, WorldScope } from '../harness/world.js';
 import type { HttpResponse } from '../http/client.js';
@@ -87,7 +87,6 @@ export function createWorld(scope: WorldScope): World {
     count(type);
     return json;
   };
-  const idOf = (j: Json) => String(j['id']);
 
   const extras: WorldExtras = {
     submitKyc: async (cid, opts = {}) => {
