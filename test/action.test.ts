@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { buildIsCurrent } from '../bin/build-stamp.js';
 import type { SandboxJsonLine } from '../src/cli/commands/sandbox.js';
+import { sandboxTargetEnv } from './helpers/cli.js';
 import type { RunReport } from '../src/results/model.js';
 import { commandFor, okCodes } from '../action/run.mjs';
 
@@ -168,18 +169,7 @@ describe('the action run through its scripts', { timeout: 300_000 }, () => {
       const alpha = info.tenants[0]!;
       const run = runAction(
         { groups: 'accounts,transport' },
-        {
-          FSAPI_BASE_URL: info.base_url,
-          FSAPI_API_KEY: alpha.secret_key,
-          FSAPI_TENANT_ID: alpha.tenant_id,
-          FSAPI_CA_FILE: info.ca_file,
-          // Every credential the sandbox offers: with the key alone the run is inconclusive (exit 6).
-          FSAPI_PUBLIC_KEY: alpha.public_key,
-          FSAPI_LIVE_API_KEY: info.live_key,
-          FSAPI_REVOKED_API_KEY: info.revoked_key,
-          FSAPI_SECOND_API_KEY: info.tenants[1]!.secret_key,
-          FSAPI_SECOND_TENANT_ID: info.tenants[1]!.tenant_id,
-        },
+        sandboxTargetEnv(info),
       );
       expect(run.code, run.log).toBe(0);
       expect(run.outputs['verdict']).toBe('conformant');

@@ -14,6 +14,7 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxJsonLine } from '../src/cli/commands/sandbox.js';
+import { sandboxTargetEnv } from './helpers/cli.js';
 import { ALL_SUITES } from '../src/config/run-config.js';
 import { WAITING_FILE } from '../src/paths.js';
 import type { RunReport } from '../src/results/model.js';
@@ -250,18 +251,7 @@ describe('installed into an empty folder', () => {
         'npx',
         ['fsapi-conformance', 'run', '--groups', 'accounts,transport'],
         consumer,
-        // Every credential the sandbox offers: without one, the MUST requirements it unlocks are not verified (exit 6).
-        userEnv({
-          FSAPI_BASE_URL: info.base_url,
-          FSAPI_API_KEY: alpha.secret_key,
-          FSAPI_TENANT_ID: alpha.tenant_id,
-          FSAPI_CA_FILE: info.ca_file,
-          FSAPI_PUBLIC_KEY: alpha.public_key,
-          FSAPI_LIVE_API_KEY: info.live_key,
-          FSAPI_REVOKED_API_KEY: info.revoked_key,
-          FSAPI_SECOND_API_KEY: info.tenants[1]!.secret_key,
-          FSAPI_SECOND_TENANT_ID: info.tenants[1]!.tenant_id,
-        }),
+        userEnv(sandboxTargetEnv(info)),
       );
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toContain(`fsapi-conformance: ${info.base_url} (sandbox)`);
