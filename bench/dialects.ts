@@ -8,7 +8,7 @@
  * compared with the truth binding); then one or two fault switches per check family, each run through the
  * dialect, and whether every requirement the fault breaks (sandbox/faults.ts) failed.
  *
- *   npx tsx bench/dialects.ts [--dialects names,paths,shapes] [--faults F1,F2 | --no-faults] [--groups G1,G2] [--seed N]
+ *   npx tsx bench/dialects.ts [--dialects names,paths,shapes] [--faults F1,F2 | --no-faults] [--groups G1,G2] [--seed N] [--keep]
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,7 +23,7 @@ import { freePort, startDialectTarget, targetEnv, type DialectTarget } from '../
 import { scoreBinding, type Binding, type EntryScore } from '../test/dialects/truth.js';
 import { assertRan, ensureBuild, int, printTable, readLatestReport, round, runCli, tail, usage, writeResult, type RunReport } from './lib.js';
 
-const USAGE = 'npx tsx bench/dialects.ts [--dialects names,paths,shapes] [--faults F1,F2 | --no-faults] [--groups G1,G2] [--seed N]';
+const USAGE = 'npx tsx bench/dialects.ts [--dialects names,paths,shapes] [--faults F1,F2 | --no-faults] [--groups G1,G2] [--seed N] [--keep]';
 const DEFAULT_SEED = 20261120;
 const LEVELS: Level[] = ['MUST', 'CONTRACT', 'SHOULD', 'PROFILE', 'INFO'];
 const EXECUTED_GOAL = 0.95;
@@ -51,6 +51,8 @@ const { values: args } = parseArgs({
     dialects: { type: 'string', default: DIALECT_NAMES.join(',') },
     faults: { type: 'string' },
     'no-faults': { type: 'boolean', default: false },
+    // Keep the runs' reports (and the bindings bind wrote) to read why a figure is what it is.
+    keep: { type: 'boolean', default: false },
     groups: { type: 'string' },
     seed: { type: 'string', default: String(DEFAULT_SEED) },
   },
@@ -227,7 +229,8 @@ async function main(): Promise<void> {
     dialects: results,
   });
   console.log(`written: ${file}`);
-  rmSync(work, { recursive: true, force: true });
+  if (args.keep) console.log(`reports kept in ${work}`);
+  else rmSync(work, { recursive: true, force: true });
 }
 
 await main();

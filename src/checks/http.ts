@@ -4,13 +4,15 @@
  */
 import type { SuiteSlug } from '../catalogue/groups.js';
 import { isGroupSlug } from '../catalogue/groups.js';
+import type { Binding } from '../binding/binding.js';
+import { pathParamOf } from '../binding/load.js';
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import { check, describeRequest, expectStatus, fail, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckDef } from '../harness/check.js';
 import { fillList, itemKey, walk } from './lists.js';
 import type { CheckFamily } from './plan.js';
 import { driverFor, validRequest } from './requests.js';
-import { creatorOf, credentialHeaders, effectsOf, isCreate, isGetById, isList, opsOfGroup, pathParamsOf, scoped, skipEffects } from './support.js';
+import { creatorOf, credentialHeaders, effectsOf, isCreate, isGetById, limitParamOf, opsOfGroup, pagesAsReference, pathParamsOf, scoped, skipEffects } from './support.js';
 
 const TWO_MIB = 2 * 1024 * 1024;
 const ABSURD_LIMIT = 100_000;
@@ -80,8 +82,17 @@ function groupChecks(suite: SuiteSlug, spec: SpecDocument): CheckDef[] {
   return defs;
 }
 
-function unknownIdCheck(op: Operation): CheckDef | undefined {
-  const idParam = [...pathParamsOf(op)].reverse().find((p) => /(^id$|_id$)/.test(p.name));
+/** The path parameter naming the resource an operation reads: the one its reference operation's id plays, else by its name. */
+function idParamOf(op: Operation, binding: Binding | undefined): ReturnType<typeof pathParamsOf>[number] | undefined {
+  const own = pathParamsOf(op);
+  const bound = binding?.referenceOf(op);
+  const refId = bound ? [...pathParamsOf(bound.ref)].reverse().find((p) => /(^id$|_id$)/.test(p.name)) : undefined;
+  const vendorName = bound && refId ? pathParamOf(bound.entry, refId.name, op) : undefined;
+  return own.find((p) => p.name === vendorName) ?? [...own].reverse().find((p) => /(^id$|_id$|[a-z]Id$|ID$)/.test(p.name));
+}
+
+function unknownIdCheck(op: Operation, binding: Binding | undefined): CheckDef | undefined {
+  const idParam = idParamOf(op, binding);
   if (!idParam) return undefined;
   return {
     requirement: 'FSAPI-HTTP-003',
@@ -129,9 +140,10 @@ function oversizedCheck(op: Operation): CheckDef {
   };
 }
 
-/** The documented page-size maximum of a list (its limit parameter's schema), if any. */
-function maxLimit(op: Operation): number | undefined {
-  const s = op.parameters.find((p) => p.in === 'query' && p.name === 'limit')?.schema;
+/** The documented page-size maximum of a list (its page-size parameter's schema), if any. */
+function maxLimit(op: Operation, binding: Binding): number | undefined {
+  const name = limitParamOf(op, binding);
+  const s = op.parameters.find((p) => p.in === 'query' && p.name === name)?.schema;
   return typeof s === 'object' && typeof s['maximum'] === 'number' ? s['maximum'] : undefined;
 }
 
@@ -148,7 +160,7 @@ function absurdLimitCheck(op: Operation, spec: SpecDocument): CheckDef {
     title: `limit=${ABSURD_LIMIT} is refused (4xx) or capped at the documented maximum`,
     ...(overfill ? { writes: true, uses: [creator.operationId], timeoutMs: 120_000 } : {}),
     async run(ctx) {
-      const max = maxLimit(op) ?? 100;
+      const max = maxLimit(op, ctx.binding) ?? 100;
       let parts = await validRequest(ctx, op);
       let existing: number | undefined;
       if (overfill && driverFor(ctx, creator)) {
@@ -226,12 +238,12 @@ export const httpFamily: CheckFamily = {
     if (!op.group) return [];
     const defs: CheckDef[] = [];
     if (isGetById(op)) {
-      const c = unknownIdCheck(op);
+      const c = unknownIdCheck(op, plan.binding);
       if (c) defs.push(c);
     }
     // LIMIT-001 on the seed's own create (POST /customers), whatever the spec in use calls it.
     if (isCreate(op) && (op.operationId === 'createCustomer' || op.path === '/customers')) defs.push(oversizedCheck(op));
-    if (isList(op)) defs.push(absurdLimitCheck(op, plan.spec), paginationCheck(op));
+    if (pagesAsReference(op, plan.binding)) defs.push(absurdLimitCheck(op, plan.spec), paginationCheck(op));
     return defs;
   },
   forSuite: (suite, plan) => groupChecks(suite, plan.spec),

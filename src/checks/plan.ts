@@ -1,3 +1,4 @@
+import type { Binding } from '../binding/binding.js';
 import type { SuiteSlug } from '../catalogue/groups.js';
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import type { CheckDef } from '../harness/check.js';
@@ -7,6 +8,8 @@ export interface PlanContext {
   spec: SpecDocument;
   /** True when the spec in use is the reference profile (its business rules and drivers apply). */
   isReferenceProfile: boolean;
+  /** How the spec in use plays the reference operations (absent: every operation as it is spelled). */
+  binding?: Binding;
 }
 
 /** A family of the check library: generic checks per operation, and/or per suite. */

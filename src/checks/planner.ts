@@ -21,7 +21,7 @@ export interface PlannedCheck {
  * conformance run).
  */
 export async function planChecks(catalogue: Catalogue, suites: readonly SuiteSlug[] = ALL_SUITE_SLUGS): Promise<PlannedCheck[]> {
-  const plan = { spec: catalogue.spec, isReferenceProfile: catalogue.isReferenceProfile };
+  const plan = { spec: catalogue.spec, isReferenceProfile: catalogue.isReferenceProfile, binding: catalogue.binding };
   const out: PlannedCheck[] = [];
   for (const suite of suites) {
     const mod = (await import(pathToFileURL(join(SUITES_DIR, `${suite}${SUITE_EXT}`)).href)) as { flows?: CheckDef[] };

@@ -2,6 +2,7 @@
  * What the check families share: how operations are classified from the spec in use, and how a check sees
  * whether a request took effect (through the operation's driver, or by re-reading the resource).
  */
+import type { Binding } from '../binding/binding.js';
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import type { DriverScope, OperationDriver } from '../drivers/types.js';
 import { describeRequest, fail, summariseBody } from '../harness/assert.js';
@@ -23,6 +24,19 @@ export const isCreate = (op: Operation): boolean => op.method === 'POST' && op.r
 /** A paginated GET (it takes a page size or a cursor). */
 export const isList = (op: Operation): boolean =>
   op.method === 'GET' && op.parameters.some((p) => p.in === 'query' && (p.name === 'limit' || p.name === 'cursor'));
+
+/**
+ * Whether the suite can page a list as the reference profile does (limit, cursor; data, has_more, next_cursor):
+ * by its own parameters, or through a binding that gives the list operation it plays its vendor shape.
+ */
+export const pagesAsReference = (op: Operation, binding: Binding | undefined): boolean => {
+  if (isList(op)) return true;
+  const bound = binding?.referenceOf(op);
+  return bound !== undefined && isList(bound.ref) && bound.entry.list !== undefined;
+};
+
+/** The name of a list's page-size parameter in the document in use (the binding's, else `limit`). */
+export const limitParamOf = (op: Operation, binding: Binding | undefined): string => binding?.referenceOf(op)?.entry.list?.limit_param ?? 'limit';
 
 /** A GET of one object (or one customer's sub-resource) named by path parameters. */
 export const isGetById = (op: Operation): boolean => op.method === 'GET' && !isList(op) && pathParamsOf(op).length > 0;

@@ -11,7 +11,7 @@ import type { HttpResponse } from '../http/client.js';
 import { fillList, walk, walkedItems } from './lists.js';
 import type { CheckFamily } from './plan.js';
 import { validRequest } from './requests.js';
-import { isGetById, isList, pathParamsOf } from './support.js';
+import { isGetById, isList, pagesAsReference, pathParamsOf } from './support.js';
 
 const PAGES = 5;
 const LIMIT = 2;
@@ -37,9 +37,15 @@ function idsOfRequest(parts: RequestParts): Set<string> {
 }
 
 /** String values of an object that a refusal has no reason to repeat (not the ids named in the request). */
+/** Members every object of a kind shares (its type's name, its state): not the first business's data. */
+const SHARED_MEMBERS = new Set(['object', 'type', 'kind', 'status', 'state']);
+
 function distinctiveValues(json: unknown, requestUrl: string): string[] {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return [];
-  return Object.values(json).filter((v): v is string => typeof v === 'string' && v.length >= 8 && !requestUrl.includes(encodeURIComponent(v)) && !requestUrl.includes(v));
+  return Object.entries(json)
+    .filter(([k]) => !SHARED_MEMBERS.has(k))
+    .map(([, v]) => v)
+    .filter((v): v is string => typeof v === 'string' && v.length >= 8 && !requestUrl.includes(encodeURIComponent(v)) && !requestUrl.includes(v));
 }
 
 function byIdCheck(op: Operation): CheckDef {
@@ -130,11 +136,11 @@ function headerCheck(op: Operation): CheckDef {
 
 export const tenancyFamily: CheckFamily = {
   name: 'tenancy',
-  forOperation(op) {
+  forOperation(op, plan) {
     if (!op.group || op.method !== 'GET') return [];
     const defs: CheckDef[] = [];
     if (isGetById(op)) defs.push(byIdCheck(op));
-    if (isList(op)) defs.push(listCheck(op));
+    if (pagesAsReference(op, plan.binding)) defs.push(listCheck(op));
     defs.push(headerCheck(op));
     return defs;
   },

@@ -43,7 +43,7 @@ export async function defineSuite(suite: SuiteSlug, flows: CheckDef[]): Promise<
   if (!cfg) return;
   const rt = await workerRuntime(cfg);
   const { spec } = rt.catalogue;
-  const plan = { spec, isReferenceProfile: rt.catalogue.isReferenceProfile };
+  const plan = { spec, isReferenceProfile: rt.catalogue.isReferenceProfile, binding: rt.catalogue.binding };
   // Checks that wait run in the waiting file (suites/waiting.conformance.ts), all of them side by side. A shard
   // runs whole suites (src/runner/shards.ts): nothing is filtered here.
   const defs = [...genericChecks(suite, plan), ...flows].filter((d) => !d.waits);
@@ -60,7 +60,7 @@ export async function defineWaitingChecks(): Promise<void> {
   if (!cfg) return;
   const rt = await workerRuntime(cfg);
   const { spec } = rt.catalogue;
-  const plan = { spec, isReferenceProfile: rt.catalogue.isReferenceProfile };
+  const plan = { spec, isReferenceProfile: rt.catalogue.isReferenceProfile, binding: rt.catalogue.binding };
   const defs = cfg.groups.flatMap((g) => genericChecks(g, plan)).filter((d) => d.waits);
   registerChecks(rt, WAITING_FILE, defs);
 }

@@ -73,7 +73,7 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
   const catalogue = await loadCatalogue({ ...(given.specPath ? { specPath: given.specPath } : {}), ...(given.bindingPath ? { bindingPath: given.bindingPath } : {}) });
   for (const w of catalogue.spec.warnings) log(`warning: ${catalogue.spec.path}#${w.pointer}: ${w.message}`);
   // A suite's weight is its number of checks: it balances shards and orders the files of a run.
-  const plan = { spec: catalogue.spec, isReferenceProfile: catalogue.isReferenceProfile };
+  const plan = { spec: catalogue.spec, isReferenceProfile: catalogue.isReferenceProfile, binding: catalogue.binding };
   // Each suite's generic checks, planned once: they weigh the suites and, for the reference profile, tell coverage
   // where each requirement's checks are.
   const planned = new Map<SuiteSlug, CheckDef[]>();

@@ -1,0 +1,15 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startDialectTarget, targetEnv } from './dialects/target.js';
+import { runCli } from './helpers/cli.js';
+const name = (process.argv[2] ?? 'paths') as 'paths';
+const t = await startDialectTarget(name);
+const dir = mkdtempSync(join(tmpdir(), `lead-one-${name}-`));
+const b = await runCli(['bind', '--spec', t.specPath, '--out', join(dir, 'b.yaml')], {});
+console.log(b.stdout);
+const r = await runCli(['run', '--seed', '1', '--spec', t.specPath, '--binding', join(dir, 'b.yaml'), '--report-dir', join(dir, 'r')], targetEnv(t));
+console.log(r.code, dir);
+const rep = JSON.parse(readFileSync(join(dir, 'r', 'latest', 'conformance.json'), 'utf8'));
+for (const c of rep.checks) if (c.status === 'failed' || c.status === 'error' || c.status === 'warning') console.log(c.status, c.id, '|', (c.message ?? '').slice(0, 300));
+await t.close();
