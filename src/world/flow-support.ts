@@ -3,7 +3,7 @@
  * exact decimal arithmetic, bounded waits for asynchronous state, and the webhook receiver's inspection endpoint.
  * Every request goes through the check's context, so it is recorded as the check's evidence.
  */
-import { check, describeRequest, expectStatus, fail, readableItems, STATUS, summariseBody } from '../harness/assert.js';
+import { check, CheckSkipped, describeRequest, expectStatus, fail, readableItems, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckContext, RequestParts } from '../harness/check.js';
 import { pollUntil } from '../harness/poll.js';
 import type { Json } from '../harness/world.js';
@@ -18,7 +18,27 @@ export function jsonOf(res: HttpResponse, expected: number | readonly number[] |
   expectStatus(res, expected, what);
   const j = res.json;
   if (j === null || typeof j !== 'object' || Array.isArray(j)) fail(`${describeRequest(res)} answered ${res.status} without a JSON object body${summariseBody(res)}`);
+  unwrappedOrSkip(res, j as Json);
   return j as Json;
+}
+
+const ENVELOPES = ['data', 'result', 'resource', 'item', 'object', 'payload'];
+
+/**
+ * A resource the suite would read in an envelope it was not told of ({ data: { id, ... } } with no binding): judging
+ * its fields there would blame the target for the suite's reading, so the check is skipped with the fix.
+ */
+function unwrappedOrSkip(res: HttpResponse, j: Json): void {
+  if ('id' in j) return;
+  const keys = Object.keys(j);
+  const wrapper = keys.find((k) => ENVELOPES.includes(k.toLowerCase()));
+  const inner = wrapper ? j[wrapper] : undefined;
+  if (keys.length <= 3 && inner !== null && typeof inner === 'object' && !Array.isArray(inner) && 'id' in inner) {
+    throw new CheckSkipped(
+      `${describeRequest(res)} answered the resource inside \`${wrapper}\`, which the suite was not told of: bind the envelope (operations.<id>.envelope: ${wrapper} in the binding file; \`fsapi-conformance bind\` proposes it)`,
+      'binding',
+    );
+  }
 }
 
 /** Calls an operation and expects a 2xx JSON object. */
