@@ -206,3 +206,21 @@ describe('a run through a binding', { timeout: 300_000 }, () => {
     expect(flows.filter((c) => c.status !== 'passed')).toEqual([]);
   });
 });
+
+describe('operations a binding places nowhere', { timeout: 300_000 }, () => {
+  it('run in the unbound suite: the seed rules reach them, the report validates, and the accounting says why', async () => {
+    const doc = JSON.parse(readFileSync(names.path, 'utf8')) as { paths: Record<string, unknown> };
+    doc.paths['/status-page'] = { get: { operationId: 'ops.status', tags: ['Operations'], summary: 'Service status', responses: { '200': { description: 'up' } } } };
+    const path = join(dir, 'with-unbound.json');
+    writeFileSync(path, JSON.stringify(doc));
+    const r = await runCli(['run', '--spec', path, '--groups', 'unbound', '--seed', '5', '--report-dir', join(dir, 'ru')], {});
+    // The sandbox does not serve /status-page: a failure of the target against its document (1), never an internal error (3).
+    expect(r.code, r.stderr).toBe(1);
+    const report = JSON.parse(readFileSync(join(dir, 'ru', 'latest', 'conformance.json'), 'utf8')) as RunReport;
+    expect(report.spec.operations?.find((o) => o.operation === 'ops.status')).toMatchObject({ status: 'unbound', reason: expect.stringMatching(/name no group/) });
+    const mine = report.checks.filter((c) => c.operation === 'ops.status');
+    expect(mine.every((c) => c.group === 'unbound')).toBe(true);
+    // Api-Key on every request (seed rule 2), though the document declares no security for it.
+    expect(mine.filter((c) => c.family === 'auth').length).toBeGreaterThan(0);
+  });
+});

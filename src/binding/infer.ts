@@ -229,6 +229,8 @@ export function inferBinding(vendor: SpecDocument, reference: SpecDocument, spec
   const pairs: { v: Shape; r: Shape; score: number; reasons: string[] }[] = [];
   for (const v of vs) {
     for (const r of rs) {
+      // Every path parameter must be fillable from the reference's, and no vendor one left without a value.
+      if (v.params.length !== r.params.length) continue;
       const fixed = SEED_FIXED[r.op.operationId];
       // What the seed fixes is played only by the seed's own method and path.
       if (fixed && (v.op.method !== fixed.method || v.op.path !== fixed.path)) continue;
