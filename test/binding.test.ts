@@ -224,3 +224,23 @@ describe('operations a binding places nowhere', { timeout: 300_000 }, () => {
     expect(mine.filter((c) => c.family === 'auth').length).toBeGreaterThan(0);
   });
 });
+
+describe('parameters the vendor document requires', { timeout: 300_000 }, () => {
+  it('are sent on every request of the operation: required query parameters (enum through a component) and headers', async () => {
+    const doc = JSON.parse(readFileSync(names.path, 'utf8')) as { paths: Record<string, Record<string, { parameters?: unknown[] }>>; components: { schemas: Record<string, unknown> } };
+    doc.components.schemas['Region'] = { type: 'string', enum: ['eu-west', 'us-east'] };
+    const list = doc.paths['/customers']!['get']!;
+    list.parameters = [...(list.parameters ?? []), { name: 'region', in: 'query', required: true, schema: { $ref: '#/components/schemas/Region' } }, { name: 'X-Api-Version', in: 'header', required: true, schema: { type: 'string', example: '2026-01-01' } }];
+    const path = join(dir, 'required-params.json');
+    writeFileSync(path, JSON.stringify(doc));
+    const bound = join(dir, 'required-params.binding.yaml');
+    expect((await runCli(['bind', '--spec', path, '--out', bound], {})).code).toBe(0);
+    const r = await runCli(['run', '--spec', path, '--binding', bound, '--groups', 'customers', '--seed', '5', '--report-dir', join(dir, 'rq')], {});
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(join(dir, 'rq', 'latest', 'conformance.json'), 'utf8')) as RunReport;
+    const lists = report.checks.flatMap((c) => c.exchanges).filter((x) => x.request.method === 'GET' && /\/v1\/customers(\?|$)/.test(x.request.url));
+    expect(lists.length).toBeGreaterThan(0);
+    expect(lists.every((x) => new URL(x.request.url).searchParams.get('region') === 'eu-west')).toBe(true);
+    expect(lists.every((x) => x.request.headers['X-Api-Version'] === '2026-01-01')).toBe(true);
+  });
+});

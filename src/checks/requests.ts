@@ -51,7 +51,7 @@ export async function validRequest(ctx: CheckContext, op: Operation, opts: { fre
   const driver = driverFor(ctx, op);
   let refused: string | undefined;
   if (driver) {
-    const built = withRequiredQuery(op, vendorParts(ctx, op, await driver.build(scopeOf(ctx, opts.as), { fresh: opts.fresh ?? false })));
+    const built = vendorParts(ctx, op, await driver.build(scopeOf(ctx, opts.as), { fresh: opts.fresh ?? false }));
     // On a vendor's document the reference body is used only where it is valid for the vendor's own schema.
     if (ctx.config.isReferenceProfile || built.body === undefined) return built;
     const problems = ctx.spec.validateRequestBody(op, built.body);
@@ -73,39 +73,6 @@ export async function validRequest(ctx: CheckContext, op: Operation, opts: { fre
     if (!json || json.examples.length === 0) ctx.skip(refused ?? `no driver and no request body example for ${op.operationId}: bind it to a reference operation (fsapi-conformance bind), or add an example to its request body`, 'binding');
     parts.body = structuredClone(json!.examples[0]);
   }
-  const filled = withRequiredQuery(op, parts);
-  BUILT_FROM_EXAMPLES.add(filled);
-  return filled;
-}
-
-/**
- * The request with every query parameter the document marks required, filled from the document itself (example,
- * default, first enum value) or a plain value of the parameter's type: a request without them would only get a
- * 400 or 422 that says nothing of the requirement under test.
- */
-export function withRequiredQuery(op: Operation, parts: RequestParts): RequestParts {
-  const missing = op.parameters.filter((p) => p.in === 'query' && p.required && parts.query?.[p.name] === undefined);
-  if (missing.length === 0) return parts;
-  const query = { ...parts.query };
-  for (const p of missing) query[p.name] = sampleValue(p.name, p.example, p.schema);
-  const out = { ...parts, query };
-  const ref = REFERENCE_PARTS.get(parts);
-  if (ref) REFERENCE_PARTS.set(out, ref);
-  return out;
-}
-
-function sampleValue(name: string, example: unknown, schema: unknown): string | number | boolean {
-  const plain = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
-  if (plain(example)) return example;
-  const s = typeof schema === 'object' && schema !== null ? (schema as Record<string, unknown>) : {};
-  for (const v of [s['default'], s['example'], Array.isArray(s['examples']) ? s['examples'][0] : undefined, Array.isArray(s['enum']) ? s['enum'][0] : undefined]) if (plain(v)) return v;
-  const type = Array.isArray(s['type']) ? s['type'].find((t) => t !== 'null') : s['type'];
-  if (type === 'integer' || type === 'number') return typeof s['minimum'] === 'number' ? s['minimum'] : 1;
-  if (type === 'boolean') return true;
-  // Dates a reader of a statement or history would ask for: the last thirty days.
-  const day = (d: number) => new Date(Date.now() - d * 86_400_000).toISOString();
-  const back = /until|before|end|^to$|_to$|To$/.test(name) ? 0 : 30;
-  if (s['format'] === 'date') return day(back).slice(0, 10);
-  if (s['format'] === 'date-time') return day(back);
-  return 'fsapi';
+  BUILT_FROM_EXAMPLES.add(parts);
+  return parts;
 }

@@ -8,6 +8,7 @@ import type { Operation } from '../catalogue/openapi.js';
 import { secretsOf } from '../config/run-config.js';
 import { TargetClient, type HttpResponse, type RequestSpec } from '../http/client.js';
 import { fillPath } from '../http/path-template.js';
+import { sampleParameterValue } from '../catalogue/sample-value.js';
 import { RateLimiter } from '../http/rate-limiter.js';
 import { Redactor } from '../http/redact.js';
 import type { RecordedExchange } from '../results/model.js';
@@ -125,10 +126,18 @@ export function operationRequest(
   if (!principal) throw new CheckSkipped('no second business configured (FSAPI_SECOND_API_KEY, FSAPI_SECOND_TENANT_ID)', 'credential');
   guardLiveWrite(cfg, op.method);
   const headers: Record<string, string | undefined> = {
-    accept: 'application/json',
+    accept: acceptFor(op),
     'Api-Key': principal.apiKey,
     'x-tenant-id': principal.tenantId,
   };
+  // Query and header parameters the document requires (besides the seed's headers), when the caller gives none: a
+  // request without them is refused for the suite's omission, whatever the requirement under test.
+  const query = { ...parts.query, ...opts.query };
+  for (const p of op.parameters) {
+    if (!p.required) continue;
+    if (p.in === 'header' && !SEED_HEADERS.has(p.name.toLowerCase())) headers[p.name] = String(sampleParameterValue(p, rt.catalogue.spec));
+    if (p.in === 'query' && query[p.name] === undefined) query[p.name] = sampleParameterValue(p, rt.catalogue.spec);
+  }
   if (parts.body !== undefined || opts.rawBody !== undefined) headers['content-type'] = 'application/json';
   if (op.method === 'POST') headers['Idempotency-Key'] = opts.idempotencyKey === null ? undefined : (opts.idempotencyKey ?? freshKey());
   for (const [k, v] of Object.entries(opts.headers ?? {})) {
@@ -139,13 +148,22 @@ export function operationRequest(
   return {
     method: op.method,
     path: filledPath(op, parts),
-    query: { ...parts.query, ...opts.query },
+    query,
     headers,
     ...(opts.rawBody !== undefined ? { body: opts.rawBody } : parts.body !== undefined ? { json: parts.body } : {}),
     operation: op,
     ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
     ...(opts.probe ? { probe: opts.probe } : {}),
   };
+}
+
+/** Headers the suite itself sends (the seed's and HTTP's own), never taken from a document's parameters. */
+const SEED_HEADERS = new Set(['api-key', 'x-tenant-id', 'idempotency-key', 'content-type', 'accept', 'authorization', 'content-length', 'host']);
+
+/** What to accept: JSON, unless every success the operation documents is of another media type (a PDF statement). */
+function acceptFor(op: Operation): string {
+  const media = [...new Set(op.responses.filter((r) => r.status.startsWith('2')).flatMap((r) => r.content.map((c) => c.mediaType)))];
+  return media.length === 0 || media.some((m) => m.includes('json')) ? 'application/json' : media.join(', ');
 }
 
 /**
