@@ -244,3 +244,27 @@ describe('parameters the vendor document requires', { timeout: 300_000 }, () => 
     expect(lists.every((x) => x.request.headers['X-Api-Version'] === '2026-01-01')).toBe(true);
   });
 });
+
+describe('a request body made from the schema', { timeout: 300_000 }, () => {
+  it('is sent where no driver serves the operation and its document gives no example, valid for its schema and labelled', async () => {
+    const doc = JSON.parse(readFileSync(names.path, 'utf8')) as { paths: Record<string, unknown> };
+    doc.paths['/notes'] = {
+      post: {
+        operationId: 'notes.create',
+        tags: ['Operations'],
+        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['title', 'contact_email', 'priority'], properties: { title: { type: 'string', minLength: 1 }, contact_email: { type: 'string', format: 'email' }, priority: { type: 'string', enum: ['low', 'high'] }, id: { type: 'string', readOnly: true } } } } } },
+        responses: { '201': { description: 'created' } },
+      },
+    };
+    const path = join(dir, 'generated-body.json');
+    writeFileSync(path, JSON.stringify(doc));
+    const r = await runCli(['run', '--spec', path, '--groups', 'unbound', '--seed', '5', '--report-dir', join(dir, 'rg')], {});
+    expect([0, 1], r.stderr).toContain(r.code);
+    const report = JSON.parse(readFileSync(join(dir, 'rg', 'latest', 'conformance.json'), 'utf8')) as RunReport;
+    const posts = report.checks.flatMap((c) => c.exchanges).filter((x) => x.request.method === 'POST' && x.request.url.endsWith('/v1/notes') && x.request.body?.startsWith('{"'));
+    expect(posts.length).toBeGreaterThan(0);
+    const body = JSON.parse(posts[0]!.request.body!) as Record<string, unknown>;
+    expect(body).toMatchObject({ title: expect.any(String), priority: 'low', contact_email: expect.stringMatching(/@fsapi-conformance\.test$/) });
+    expect(body).not.toHaveProperty('id');
+  });
+});

@@ -1,6 +1,7 @@
 import type { Operation } from '../catalogue/openapi.js';
 import { BindingGap } from '../binding/binding.js';
 import { DRIVERS } from '../drivers/index.js';
+import { generatedBody } from './generated-body.js';
 import type { DriverScope, OperationDriver } from '../drivers/types.js';
 import type { CheckContext, RequestParts } from '../harness/check.js';
 
@@ -70,8 +71,16 @@ export async function validRequest(ctx: CheckContext, op: Operation, opts: { fre
   const parts: RequestParts = { pathParams };
   if (op.requestBody) {
     const json = op.requestBody.content.find((c) => c.mediaType === 'application/json');
-    if (!json || json.examples.length === 0) ctx.skip(refused ?? `no driver and no request body example for ${op.operationId}: bind it to a reference operation (fsapi-conformance bind), or add an example to its request body`, 'binding');
-    parts.body = structuredClone(json!.examples[0]);
+    if (json && json.examples.length > 0) parts.body = structuredClone(json.examples[0]);
+    else {
+      // No driver body fits and the document gives no example: one made from the schema, if it is valid for it.
+      const made = json ? generatedBody(ctx.spec, op, ctx.faker, ctx.config.label) : undefined;
+      const problems = made === undefined ? [] : ctx.spec.validateRequestBody(op, made);
+      if (made === undefined || problems.length > 0) {
+        ctx.skip(refused ?? `no driver, no request body example, and no body made from the schema fits ${op.operationId}${problems.length ? ` (${problems[0]!.pointer || '(body)'} ${problems[0]!.message})` : ''}: bind it to a reference operation (fsapi-conformance bind), or add an example to its request body`, 'binding');
+      }
+      parts.body = made;
+    }
   }
   BUILT_FROM_EXAMPLES.add(parts);
   return parts;
