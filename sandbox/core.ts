@@ -11,7 +11,7 @@ import { IdempotencyStore } from './idempotency.js';
 import { Pipeline, type KeyKind } from './pipeline.js';
 import { referenceSpec } from './routes.js';
 import { Scheduler } from './scheduler.js';
-import { World } from './store.js';
+import { Store } from './store.js';
 
 export const DEFAULT_WEBHOOK_RETRY_DELAYS_MS = [100, 200, 400, 800];
 export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -26,7 +26,7 @@ export interface CoreOptions {
 
 export interface SandboxCore {
   pipeline: Pipeline;
-  world: World;
+  store: Store;
   events: EventBus;
   /** Background work (webhook attempts and retries); empty after close(). */
   scheduler: Scheduler;
@@ -76,15 +76,15 @@ export async function createCore(opts: CoreOptions = {}): Promise<SandboxCore> {
   for (const r of fixtures.revoked_keys) keys.set(r.key, { kind: 'revoked', tenantId: r.tenant_id });
 
   const spec = await referenceSpec();
-  const world = new World(tenantIds);
+  const store = new Store(tenantIds);
   const scheduler = new Scheduler();
-  const events = new EventBus(world, scheduler, faults, delays);
+  const events = new EventBus(store, scheduler, faults, delays);
   for (const [tenantId, hook] of Object.entries(opts.webhooks ?? {})) events.hooks.set(tenantId, { ...hook });
-  const pipeline = new Pipeline({ spec, world, faults, keys, idempotency: new IdempotencyStore(ttl, faults), events });
+  const pipeline = new Pipeline({ spec, store, faults, keys, idempotency: new IdempotencyStore(ttl, faults), events });
 
   return {
     pipeline,
-    world,
+    store,
     events,
     scheduler,
     faults,

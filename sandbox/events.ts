@@ -7,7 +7,7 @@ import { Agent, request } from 'undici';
 import { sign } from '../src/webhooks/signature.js';
 import type { FaultSet } from './faults.js';
 import type { Scheduler } from './scheduler.js';
-import { newId, type DeliveryRec, type EventRec, type TenantState, type World } from './store.js';
+import { newId, type DeliveryRec, type EventRec, type TenantState, type Store } from './store.js';
 
 export type EventType =
   | 'customer.created'
@@ -53,7 +53,7 @@ export class EventBus {
   private readonly inFlight = new Set<AbortController>();
 
   constructor(
-    private readonly world: World,
+    private readonly store: Store,
     private readonly scheduler: Scheduler,
     private readonly faults: FaultSet,
     private readonly retryDelaysMs: readonly number[],
@@ -63,7 +63,7 @@ export class EventBus {
     const id = newId('evt');
     const created_at = new Date().toISOString();
     const body = JSON.stringify({ id, object: 'event', type, created_at, data: { object } });
-    const rec: EventRec = { id, seq: this.world.nextSeq(), created_at, type, body };
+    const rec: EventRec = { id, seq: this.store.nextSeq(), created_at, type, body };
     tenant.events.set(id, rec);
     const hook = this.hooks.get(tenant.id);
     if (hook && !this.faults.has('webhooks-not-delivered')) this.startDelivery(tenant, rec, hook);
@@ -74,7 +74,7 @@ export class EventBus {
     const now = new Date().toISOString();
     const delivery: DeliveryRec = {
       id: newId('whd'),
-      seq: this.world.nextSeq(),
+      seq: this.store.nextSeq(),
       event_id: event.id,
       event_type: event.type,
       url: hook.url,

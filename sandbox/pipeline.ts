@@ -15,7 +15,7 @@ import { checkHandlers, HANDLERS, type Context, type Result } from './handlers/i
 import { fingerprint, KEY_PATTERN, type IdempotencyStore, type StoredResponse } from './idempotency.js';
 import { ApiError, problemBody, validationError, type FieldError } from './problem.js';
 import { Router, validateParameters } from './routes.js';
-import { newId, type World } from './store.js';
+import { newId, type Store } from './store.js';
 import { isObj } from '../src/json.js';
 
 export interface SandboxRequest {
@@ -38,7 +38,7 @@ export type KeyKind = 'sandbox_secret' | 'sandbox_public' | 'live_secret' | 'liv
 
 export interface PipelineDeps {
   spec: SpecDocument;
-  world: World;
+  store: Store;
   faults: FaultSet;
   keys: Map<string, { kind: KeyKind; tenantId: string }>;
   idempotency: IdempotencyStore;
@@ -80,7 +80,7 @@ export class Pipeline {
   }
 
   private async process(req: SandboxRequest): Promise<SandboxResponse> {
-    const { faults, world } = this.deps;
+    const { faults, store } = this.deps;
     let url: URL;
     try {
       url = new URL(req.url, 'https://sandbox.invalid');
@@ -97,7 +97,7 @@ export class Pipeline {
     let answer401After = false;
     if (keyTenant === undefined) {
       const named = header(req, 'x-tenant-id');
-      const known = named !== undefined && world.tenants.has(named);
+      const known = named !== undefined && store.tenants.has(named);
       if (faults.has('auth-skip-on-reads') && req.method === 'GET' && known) keyTenant = named;
       else if (faults.has('auth-writes-before-check') && req.method === 'POST' && known) {
         keyTenant = named;
@@ -148,7 +148,7 @@ export class Pipeline {
       ]);
     }
     if (named === keyTenant) return named;
-    if (faults.has('tenant-header-trusted') && this.deps.world.tenants.has(named)) return named;
+    if (faults.has('tenant-header-trusted') && this.deps.store.tenants.has(named)) return named;
     throw new ApiError(403, 'tenant_mismatch', 'Forbidden', 'The Api-Key does not belong to the business named in x-tenant-id.');
   }
 
@@ -251,7 +251,7 @@ export class Pipeline {
 
   /** Validation, business rules and the handler; every outcome (also a refusal) becomes a response. */
   private execute(op: Operation, pathParams: Record<string, string>, url: URL, rawBody: unknown, tenantId: string): SandboxResponse {
-    const { spec, faults, world } = this.deps;
+    const { spec, faults, store } = this.deps;
     const handler = HANDLERS[op.operationId]!;
     try {
       let body = rawBody;
@@ -270,8 +270,8 @@ export class Pipeline {
       const after: (() => void)[] = [];
       const ctx: Context = {
         spec,
-        world,
-        tenant: world.tenants.get(tenantId)!,
+        store,
+        tenant: store.tenants.get(tenantId)!,
         op,
         params: params.values,
         body,

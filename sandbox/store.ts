@@ -249,7 +249,7 @@ export type CollectionName = {
   [K in keyof TenantState]: TenantState[K] extends Map<string, infer V> ? (V extends Base ? K : never) : never;
 }[keyof TenantState];
 
-export class World {
+export class Store {
   private seq = 0;
   readonly tenants = new Map<string, TenantState>();
 

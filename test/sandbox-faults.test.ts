@@ -191,7 +191,7 @@ const PROBES: Record<FaultName, Probe> = {
       const req = coreRequest(t, 'POST', 'customers', customerBody(1), 'race-key');
       const answers = await Promise.all(Array.from({ length: 5 }, () => core.pipeline.handle(req)));
       const ids = new Set(answers.filter((a) => a.status === 201).map((a) => (JSON.parse(a.body!) as CustomerView).id));
-      return core.world.tenants.get(t.tenant_id)!.customers.size > 1 && ids.size > 1;
+      return core.store.tenants.get(t.tenant_id)!.customers.size > 1 && ids.size > 1;
     },
   },
   'idem-shared-across-tenants': {

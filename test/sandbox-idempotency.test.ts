@@ -163,7 +163,7 @@ describe('Idempotency-Key', () => {
       expect(JSON.parse(b.body!)).toMatchObject({ code: 'idempotency_in_flight', status: 409 });
       const c = await core.pipeline.handle(req);
       expect([c.status, c.headers['idempotent-replayed'], c.body]).toEqual([201, 'true', a.body]);
-      expect(core.world.tenants.get(t.tenant_id)!.customers.size).toBe(1);
+      expect(core.store.tenants.get(t.tenant_id)!.customers.size).toBe(1);
     } finally {
       await core.close();
     }

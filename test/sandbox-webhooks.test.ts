@@ -189,7 +189,7 @@ describe('close()', () => {
       });
       expect(res.status).toBe(201);
       await rx.waitFor(() => true);
-      const delivery = () => [...core.world.tenants.get(t.tenant_id)!.deliveries.values()][0]!;
+      const delivery = () => [...core.store.tenants.get(t.tenant_id)!.deliveries.values()][0]!;
       await eventually(async () => delivery().attempts.length, (n) => n === 1);
       expect(delivery().next_retry_at).not.toBeNull();
       expect(core.scheduler.pending).toBe(1);

@@ -113,7 +113,7 @@ export const accounts: Record<string, Handler> = {
       const at = now();
       const a: AccountRec = applyReadOnly(ctx, {
         id: newId('acc'),
-        seq: ctx.world.nextSeq(),
+        seq: ctx.store.nextSeq(),
         customer_id: customer.id,
         currency: b.currency,
         type: b.type,
@@ -153,7 +153,7 @@ export const accounts: Record<string, Handler> = {
       const at = now();
       const e: ExternalAccountRec = applyReadOnly(ctx, {
         id: newId('ext'),
-        seq: ctx.world.nextSeq(),
+        seq: ctx.store.nextSeq(),
         customer_id: customer.id,
         account_holder_name: b.account_holder_name,
         bank_name: b.bank_name,

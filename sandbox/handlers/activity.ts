@@ -128,7 +128,7 @@ export const activity: Record<string, Handler> = {
     run(ctx) {
       const id = param(ctx, 'delivery_id');
       const d = find(ctx, (t) => t.deliveries, id, 'delivery');
-      const owner = ctx.world.ownerOf('deliveries', d.id)!;
+      const owner = ctx.store.ownerOf('deliveries', d.id)!;
       if (!visibleDeliveries(ctx, owner).includes(d)) throw notFound('delivery', id);
       return ok(deliveryView(d));
     },

@@ -94,7 +94,7 @@ export const cards: Record<string, Handler> = {
       const issued = new Date();
       const c: CardRec = applyReadOnly(ctx, {
         id: newId('card'),
-        seq: ctx.world.nextSeq(),
+        seq: ctx.store.nextSeq(),
         customer_id: customer.id,
         account_id: account.id,
         type: b.type,

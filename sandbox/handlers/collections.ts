@@ -94,7 +94,7 @@ export const collections: Record<string, Handler> = {
       const at = now();
       const c: CollectionRec = applyReadOnly(ctx, {
         id: newId('col'),
-        seq: ctx.world.nextSeq(),
+        seq: ctx.store.nextSeq(),
         account_id: account.id,
         amount: formatMinor(toMinor(b.amount)),
         currency: account.currency,

@@ -14,12 +14,12 @@ import {
   type TenantState,
   type TransactionRec,
   type WalletRec,
-  type World,
+  type Store,
 } from '../store.js';
 
 export interface Context {
   spec: SpecDocument;
-  world: World;
+  store: Store;
   tenant: TenantState;
   op: Operation;
   /** Path and query parameters, validated and typed by their schemas. */
@@ -79,7 +79,7 @@ export function find<T>(ctx: Context, pick: (t: TenantState) => Map<string, T>, 
   const own = pick(ctx.tenant).get(id);
   if (own) return own;
   const isGet = ctx.op.method === 'GET';
-  const elsewhere = [...ctx.world.tenants.values()].map((t) => pick(t).get(id)).find((r) => r !== undefined);
+  const elsewhere = [...ctx.store.tenants.values()].map((t) => pick(t).get(id)).find((r) => r !== undefined);
   if (isGet && elsewhere !== undefined && ctx.faults.has('tenant-isolation-broken')) return elsewhere;
   if (isGet && elsewhere === undefined && ctx.faults.has('unknown-id-500')) {
     // The bug this fault models: the record is dereferenced before anyone checks that it exists.
@@ -107,7 +107,7 @@ export function listOf<T extends { seq: number }, V>(
   view: (r: T) => V,
   foreign?: (t: TenantState) => Iterable<T>,
 ): ListEnvelope<V> {
-  const page = paginate(newestFirst(records), pageRequest(ctx), ctx.faults, foreign ? () => ctx.world.others(ctx.tenant).flatMap((t) => newestFirst(foreign(t))) : undefined);
+  const page = paginate(newestFirst(records), pageRequest(ctx), ctx.faults, foreign ? () => ctx.store.others(ctx.tenant).flatMap((t) => newestFirst(foreign(t))) : undefined);
   return { object: 'list', data: page.data.map(view), has_more: page.has_more, next_cursor: page.next_cursor };
 }
 
@@ -146,7 +146,7 @@ export function writeTransaction(
   ctx: Context,
   entry: Omit<TransactionRec, 'id' | 'seq' | 'created_at'>,
 ): TransactionRec {
-  const rec: TransactionRec = { id: newId('txn'), seq: ctx.world.nextSeq(), created_at: now(), ...entry };
+  const rec: TransactionRec = { id: newId('txn'), seq: ctx.store.nextSeq(), created_at: now(), ...entry };
   ctx.tenant.transactions.set(rec.id, rec);
   return rec;
 }

@@ -126,7 +126,7 @@ export const customers: Record<string, Handler> = {
       const at = now();
       const c: CustomerRec = applyReadOnly(ctx, {
         id: newId('cus'),
-        seq: ctx.world.nextSeq(),
+        seq: ctx.store.nextSeq(),
         first_name: b.first_name,
         last_name: b.last_name,
         middle_name: b.middle_name ?? null,
@@ -144,7 +144,7 @@ export const customers: Record<string, Handler> = {
       if (ctx.faults.has('customer-not-stored')) c.unreadable = true;
       const kyc: KycRec = {
         id: newId('kyc'),
-        seq: ctx.world.nextSeq(),
+        seq: ctx.store.nextSeq(),
         customer_id: c.id,
         status: 'not_started',
         id_type: null,

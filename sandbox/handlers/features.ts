@@ -14,7 +14,7 @@ export interface FeatureView {
 }
 
 function ownerOf(ctx: Context, c: CustomerRec): TenantState {
-  return ctx.tenant.customers.has(c.id) ? ctx.tenant : ctx.world.ownerOf('customers', c.id)!;
+  return ctx.tenant.customers.has(c.id) ? ctx.tenant : ctx.store.ownerOf('customers', c.id)!;
 }
 
 export function isEligible(ctx: Context, c: CustomerRec): boolean {

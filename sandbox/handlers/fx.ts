@@ -147,7 +147,7 @@ export const fx: Record<string, Handler> = {
       const createdAt = new Date();
       const q: QuoteRec = applyReadOnly(ctx, {
         id: newId('fxq'),
-        seq: ctx.world.nextSeq(),
+        seq: ctx.store.nextSeq(),
         source_currency: b.source_currency,
         target_currency: b.target_currency,
         source_amount: formatMinor(source),
@@ -204,7 +204,7 @@ export const fx: Record<string, Handler> = {
       const at = now();
       const t: TradeRec = applyReadOnly(ctx, {
         id: newId('fxt'),
-        seq: ctx.world.nextSeq(),
+        seq: ctx.store.nextSeq(),
         quote_id: q.id,
         source_account_id: source.id,
         target_account_id: target.id,

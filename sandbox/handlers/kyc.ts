@@ -93,7 +93,7 @@ function customerOf(ctx: Context): CustomerRec {
 
 /** The verification of a customer; it lives in the customer's tenant (which may differ under tenant-isolation-broken). */
 function verificationOf(ctx: Context, c: CustomerRec): KycRec {
-  const owner = ctx.tenant.customers.has(c.id) ? ctx.tenant : ctx.world.ownerOf('customers', c.id)!;
+  const owner = ctx.tenant.customers.has(c.id) ? ctx.tenant : ctx.store.ownerOf('customers', c.id)!;
   return owner.kyc.get(c.id)!;
 }
 
@@ -119,7 +119,7 @@ export const kyc: Record<string, Handler> = {
       const bytes = Buffer.from(b.content, 'base64');
       const d: DocumentRec = applyReadOnly(ctx, {
         id: newId('doc'),
-        seq: ctx.world.nextSeq(),
+        seq: ctx.store.nextSeq(),
         customer_id: c.id,
         type: b.type,
         side: b.side ?? null,

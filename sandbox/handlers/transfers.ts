@@ -140,7 +140,7 @@ export const transfers: Record<string, Handler> = {
       const at = now();
       const t: TransferRec = applyReadOnly(ctx, {
         id: newId('tr'),
-        seq: ctx.world.nextSeq(),
+        seq: ctx.store.nextSeq(),
         source_account_id: source.id,
         destination: { ...dest },
         amount: formatMinor(minor),

@@ -95,7 +95,7 @@ export const wallets: Record<string, Handler> = {
         ctx,
         {
           id: newId('wal'),
-          seq: ctx.world.nextSeq(),
+          seq: ctx.store.nextSeq(),
           customer_id: customer.id,
           asset: b.asset,
           network: b.network,

@@ -5,22 +5,11 @@
 import type { Operation } from '../catalogue/openapi.js';
 import { describeRequest, listItems, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckContext, RequestParts } from '../harness/check.js';
-import type { HttpResponse } from '../http/client.js';
+import { walkPages, type Walk } from '../harness/pages.js';
 import { driverFor, validRequest } from './requests.js';
 import { creatorOf } from './support.js';
 
-export interface Page {
-  res: HttpResponse;
-  items: Record<string, unknown>[];
-  hasMore: boolean | undefined;
-  nextCursor: string | null | undefined;
-}
-
-export interface Walk {
-  pages: Page[];
-  /** Why the walk stopped early (a non-2xx page, a page without a data array), if it did. */
-  stopped?: string;
-}
+export type { Page, Walk } from '../harness/pages.js';
 
 /** The identity of a list item: its id, or for items without one, its stable members (feature name, currency pair). */
 export function itemKey(item: Record<string, unknown>): string {
@@ -37,29 +26,14 @@ export async function walk(
   op: Operation,
   parts: RequestParts,
   opts: { limit: number; maxPages: number; as?: 'primary' | 'second' },
-): Promise<Walk> {
-  const pages: Page[] = [];
-  let cursor: string | undefined;
-  for (let i = 0; i < opts.maxPages; i++) {
-    const res = await ctx.call(op, parts, { ...(opts.as ? { as: opts.as } : {}), query: { limit: opts.limit, ...(cursor ? { cursor } : {}) } });
-    if (!STATUS.is2xx(res.status)) return { pages, stopped: `${describeRequest(res)} answered ${res.status}${summariseBody(res)}` };
-    const items = listItems(res);
-    if (!items) return { pages, stopped: `${describeRequest(res)} answered ${res.status} without a data array` };
-    const j = res.json as { has_more?: unknown; next_cursor?: unknown };
-    const page: Page = {
-      res,
-      items,
-      hasMore: typeof j.has_more === 'boolean' ? j.has_more : undefined,
-      nextCursor: typeof j.next_cursor === 'string' ? j.next_cursor : j.next_cursor === null ? null : undefined,
-    };
-    pages.push(page);
-    if (page.hasMore !== true || typeof page.nextCursor !== 'string') break;
-    cursor = page.nextCursor;
-  }
-  return { pages };
+): Promise<{ pages: Walk['pages']; stopped?: string }> {
+  const w = await walkPages((query) => ctx.call(op, parts, { ...(opts.as ? { as: opts.as } : {}), query }), opts);
+  if (!w.stopped) return { pages: w.pages };
+  const { res, why } = w.stopped;
+  return { pages: w.pages, stopped: why === 'status' ? `${describeRequest(res)} answered ${res.status}${summariseBody(res)}` : `${describeRequest(res)} answered ${res.status} without a data array` };
 }
 
-export const walkedItems = (w: Walk): Record<string, unknown>[] => w.pages.flatMap((p) => p.items);
+export const walkedItems = (w: { pages: Walk['pages'] }): Record<string, unknown>[] => w.pages.flatMap((p) => p.items);
 
 /**
  * Makes sure the list holds at least `n` objects, creating the missing ones through the create operation on the

@@ -1,5 +1,6 @@
 /** What the group drivers share: per-check prerequisites, list walking, field comparison. */
-import { describeRequest, listItems, summariseBody } from '../harness/assert.js';
+import { describeRequest, summariseBody } from '../harness/assert.js';
+import { walkPages } from '../harness/pages.js';
 import type { RequestParts } from '../harness/check.js';
 import type { Json } from '../harness/world.js';
 import type { HttpResponse } from '../http/client.js';
@@ -54,9 +55,7 @@ export function readOk(res: HttpResponse, what: string): Json {
   return res.json as Json;
 }
 
-const MAX_PAGES = 20;
-
-/** Every item of a list (walking next_cursor, at most 20 pages of 100), as the scope's principal. */
+/** Every item of a list (src/harness/pages.ts), as the scope's principal. */
 export async function listAll(
   scope: DriverScope,
   opId: string,
@@ -64,19 +63,12 @@ export async function listAll(
   what = `list ${opId}`,
   pathParams: Record<string, string> = {},
 ): Promise<Json[]> {
-  const out: Json[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const res = await callAs(scope, opId, { pathParams, query: { ...query, limit: 100, ...(cursor ? { cursor } : {}) } });
-    const body = readOk(res, what);
-    const items = listItems(res);
-    if (!items) throw new EffectsUnobservable(`cannot ${what}: ${describeRequest(res)} answered no data array`);
-    out.push(...(items as Json[]));
-    const next = body['next_cursor'];
-    if (body['has_more'] !== true || typeof next !== 'string' || next === '') break;
-    cursor = next;
+  const w = await walkPages((q) => callAs(scope, opId, { pathParams, query: { ...query, ...q } }), { limit: 100 });
+  if (w.stopped) {
+    const { res, why } = w.stopped;
+    throw new EffectsUnobservable(why === 'status' ? `cannot ${what}: ${describeRequest(res)} answered ${res.status}${summariseBody(res)}` : `cannot ${what}: ${describeRequest(res)} answered no data array`);
   }
-  return out;
+  return w.pages.flatMap((p) => p.items as Json[]);
 }
 
 const DECIMAL = /^-?\d+(\.\d+)?$/;

@@ -5,6 +5,7 @@
  */
 import { check, CheckSkipped, describeRequest, expectStatus, fail, readableItems, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckContext, RequestParts } from '../harness/check.js';
+import { walkPages } from '../harness/pages.js';
 import { pollUntil } from '../harness/poll.js';
 import type { Json } from '../harness/world.js';
 import type { HttpResponse } from '../http/client.js';
@@ -46,25 +47,15 @@ export async function ok(ctx: CheckContext, opId: string, parts: RequestParts = 
   return jsonOf(await ctx.call(opId, parts), STATUS.is2xx, what);
 }
 
-const MAX_PAGES = 50;
-
-/** Walks a list's pages (next_cursor, at most 50 pages of 100) until `stop` says so after a page; answers every item read. */
+/** Walks a list's pages until `stop` says so after a page; answers every item read. A page that is not a 2xx is the target's failure; one whose items cannot be read, the suite's gap. */
 async function walk(ctx: CheckContext, opId: string, parts: RequestParts, stop: (page: Json[]) => boolean): Promise<Json[]> {
-  const out: Json[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const res = await ctx.call(opId, { ...parts, query: { ...parts.query, limit: 100, ...(cursor ? { cursor } : {}) } });
-    const body = jsonOf(res);
-    const items = readableItems(res, opId) as Json[];
-    out.push(...items);
-    const next = body['next_cursor'];
-    if (stop(items) || body['has_more'] !== true || typeof next !== 'string' || next === '') break;
-    cursor = next;
-  }
-  return out;
+  const w = await walkPages((query) => ctx.call(opId, { ...parts, query: { ...parts.query, ...query } }), { limit: 100, stop: (p) => stop(p.items as Json[]) });
+  if (w.stopped?.why === 'status') jsonOf(w.stopped.res);
+  if (w.stopped) readableItems(w.stopped.res, opId);
+  return w.pages.flatMap((p) => p.items as Json[]);
 }
 
-/** Every item of a list, walking next_cursor (at most 50 pages of 100). */
+/** Every item of a list, walking next_cursor (src/harness/pages.ts). */
 export function listAll(ctx: CheckContext, opId: string, parts: RequestParts = {}): Promise<Json[]> {
   return walk(ctx, opId, parts, () => false);
 }
