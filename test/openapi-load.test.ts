@@ -135,6 +135,16 @@ describe('an OpenAPI 3.1 document', () => {
   });
 });
 
+describe('a document without operations', () => {
+  it('is refused, saying there is nothing to test', async () => {
+    const p = join(dir, 'no-ops.yaml');
+    writeFileSync(p, "openapi: 3.1.0\ninfo: { title: t, version: '1' }\ncomponents: { schemas: { A: { type: string } } }\n");
+    const e = await refusal(loadSpec(p));
+    expect(e.message).toMatch(/declares no operations/);
+    expect(e.fix).toMatch(/paths/);
+  });
+});
+
 describe('from30', () => {
   it('drops a false exclusive bound and keeps nullable-free schemas as they are', () => {
     expect(from30({ type: 'integer', minimum: 1, exclusiveMinimum: false })).toEqual({ type: 'integer', minimum: 1 });

@@ -230,6 +230,13 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
     }
   }
 
+  if (operations.length === 0) {
+    throw new UsageError('the document declares no operations: there is nothing to test', {
+      file: shown,
+      where: String(file.lineOf(['paths']) ?? ''),
+      fix: `give "paths" at least one path with a ${METHODS.map((m) => m.toLowerCase()).join(', ')} operation`,
+    });
+  }
   const byId = new Map<string, Operation>();
   for (const op of operations) {
     if (byId.has(op.operationId)) {
