@@ -88,6 +88,15 @@ describe('an OpenAPI 3.0 document', () => {
     }
   });
 
+  it('is used with a warning when it writes an exclusive bound the 3.1 way, and means what 3.1 means', async () => {
+    const p = variant('numeric-bound.yaml', 'minimum: 0, exclusiveMinimum: true, maximum: 10', 'exclusiveMinimum: 0, maximum: 10');
+    const spec = await loadSpec(p);
+    expect(spec.warnings).toEqual([{ pointer: '/components/schemas/Thing/properties/amount/exclusiveMinimum', message: expect.stringMatching(/OpenAPI 3\.1's form/) }]);
+    const op = spec.byId.get('createThing')!;
+    expect(spec.validateRequestBody(op, { id: 'a', amount: 0 })[0]).toMatchObject({ pointer: '/amount' });
+    expect(spec.validateRequestBody(op, { id: 'a', amount: 0.5 })).toEqual([]);
+  });
+
   it('is refused when a $ref points at nothing, naming the $ref, its place, its line and the fix', async () => {
     const p = variant('dangling.yaml', "items: { $ref: '#/components/schemas/Thing' }", "items: { $ref: '#/components/schemas/Nope' }");
     const e = await refusal(loadSpec(p));
