@@ -2,7 +2,7 @@
  * Loading any vendor's OpenAPI 3.0 or 3.1 document: 3.0 schemas read as 3.1, every kind of $ref resolved (circular
  * schemas too), what does not change the meaning used with a warning, a dangling $ref refused by name and place.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { from30, loadSpec } from '../src/catalogue/openapi.js';
 import { UsageError } from '../src/errors.js';
 import { fromRoot } from '../src/paths.js';
+import { privateCacheDir } from '../src/cache-dir.js';
 
 const V30 = fromRoot('test', 'fixtures', 'openapi', 'v30.yaml');
 const V31 = fromRoot('test', 'fixtures', 'openapi', 'v31.yaml');
@@ -141,6 +142,19 @@ describe('an OpenAPI 3.1 document', () => {
     const spec = await loadSpec(variant('unknown-key-31.yaml', 'info:', '_x-annotation: 1\ninfo:', V31));
     expect(spec.byId.has('getThing')).toBe(true);
     expect(spec.warnings).toEqual([{ pointer: '/_x-annotation', message: expect.stringMatching(/not an OpenAPI field/) }]);
+  });
+});
+
+describe('the cache of prepared documents', () => {
+  it('makes an entry of another shape again instead of using it', async () => {
+    const p = variant('cached-shape.yaml', 'title: Things (3.0)', 'title: Things (cached)');
+    const cache = privateCacheDir('fsapi-conformance-cache');
+    if (!cache) return expect.unreachable('no private cache directory to test with');
+    const sha = createHash('sha256').update(readFileSync(p)).digest('hex');
+    writeFileSync(join(cache, `${sha}.openapi-prepared-1.json`), JSON.stringify({ doc: 'not a document' }));
+    const spec = await loadSpec(p);
+    expect(spec.title).toBe('Things (cached)');
+    expect(spec.byId.has('getThing')).toBe(true);
   });
 });
 

@@ -5,7 +5,7 @@ import { UsageError } from '../errors.js';
 import { groupOf, type GroupSlug } from './groups.js';
 import { createAjv, describeErrors, type JsonSchema, type SchemaProblem, type ValidateFunction } from './json-schema.js';
 import { loadPrecompiled, schemaKey } from './precompiled.js';
-import type { LoadWarning } from './prepare.js';
+import type { LoadWarning, Prepared } from './prepare.js';
 import { cachedDerivation, displayPath, pointerToPath, readSourceFileCached, type SourceFile } from './yaml-file.js';
 import { isObj, type Json } from '../json.js';
 
@@ -121,7 +121,7 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
       });
     }
     return (await import('./prepare.js')).prepareDocument(data, file, shown, { trusted });
-  });
+  }, (v): v is Prepared => isObj(v) && isObj(v['doc']) && Array.isArray(v['warnings']));
   const version = String(raw['openapi']);
   const is30 = version.startsWith('3.0');
 
