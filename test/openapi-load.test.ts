@@ -2,7 +2,7 @@
  * Loading any vendor's OpenAPI 3.0 or 3.1 document: 3.0 schemas read as 3.1, every kind of $ref resolved (circular
  * schemas too), what does not change the meaning used with a warning, a dangling $ref refused by name and place.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { from30, loadSpec } from '../src/catalogue/openapi.js';
 import { UsageError } from '../src/errors.js';
 import { fromRoot } from '../src/paths.js';
+import { privateCacheDir } from '../src/cache-dir.js';
 
 const V30 = fromRoot('test', 'fixtures', 'openapi', 'v30.yaml');
 const V31 = fromRoot('test', 'fixtures', 'openapi', 'v31.yaml');
@@ -88,6 +89,15 @@ describe('an OpenAPI 3.0 document', () => {
     }
   });
 
+  it('is used with a warning when it writes an exclusive bound the 3.1 way, and means what 3.1 means', async () => {
+    const p = variant('numeric-bound.yaml', 'minimum: 0, exclusiveMinimum: true, maximum: 10', 'exclusiveMinimum: 0, maximum: 10');
+    const spec = await loadSpec(p);
+    expect(spec.warnings).toEqual([{ pointer: '/components/schemas/Thing/properties/amount/exclusiveMinimum', message: expect.stringMatching(/OpenAPI 3\.1's form/) }]);
+    const op = spec.byId.get('createThing')!;
+    expect(spec.validateRequestBody(op, { id: 'a', amount: 0 })[0]).toMatchObject({ pointer: '/amount' });
+    expect(spec.validateRequestBody(op, { id: 'a', amount: 0.5 })).toEqual([]);
+  });
+
   it('is refused when a $ref points at nothing, naming the $ref, its place, its line and the fix', async () => {
     const p = variant('dangling.yaml', "items: { $ref: '#/components/schemas/Thing' }", "items: { $ref: '#/components/schemas/Nope' }");
     const e = await refusal(loadSpec(p));
@@ -132,6 +142,29 @@ describe('an OpenAPI 3.1 document', () => {
     const spec = await loadSpec(variant('unknown-key-31.yaml', 'info:', '_x-annotation: 1\ninfo:', V31));
     expect(spec.byId.has('getThing')).toBe(true);
     expect(spec.warnings).toEqual([{ pointer: '/_x-annotation', message: expect.stringMatching(/not an OpenAPI field/) }]);
+  });
+});
+
+describe('the cache of prepared documents', () => {
+  it('makes an entry of another shape again instead of using it', async () => {
+    const p = variant('cached-shape.yaml', 'title: Things (3.0)', 'title: Things (cached)');
+    const cache = privateCacheDir('fsapi-conformance-cache');
+    if (!cache) return expect.unreachable('no private cache directory to test with');
+    const sha = createHash('sha256').update(readFileSync(p)).digest('hex');
+    writeFileSync(join(cache, `${sha}.openapi-prepared-1.json`), JSON.stringify({ doc: 'not a document' }));
+    const spec = await loadSpec(p);
+    expect(spec.title).toBe('Things (cached)');
+    expect(spec.byId.has('getThing')).toBe(true);
+  });
+});
+
+describe('a document without operations', () => {
+  it('is refused, saying there is nothing to test', async () => {
+    const p = join(dir, 'no-ops.yaml');
+    writeFileSync(p, "openapi: 3.1.0\ninfo: { title: t, version: '1' }\ncomponents: { schemas: { A: { type: string } } }\n");
+    const e = await refusal(loadSpec(p));
+    expect(e.message).toMatch(/declares no operations/);
+    expect(e.fix).toMatch(/paths/);
   });
 });
 

@@ -5,7 +5,7 @@ import { UsageError } from '../errors.js';
 import { groupOf, type GroupSlug, type UNBOUND_SUITE } from './groups.js';
 import { createAjv, describeErrors, type JsonSchema, type SchemaProblem, type ValidateFunction } from './json-schema.js';
 import { loadPrecompiled, schemaKey } from './precompiled.js';
-import type { LoadWarning } from './prepare.js';
+import type { LoadWarning, Prepared } from './prepare.js';
 import { cachedDerivation, displayPath, pointerToPath, readSourceFileCached, type SourceFile } from './yaml-file.js';
 import { isObj, type Json } from '../json.js';
 
@@ -122,7 +122,7 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
       });
     }
     return (await import('./prepare.js')).prepareDocument(data, file, shown, { trusted });
-  });
+  }, (v): v is Prepared => isObj(v) && isObj(v['doc']) && Array.isArray(v['warnings']));
   const version = String(raw['openapi']);
   const is30 = version.startsWith('3.0');
 
@@ -231,6 +231,13 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
     }
   }
 
+  if (operations.length === 0) {
+    throw new UsageError('the document declares no operations: there is nothing to test', {
+      file: shown,
+      where: String(file.lineOf(['paths']) ?? ''),
+      fix: `give "paths" at least one path with a ${METHODS.map((m) => m.toLowerCase()).join(', ')} operation`,
+    });
+  }
   const byId = new Map<string, Operation>();
   for (const op of operations) {
     if (byId.has(op.operationId)) {

@@ -104,24 +104,37 @@ async function structureWarnings(raw: Json, file: SourceFile, shown: string): Pr
     const errors: SchemaError[] = Array.isArray(result.errors) ? result.errors : [{ message: String(result.errors ?? 'is invalid') }];
     let mended = false;
     for (const e of errors) {
-      const place = pointerToPath(e.instancePath ?? '');
-      const node = at(copy, place);
-      if (!isObj(node)) continue;
-      // 3.0's schema closes objects with additionalProperties, 3.1's with unevaluatedProperties.
-      const extra = e.params?.additionalProperty ?? e.params?.unevaluatedProperty;
-      if (extra !== undefined && extra in node) {
-        delete node[extra];
-        warnings.push({ pointer: pathToPointer([...place, extra]), message: `"${extra}" is not an OpenAPI field, and is ignored (extensions start with "x-")` });
-        mended = true;
-      } else if (e.keyword === 'required' && e.params?.missingProperty === 'description' && !('description' in node)) {
-        node['description'] = '';
-        warnings.push({ pointer: pathToPointer(place), message: 'has no "description", which OpenAPI requires here' });
-        mended = true;
-      }
+      const warning = mend(copy, e);
+      if (warning) warnings.push(warning);
+      mended ||= warning !== undefined;
     }
     if (!mended) throw refusal(errors, String(raw['openapi']), file, shown);
   }
   return warnings;
+}
+
+/** Mends one harmless break in the copy being validated, saying what it was; undefined when it is not harmless. */
+function mend(copy: Json, e: SchemaError): LoadWarning | undefined {
+  const place = pointerToPath(e.instancePath ?? '');
+  const node = at(copy, place);
+  const parent = at(copy, place.slice(0, -1));
+  const key = place[place.length - 1];
+  // 3.0's schema closes objects with additionalProperties, 3.1's with unevaluatedProperties.
+  const extra = e.params?.additionalProperty ?? e.params?.unevaluatedProperty;
+  if (isObj(node) && extra !== undefined && extra in node) {
+    delete node[extra];
+    return { pointer: pathToPointer([...place, extra]), message: `"${extra}" is not an OpenAPI field, and is ignored (extensions start with "x-")` };
+  }
+  if (isObj(node) && e.keyword === 'required' && e.params?.missingProperty === 'description' && !('description' in node)) {
+    node['description'] = '';
+    return { pointer: pathToPointer(place), message: 'has no "description", which OpenAPI requires here' };
+  }
+  // A 3.0 document that writes a bound the 3.1 way means what 3.1 means by it.
+  if (isObj(parent) && (key === 'exclusiveMinimum' || key === 'exclusiveMaximum') && typeof node === 'number') {
+    delete parent[key];
+    return { pointer: pathToPointer(place), message: `is a number, OpenAPI 3.1's form (3.0 wants true next to "${key === 'exclusiveMinimum' ? 'minimum' : 'maximum'}"), and is read as 3.1 reads it` };
+  }
+  return undefined;
 }
 
 function refusal(errors: SchemaError[], version: string, file: SourceFile, shown: string): UsageError {

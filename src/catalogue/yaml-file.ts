@@ -65,12 +65,14 @@ export function readSourceFileCached(path: string, what: string): SourceFile & {
  * A value made from a file's content, kept in the same cache by the content's digest and the name of what was
  * made (with a version, to change when the making does): made once per content, not once per process.
  */
-export async function cachedDerivation<T>(sha256: string, name: string, make: () => Promise<T>): Promise<T> {
+export async function cachedDerivation<T>(sha256: string, name: string, make: () => Promise<T>, isT: (v: unknown) => v is T): Promise<T> {
   const dir = sha256 ? parsedCacheDir() : undefined;
   const cached = dir ? join(dir, `${sha256}.${name}.json`) : undefined;
   if (cached) {
     try {
-      return JSON.parse(readFileSync(cached, 'utf8')) as T;
+      const value = JSON.parse(readFileSync(cached, 'utf8')) as unknown;
+      // Another build's entry of another shape is made again, never used.
+      if (isT(value)) return value;
     } catch {
       // Not made yet.
     }
