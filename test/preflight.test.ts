@@ -40,6 +40,7 @@ describe('preflight', () => {
       if (req.url?.startsWith('/moved/')) return res.writeHead(308, { location: 'https://elsewhere.test/v1/accounts' }).end();
       if (req.url?.startsWith('/broken/')) return json(res, 500, { title: 'Internal error' });
       if (req.url?.startsWith('/busy/')) return json(res, 503, { title: 'Service unavailable' }, { 'retry-after': '0' });
+      if (req.url?.startsWith('/limited/')) return json(res, 429, { title: 'Too many requests' }, { 'retry-after': '0' });
       json(res, 404, { title: 'not found' });
     });
     const expired = await httpsServer((_q, r) => json(r, 200, {}), await makeCert({ expired: true }));
@@ -64,6 +65,7 @@ describe('preflight', () => {
       ['dead upstream behind a proxy', target(deadUpstream.url, { FSAPI_CA_FILE: ca(deadUpstream, 'proxy.pem') }), /answered 502 \(server: test-gateway\): the server \(or a proxy in front of it\) cannot serve the API/, /running and healthy.*upstream is down/],
       ['server error', target(`${origin}/broken/`, { FSAPI_CA_FILE: ca(api, 'api.pem') }), /\/broken\/accounts answered 500: the API fails with a server error/, /running and healthy/],
       ['503 that stays', target(`${origin}/busy/`, { FSAPI_CA_FILE: ca(api, 'api.pem') }), /\/busy\/accounts answered 503/, /running and healthy/],
+      ['429 that stays', target(`${origin}/limited/`, { FSAPI_CA_FILE: ca(api, 'api.pem') }), /answers 429 \(too many requests, Retry-After 0\)/, /lower FSAPI_RATE_LIMIT/],
     ];
     const results = await Promise.all(cases.map(([, env]) => runCli(['run', '--report-dir', join(dir, 'reports')], env)));
     results.forEach((r, i) => {
@@ -77,9 +79,9 @@ describe('preflight', () => {
       expect(r.stderr + r.stdout, name).not.toContain(KEY);
     });
     // Nothing was run: no report, and the API server got the preflight's one request from each run that reached it
-    // (the 503 resent twice), nothing else.
+    // (the 503 and the 429 resent twice), nothing else.
     expect(existsSync(join(dir, 'reports'))).toBe(false);
-    expect(api.requests.map((q) => `${q.method} ${q.url}`).sort()).toEqual(['GET /api/accounts', 'GET /broken/accounts', 'GET /busy/accounts', 'GET /busy/accounts', 'GET /busy/accounts', 'GET /moved/accounts', 'GET /v1/accounts']);
+    expect(api.requests.map((q) => `${q.method} ${q.url}`).sort()).toEqual(['GET /api/accounts', 'GET /broken/accounts', 'GET /busy/accounts', 'GET /busy/accounts', 'GET /busy/accounts', 'GET /limited/accounts', 'GET /limited/accounts', 'GET /limited/accounts', 'GET /moved/accounts', 'GET /v1/accounts']);
     expect(deadUpstream.counts).toEqual({ limited: 0, forwarded: 0, badGateway: 1 });
   });
 });

@@ -148,11 +148,12 @@ export class TargetClient {
       }
       const wait = retryAfterMs(res.headers['retry-after']) ?? 500 * 2 ** attempt;
       const spent = performance.now() - t0;
+      const attempts = `${attempt + 1} attempt${attempt ? 's' : ''}`;
       const why =
         attempt >= retries
-          ? `${attempt + 1} attempts`
+          ? attempts
           : spent + wait > budget
-            ? `${attempt + 1} attempts in ${(spent / 1000).toFixed(1)} s, and ${(wait / 1000).toFixed(1)} s more would pass this request's ${budget / 1000} s retry budget`
+            ? `${attempts} in ${(spent / 1000).toFixed(1)} s, and ${(wait / 1000).toFixed(1)} s more would pass this request's ${budget / 1000} s retry budget`
             : limiter.waitedMs > (this.opts.runRetryBudgetMs ?? 120_000)
               ? `the run has already paused ${(limiter.waitedMs / 1000).toFixed(0)} s for 429/503 answers, its budget`
               : undefined;

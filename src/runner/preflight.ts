@@ -38,7 +38,8 @@ export async function preflight(client: TargetClient, spec: SpecDocument, creds:
   } catch (e) {
     if (e instanceof RateLimited) {
       if (e.status === 503) unavailable(baseUrl, path, 503, e.exchange.response?.headers['server']);
-      throw new UsageError(`preflight: the target kept answering 429 (too many requests) to the preflight's one request: it limits this client before the run begins`, {
+      const retryAfter = e.exchange.response?.headers['retry-after'];
+      throw new UsageError(`preflight: the target answers 429 (too many requests${retryAfter ? `, Retry-After ${retryAfter}` : ''}) to the preflight's one request: it limits this client before the run begins`, {
         fix: 'wait until its limit resets (see its Retry-After) and that no other client shares the key, then run again with a lower FSAPI_RATE_LIMIT',
       });
     }
