@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
 import type { RunReport } from '../src/results/model.js';
-import { runCli } from './helpers/cli.js';
+import { runCli, sandboxTargetEnv } from './helpers/cli.js';
 import { gateway, type Gateway } from './helpers/gateway.js';
 import { EMPTY_LIST, HOSTILE_KEY, HOSTILE_TENANT, isPreflight } from './helpers/hostile.js';
 import { httpServer, httpsServer, json, type TestServer } from './helpers/servers.js';
@@ -28,16 +28,10 @@ describe('a run behind a rate-limiting gateway', { timeout: 300_000 }, () => {
     open.push(gw);
     const dir = mkdtempSync(join(tmpdir(), 'fsapi-ratelimit-'));
     writeFileSync(join(dir, 'gateway.pem'), gw.cert.cert);
-    const [a, b] = sb.tenants;
     const env = {
-      FSAPI_API_KEY: a!.secret_key,
-      FSAPI_TENANT_ID: a!.tenant_id,
-      // Every credential the sandbox offers, so every MUST of these suites is exercised (else: inconclusive, exit 6).
-      FSAPI_PUBLIC_KEY: a!.public_key,
-      FSAPI_LIVE_API_KEY: sb.live_key,
-      FSAPI_REVOKED_API_KEY: sb.revoked_key,
-      FSAPI_SECOND_API_KEY: b!.secret_key,
-      FSAPI_SECOND_TENANT_ID: b!.tenant_id,
+      // Every credential the sandbox offers, so every MUST of these suites is exercised (else: inconclusive, exit 6);
+      // each run sets its own base URL and CA below.
+      ...sandboxTargetEnv(sb),
       FSAPI_PLAIN_HTTP_URL: sb.plain_http_url!,
       // No cap: the client would go far faster than the gateway's 20 per second.
       FSAPI_RATE_LIMIT: '0',

@@ -15,7 +15,7 @@ import { parse } from 'yaml';
 import { REFERENCE_SPEC_PATH } from '../src/catalogue/index.js';
 import type { RunReport } from '../src/results/model.js';
 import { LABEL_EMAIL_DOMAIN } from '../fixtures/factories.js';
-import { runCli } from './helpers/cli.js';
+import { runCli, sandboxTargetEnv } from './helpers/cli.js';
 
 const BIN = new URL('../bin/fsapi-conformance.js', import.meta.url).pathname;
 const tmp = () => mkdtempSync(join(tmpdir(), 'fsapi-runs-'));
@@ -48,15 +48,7 @@ describe('whole runs', { timeout: 300_000 }, () => {
     const sb = await startSandboxProcess();
     const [a, b] = sb.tenants;
     const remoteEnv = {
-      FSAPI_BASE_URL: sb.base_url,
-      FSAPI_API_KEY: a!.secret_key,
-      FSAPI_TENANT_ID: a!.tenant_id,
-      FSAPI_CA_FILE: sb.ca_file,
-      FSAPI_PUBLIC_KEY: a!.public_key,
-      FSAPI_LIVE_API_KEY: sb.live_key,
-      FSAPI_REVOKED_API_KEY: sb.revoked_key,
-      FSAPI_SECOND_API_KEY: b!.secret_key,
-      FSAPI_SECOND_TENANT_ID: b!.tenant_id,
+      ...sandboxTargetEnv(sb),
       FSAPI_PLAIN_HTTP_URL: sb.plain_http_url,
     };
     const [embedded, again, remote] = [tmp(), tmp(), tmp()];
@@ -144,15 +136,10 @@ describe('whole runs', { timeout: 300_000 }, () => {
 
   it('without a second business the run is inconclusive (exit 6), naming the tenant-isolation requirements', async () => {
     const sb = await startSandboxProcess();
-    const [a] = sb.tenants;
+    // Every credential but the second business's.
+    const { FSAPI_SECOND_API_KEY: _key, FSAPI_SECOND_TENANT_ID: _tenant, ...oneBusiness } = sandboxTargetEnv(sb);
     const env = {
-      FSAPI_BASE_URL: sb.base_url,
-      FSAPI_API_KEY: a!.secret_key,
-      FSAPI_TENANT_ID: a!.tenant_id,
-      FSAPI_CA_FILE: sb.ca_file,
-      FSAPI_PUBLIC_KEY: a!.public_key,
-      FSAPI_LIVE_API_KEY: sb.live_key,
-      FSAPI_REVOKED_API_KEY: sb.revoked_key,
+      ...oneBusiness,
       FSAPI_PLAIN_HTTP_URL: sb.plain_http_url,
       FSAPI_RATE_LIMIT: '0',
     };

@@ -1,13 +1,10 @@
 import type { GroupSlug } from '../catalogue/groups.js';
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import type { RequestParts } from '../harness/check.js';
-import { SEED_CUSTOMER_FIELDS, SEED_FIXED, type BindingFile, type ListShape, type OperationBinding } from './format.js';
+import { SEED_CUSTOMER_FIELDS, SEED_FIXED, type BindingFile, type OperationBinding } from './format.js';
 import { findOperation, pathParamOf } from './load.js';
 import { isObj, type Json } from '../json.js';
 
-
-/** The reference profile's own list shape: what drivers and flows read. */
-export const REFERENCE_LIST: ListShape = { items: 'data', has_more: 'has_more', next_cursor: 'next_cursor', cursor_param: 'cursor', limit_param: 'limit' };
 
 /** A reference operation as the vendor's document plays it. */
 export interface BoundOperation {

@@ -42,7 +42,7 @@ function singular(w: string): string {
 }
 
 /** Lower-case words of a name of any spelling (camelCase, snake_case, kebab, dotted), singular and folded. */
-export function words(s: string): string[] {
+function words(s: string): string[] {
   return s
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
@@ -67,16 +67,11 @@ function overlap(a: string[], b: string[]): number {
   return n / Math.max(A.size, B.size);
 }
 
-/** Follows a schema's $ref (local, or the bundle form the loader writes) to its target in the document. */
+/** Follows a schema's $ref (local, or the bundle form the loader writes) through the document's own lookup. */
 function deref(spec: SpecDocument, s: unknown, depth = 0): Json | undefined {
   if (!isObj(s) || depth > 8) return undefined;
   const ref = s['$ref'];
-  if (typeof ref === 'string') {
-    const name = /#\/(?:components\/schemas|\$defs)\/(.+)$/.exec(ref)?.[1];
-    const schemas = isObj(spec.raw['components']) && isObj(spec.raw['components']['schemas']) ? spec.raw['components']['schemas'] : {};
-    return name ? deref(spec, schemas[decodeURIComponent(name).replace(/~1/g, '/').replace(/~0/g, '~')], depth + 1) : undefined;
-  }
-  return s;
+  return typeof ref === 'string' ? deref(spec, spec.schemaAt(ref), depth + 1) : s;
 }
 
 /** The properties of an object schema (through $ref, allOf, and the first oneOf/anyOf branch). */

@@ -278,7 +278,7 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
 
   const converted = new Map<string, JsonSchema | undefined>();
   const schemaAt = (ref: string): JsonSchema | undefined => {
-    const local = ref.startsWith(`${BUNDLE_ID}#/$defs/`) ? `#/components/schemas/${ref.slice(BUNDLE_ID.length + 8)}` : ref;
+    const local = documentRef(ref);
     if (!converted.has(local)) {
       const target = local.startsWith('#/') ? pointerToPath(local.slice(1)).reduce<unknown>((o, k) => (isObj(o) ? o[k] : undefined), raw) : undefined;
       converted.set(local, isObj(target) || typeof target === 'boolean' ? ((is30 ? from30(target) : target) as JsonSchema) : undefined);
@@ -356,6 +356,11 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
       return fn(body) ? [] : describeErrors(fn.errors);
     },
   };
+}
+
+/** A reference as the document writes it: the loader's bundle form ("urn:fsapi:spec#/$defs/X") back to #/components/schemas/X. */
+export function documentRef(ref: string): string {
+  return ref.startsWith(`${BUNDLE_ID}#/$defs/`) ? `#/components/schemas/${ref.slice(BUNDLE_ID.length + '#/$defs/'.length)}` : ref;
 }
 
 /** Makes local component refs absolute, so any schema of the document compiles against the bundle. */

@@ -6,7 +6,7 @@
  */
 import { createRequire } from 'node:module';
 import type { Faker } from '@faker-js/faker';
-import type { Operation, SpecDocument } from '../catalogue/openapi.js';
+import { documentRef, type Operation, type SpecDocument } from '../catalogue/openapi.js';
 import { isObj } from '../json.js';
 
 type Sampler = typeof import('openapi-sampler');
@@ -14,12 +14,12 @@ let sampler: Sampler | undefined;
 // Loaded on first use: a run against the reference profile (every operation has a driver) never needs it.
 const load = (): Sampler => (sampler ??= createRequire(import.meta.url)('openapi-sampler') as Sampler);
 
-/** The loader's bundle references ("urn:fsapi:spec#/$defs/X") as the document writes them, for the sampler. */
+/** The schema with its references as the document writes them, for the sampler (which resolves them in it). */
 function documentRefs(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(documentRefs);
   if (!isObj(v)) return v;
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) out[k] = k === '$ref' && typeof x === 'string' ? x.replace(/^urn:fsapi:spec#\/\$defs\//, '#/components/schemas/') : documentRefs(x);
+  for (const [k, x] of Object.entries(v)) out[k] = k === '$ref' && typeof x === 'string' ? documentRef(x) : documentRefs(x);
   return out;
 }
 

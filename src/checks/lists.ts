@@ -9,7 +9,6 @@ import { walkPages, type Walk } from '../harness/pages.js';
 import { driverFor, validRequest } from './requests.js';
 import { creatorOf } from './support.js';
 
-export type { Page, Walk } from '../harness/pages.js';
 
 /** The identity of a list item: its id, or for items without one, its stable members (feature name, currency pair). */
 export function itemKey(item: Record<string, unknown>): string {

@@ -1,6 +1,7 @@
 import { BindingGap, type Binding, type BoundOperation } from '../binding/binding.js';
 import type { Operation } from '../catalogue/openapi.js';
 import type { HttpResponse } from '../http/client.js';
+import type { SkipCause } from '../results/model.js';
 import { CheckSkipped } from './assert.js';
 import type { CallOptions, RequestParts } from './check.js';
 import type { WorkerConfig } from './worker-config.js';
@@ -16,6 +17,14 @@ export interface BoundCall {
 
 const asIs = (res: HttpResponse): HttpResponse => res;
 
+/** Why a reference operation cannot be called: the document lacks it, or (a vendor's document) nothing binds it. */
+export function unplayed(binding: Binding, refId: string): { reason: string; cause: SkipCause } {
+  const ref = binding.reference.byId.get(refId);
+  return binding.isIdentity || !ref
+    ? { reason: `operation ${refId} is not in the spec in use`, cause: 'not-in-document' }
+    : { reason: `no operation of the document plays ${refId} (${ref.method} ${ref.path} in the reference profile): bind it in the binding file (operations.${refId}; \`fsapi-conformance bind\` proposes one)`, cause: 'binding' };
+}
+
 /**
  * Resolves a call. By reference operationId (drivers, worlds, flows): the vendor operation that plays it, with the
  * request translated into the vendor's terms. By operation (generic checks): as given, already in its terms.
@@ -28,10 +37,8 @@ export function bindCall(binding: Binding, cfg: Pick<WorkerConfig, 'capabilities
   if (typeof target === 'string') {
     bound = binding.resolve(target);
     if (!bound) {
-      const ref = binding.reference.byId.get(target);
-      throw binding.isIdentity || !ref
-        ? new CheckSkipped(`operation ${target} is not in the spec in use`, 'not-in-document')
-        : new CheckSkipped(`no operation of the document plays ${target} (${ref.method} ${ref.path} in the reference profile): bind it in the binding file (operations.${target}; \`fsapi-conformance bind\` proposes one)`, 'binding');
+      const why = unplayed(binding, target);
+      throw new CheckSkipped(why.reason, why.cause);
     }
     op = bound.vendor;
   } else {

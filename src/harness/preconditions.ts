@@ -3,6 +3,7 @@ import type { SpecDocument } from '../catalogue/openapi.js';
 import { isGroupSlug } from '../catalogue/groups.js';
 import type { SkipCause } from '../results/model.js';
 import type { CheckDef } from './check.js';
+import { unplayed } from './bound-call.js';
 import type { WorkerConfig } from './worker-config.js';
 
 /** Why a check cannot run against this target with this configuration, or undefined when it can. */
@@ -24,12 +25,7 @@ export function preconditionFailure(def: CheckDef, cfg: WorkerConfig, spec: Spec
   }
   for (const id of refs) {
     const played = binding ? binding.resolve(id)?.vendor.operationId : spec.byId.has(id) ? id : undefined;
-    if (!played) {
-      const ref = binding?.reference.byId.get(id);
-      return binding && !binding.isIdentity && ref
-        ? { reason: `no operation of the document plays ${id} (${ref.method} ${ref.path} in the reference profile): bind it in the binding file (operations.${id}; \`fsapi-conformance bind\` proposes one)`, cause: 'binding' }
-        : { reason: `operation ${id} is not in the spec in use`, cause: 'not-in-document' };
-    }
+    if (!played) return binding ? unplayed(binding, id) : { reason: `operation ${id} is not in the spec in use`, cause: 'not-in-document' };
     if (caps?.excludeOperations.includes(id) || caps?.excludeOperations.includes(played)) return { reason: `operation ${played} is not implemented (capabilities file)`, cause: 'capabilities' };
   }
   if (def.referenceOnly && !cfg.isReferenceProfile) return { reason: "relies on the reference profile's sandbox rules; the spec in use is a vendor's own", cause: 'not-applicable' };

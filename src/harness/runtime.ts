@@ -7,7 +7,7 @@ import { loadCatalogue, type Catalogue } from '../catalogue/index.js';
 import type { Operation } from '../catalogue/openapi.js';
 import { secretsOf } from '../config/run-config.js';
 import { TargetClient, type HttpResponse, type RequestSpec } from '../http/client.js';
-import { fillPath } from '../http/path-template.js';
+import { fillPath, missingPathParams } from '../http/path-template.js';
 import { sampleParameterValue } from '../catalogue/sample-value.js';
 import { RateLimiter } from '../http/rate-limiter.js';
 import { Redactor } from '../http/redact.js';
@@ -171,7 +171,7 @@ function acceptFor(op: Operation): string {
  * parameter no driver, example or binding names), so the check is skipped with the fix, never sent with a hole.
  */
 function filledPath(op: Operation, parts: RequestParts): string {
-  const missing = pathParamsMissing(op.path, parts.pathParams ?? {});
+  const missing = missingPathParams(op.path, parts.pathParams ?? {});
   if (missing.length) {
     throw new CheckSkipped(
       `no value for path parameter${missing.length > 1 ? 's' : ''} ${missing.join(', ')} of ${op.operationId} (${op.method} ${op.path}): bind it to the reference operation it plays and name its parameters (path_params in the binding file), or give the parameter an example in the document`,
@@ -180,9 +180,6 @@ function filledPath(op: Operation, parts: RequestParts): string {
   }
   return fillPath(op.path, parts.pathParams ?? {});
 }
-
-const pathParamsMissing = (template: string, params: Record<string, string>): string[] =>
-  [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!).filter((name) => params[name] === undefined);
 
 /** In live, nothing that could write is sent unless --allow-live-writes; the check is skipped instead. */
 export function guardLiveWrite(cfg: WorkerConfig, method: string): void {
