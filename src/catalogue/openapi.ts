@@ -26,6 +26,8 @@ export interface MediaSpec {
   mediaType: string;
   schema: JsonSchema | undefined;
   examples: unknown[];
+  /** A form body's encoding object (OpenAPI 3: per property, its style, explode and contentType), if any. */
+  encoding?: Record<string, { style?: string; explode?: boolean; contentType?: string }>;
 }
 
 export interface ResponseSpec {
@@ -71,7 +73,8 @@ export interface SpecDocument {
   /** States of stateful schemas (x-fsapi-states), by schema name. */
   states: Map<string, { initial: string[]; terminal: string[]; transitions: { from: string; to: string; trigger: string }[] }>;
   validateResponse(op: Operation, status: number, contentType: string | undefined, body: unknown): ResponseVerdict;
-  validateRequestBody(op: Operation, body: unknown): SchemaProblem[];
+  /** Problems of a request body for the operation's schema of that media type (default: its JSON, else form, body). */
+  validateRequestBody(op: Operation, body: unknown, mediaType?: string): SchemaProblem[];
   /** What the document breaks that does not change its meaning (an unknown key, say): used, with these warnings. */
   warnings: LoadWarning[];
   /**
@@ -173,7 +176,8 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
           if (isObj(media['examples'])) {
             for (const e of Object.values(media['examples'])) if (isObj(e) && 'value' in e) examples.push(e['value']);
           }
-          return { mediaType: mediaType.toLowerCase(), schema: schemaOf(media['schema']), examples };
+          const encoding = isObj(media['encoding']) ? Object.fromEntries(Object.entries(media['encoding']).filter(([, e]) => isObj(e)).map(([k, e]) => [k, pickEncoding(e as Json)])) : undefined;
+          return { mediaType: mediaType.toLowerCase(), schema: schemaOf(media['schema']), examples, ...(encoding ? { encoding } : {}) };
         })
       : [];
 
@@ -349,12 +353,38 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
       const fn = validator(match.schema);
       return fn(body) ? { kind: 'ok' } : { kind: 'schema', problems: describeErrors(fn.errors) };
     },
-    validateRequestBody(op, body) {
-      const media = op.requestBody?.content.find((c) => c.mediaType === 'application/json');
+    validateRequestBody(op, body, mediaType) {
+      const media = mediaType ? op.requestBody?.content.find((c) => c.mediaType === mediaType) : requestMediaOf(op);
       if (!media?.schema) return [];
       const fn = validator(media.schema);
       return fn(body) ? [] : describeErrors(fn.errors);
     },
+  };
+}
+
+const isJsonMedia = (m: string): boolean => m === 'application/json' || /^application\/[\w.+-]+\+json$/.test(m);
+
+/**
+ * The media type a client sends an operation's body in: JSON where the document takes it, else another JSON type
+ * (`application/vnd.api+json`), else a form (`application/x-www-form-urlencoded`, `multipart/form-data`), else the
+ * first it names.
+ */
+export function requestMediaOf(op: Pick<Operation, 'requestBody'>): MediaSpec | undefined {
+  const content = op.requestBody?.content ?? [];
+  return (
+    content.find((c) => c.mediaType === 'application/json') ??
+    content.find((c) => isJsonMedia(c.mediaType)) ??
+    content.find((c) => c.mediaType === 'application/x-www-form-urlencoded') ??
+    content.find((c) => c.mediaType === 'multipart/form-data') ??
+    content[0]
+  );
+}
+
+function pickEncoding(e: Json): { style?: string; explode?: boolean; contentType?: string } {
+  return {
+    ...(typeof e['style'] === 'string' ? { style: e['style'] } : {}),
+    ...(typeof e['explode'] === 'boolean' ? { explode: e['explode'] } : {}),
+    ...(typeof e['contentType'] === 'string' ? { contentType: e['contentType'] } : {}),
   };
 }
 
