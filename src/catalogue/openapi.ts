@@ -136,7 +136,7 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
   const makeAjv = () => {
     const ajv = createAjv({ standalone: opts.standalone ?? false });
     // All component schemas as one bundle; every $ref into them becomes absolute so inline schemas compile on their own.
-    const bundle = { $id: BUNDLE_ID, $defs: Object.fromEntries(Object.entries(schemas).map(([name, s]: [string, unknown]) => [name, rewriteRefs(is30 ? from30(s) : s)])) };
+    const bundle = { $id: BUNDLE_ID, $defs: Object.fromEntries(Object.entries(schemas).map(([name, s]: [string, unknown]) => [name, rewriteRefs(is30 ? from30(s) : s, raw, is30)])) };
     try {
       // A trusted document's schemas are proven valid by its own tests: compiling the meta-schema in every thread of
       // every run to check them again costs more than all the validation a short run does.
@@ -161,9 +161,9 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
   const rewritten = new WeakMap<object, JsonSchema>();
   const schemaOf = (s: unknown): JsonSchema | undefined => {
     if (s === undefined) return undefined;
-    if (typeof s !== 'object' || s === null) return rewriteRefs(s) as JsonSchema;
+    if (typeof s !== 'object' || s === null) return rewriteRefs(s, raw, is30) as JsonSchema;
     let r = rewritten.get(s);
-    if (!r) rewritten.set(s, (r = rewriteRefs(is30 ? from30(s) : s) as JsonSchema));
+    if (!r) rewritten.set(s, (r = rewriteRefs(is30 ? from30(s) : s, raw, is30) as JsonSchema));
     return r;
   };
 
@@ -388,21 +388,39 @@ function pickEncoding(e: Json): { style?: string; explode?: boolean; contentType
   };
 }
 
+/** A component reference in the validators' bundle form ("#/components/schemas/X" -> "urn:fsapi:spec#/$defs/X"). */
+export function bundleRef(ref: string): string {
+  return ref.startsWith('#/components/schemas/') ? `${BUNDLE_ID}#/$defs/${ref.slice('#/components/schemas/'.length)}` : ref;
+}
+
 /** A reference as the document writes it: the loader's bundle form ("urn:fsapi:spec#/$defs/X") back to #/components/schemas/X. */
 export function documentRef(ref: string): string {
   return ref.startsWith(`${BUNDLE_ID}#/$defs/`) ? `#/components/schemas/${ref.slice(BUNDLE_ID.length + '#/$defs/'.length)}` : ref;
 }
 
-/** Makes local component refs absolute, so any schema of the document compiles against the bundle. */
-function rewriteRefs(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(rewriteRefs);
+/**
+ * Makes local component refs absolute, so any schema of the document compiles against the bundle. A reference to a
+ * schema elsewhere in the document (`#/components/parameters/companyId/schema`, which Prism follows) is replaced by
+ * what it names: the bundle holds component schemas only, and such a reference would fail every schema that uses it.
+ */
+function rewriteRefs(v: unknown, raw?: Record<string, unknown>, is30 = false, depth = 0): unknown {
+  if (Array.isArray(v)) return v.map((x) => rewriteRefs(x, raw, is30, depth));
   if (!isObj(v)) return v;
+  const ref = v['$ref'];
+  if (raw && typeof ref === 'string' && ref.startsWith('#/') && !ref.startsWith('#/components/schemas/') && depth < 8) {
+    const target = pointerToPath(ref.slice(1)).reduce<unknown>((o, k) => (isObj(o) ? o[k] : undefined), raw);
+    if (isObj(target) || typeof target === 'boolean') {
+      const { $ref: _named, ...siblings } = v;
+      const inlined = rewriteRefs(is30 ? from30(target) : target, raw, is30, depth + 1);
+      return isObj(inlined) ? { ...inlined, ...(rewriteRefs(siblings, raw, is30, depth) as Json) } : inlined;
+    }
+  }
   const out: Json = {};
   for (const [k, val] of Object.entries(v)) {
     if (k === '$ref' && typeof val === 'string' && val.startsWith('#/components/schemas/')) {
       out[k] = `${BUNDLE_ID}#/$defs/${val.slice('#/components/schemas/'.length)}`;
     } else {
-      out[k] = rewriteRefs(val);
+      out[k] = rewriteRefs(val, raw, is30, depth);
     }
   }
   return out;
