@@ -3,7 +3,7 @@
  * whether a request took effect (through the operation's driver, or by re-reading the resource).
  */
 import type { Binding } from '../binding/binding.js';
-import type { Operation, SpecDocument } from '../catalogue/openapi.js';
+import { requestMediaOf, type Operation, type SpecDocument } from '../catalogue/openapi.js';
 import type { DriverScope, OperationDriver } from '../drivers/types.js';
 import { CheckSkipped, describeRequest, fail, summariseBody } from '../harness/assert.js';
 import type { CheckContext, RequestParts } from '../harness/check.js';
@@ -41,8 +41,11 @@ export const limitParamOf = (op: Operation, binding: Binding | undefined): strin
 /** A GET of one object (or one customer's sub-resource) named by path parameters. */
 export const isGetById = (op: Operation): boolean => op.method === 'GET' && !isList(op) && pathParamsOf(op).length > 0;
 
-/** The JSON request body the operation documents, if any. */
-export const jsonBodyOf = (op: Operation) => op.requestBody?.content.find((c) => c.mediaType === 'application/json');
+/** The JSON request body the operation documents (application/json, or another JSON type such as vnd.api+json), if any. */
+export const jsonBodyOf = (op: Operation) => {
+  const media = requestMediaOf(op);
+  return media && (media.mediaType === 'application/json' || /^application\/[\w.+-]+\+json$/.test(media.mediaType)) ? media : undefined;
+};
 
 /** The GET on the same path (re-reads what a PATCH or DELETE changed). */
 export const readerOf = (spec: SpecDocument, op: Operation): Operation | undefined =>
