@@ -15,11 +15,11 @@ describe('parameter values from the document', () => {
     expect(documentValue(spec, { name: 'x', example: 'ex', schema: { type: 'string', default: 'd' } }, 1)).toEqual({ value: 'ex', origin: 'example' });
     expect(documentValue(spec, { name: 'x', example: undefined, schema: { type: 'string', default: 'd', enum: ['a'] } }, 1)).toEqual({ value: 'a', origin: 'example' });
     expect(documentValue(spec, { name: 'x', example: 'not-a-uuid', schema: { type: 'string', format: 'uuid' } }, 1)!.origin).toBe('generated');
-    expect(documentValue(spec, param('getWidget', 'mode'), 1)).toEqual({ value: 'fast', origin: 'example' });
+    expect(documentValue(spec, param('widgets.get', 'mode'), 1)).toEqual({ value: 'fast', origin: 'example' });
   });
 
   it('makes uuid, pattern and integer values valid for their schemas', () => {
-    for (const [op, name] of [['getWidget', 'widget_ref'], ['getWidget', 'X-Request-Tag'], ['getStatement', 'statement_id'], ['listTransactions', 'accountId']] as const) {
+    for (const [op, name] of [['widgets.get', 'widget_ref'], ['widgets.get', 'X-Request-Tag'], ['statements.get', 'statement_id'], ['entries.list', 'ledgerId']] as const) {
       const p = param(op, name);
       for (const seed of [1, 2, 3]) {
         const v = documentValue(spec, p, seed)!;
@@ -27,7 +27,7 @@ describe('parameter values from the document', () => {
         expect(spec.validator(p.schema!)(v.value), `${name}=${String(v.value)}`).toBe(true);
       }
     }
-    expect(String(documentValue(spec, param('getWidget', 'widget_ref'), 1)!.value)).toMatch(/^wg_[a-f0-9]{8}$/);
+    expect(String(documentValue(spec, param('widgets.get', 'widget_ref'), 1)!.value)).toMatch(/^wg_[a-f0-9]{8}$/);
   });
 
   it('asks a history for the last thirty days', () => {
@@ -39,7 +39,7 @@ describe('parameter values from the document', () => {
 
 describe('request bodies made from the schema', () => {
   it('honours required, pattern, bounds, readOnly and a discriminated oneOf', () => {
-    const op = spec.byId.get('createTransfer')!;
+    const op = spec.byId.get('payouts.create')!;
     for (const seed of [1, 2, 3, 4, 5, 6]) {
       const made = generateValid(spec, requestMediaOf(op)!.schema, seed);
       expect(made.ok).toBe(true);
@@ -52,7 +52,7 @@ describe('request bodies made from the schema', () => {
   });
 
   it("follows a schema's reference to a parameter's schema (as Prism does) when validating and generating", () => {
-    const card = spec.byId.get('getCard')!;
+    const card = spec.byId.get('cards.get')!;
     expect(spec.validateResponse(card, 200, 'application/json', { token: 'card_abc123', state: 'OPEN' })).toEqual({ kind: 'ok' });
     expect(spec.validateResponse(card, 200, 'application/json', { token: 'nope', state: 'OPEN' }).kind).toBe('schema');
     // As a request: the readOnly token (required of answers only) is left out, the rest valid.
@@ -70,7 +70,7 @@ describe('request bodies made from the schema', () => {
 
 describe('form bodies encoded as the document says', () => {
   it('url-encodes a deepObject member as a[b]=c and exploded arrays as repeated names', () => {
-    const media = requestMediaOf(spec.byId.get('createCard')!)!;
+    const media = requestMediaOf(spec.byId.get('cards.create')!)!;
     expect(media.encoding).toEqual({ metadata: { style: 'deepObject', explode: true } });
     const text = urlEncodedBody({ memo: 'a b', metadata: { team: 'ops', deep: { x: 1 } }, tags: ['a', 'b'] }, media.encoding);
     expect(decodeURIComponent(text.replace(/\+/g, ' '))).toBe('memo=a b&metadata[team]=ops&metadata[deep][x]=1&tags=a&tags=b');

@@ -15,7 +15,11 @@ const JUDGED_WHATEVER_THE_ID: ReadonlySet<Probe> = new Set<Probe>(['no-key', 'ba
 /** The made-up values an answer says do not exist, or none when the answer is anything else. */
 export function notFoundMadeUp(res: Pick<HttpResponse, 'status' | 'text'>, values: readonly MadeUpValue[] | undefined): MadeUpValue[] {
   if (!values?.length) return [];
-  if (res.status === 404 || res.status === 410) return [...values];
+  // A path names the resource; failing that, a query parameter or body member that refers to one.
+  if (res.status === 404 || res.status === 410) {
+    const inPath = values.filter((v) => v.in === 'path');
+    return inPath.length ? inPath : values.filter((v) => v.in !== 'header');
+  }
   if (res.status === 422) return values.filter((v) => v.value.length >= 3 && res.text.includes(v.value));
   return [];
 }

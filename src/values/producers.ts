@@ -13,6 +13,7 @@
  */
 import type { Operation, Parameter, SpecDocument } from '../catalogue/openapi.js';
 import { isObj } from '../json.js';
+import type { ValueSourceAccount } from '../results/model.js';
 import { escapePointer, listArrayOf, propertiesOf, successSchema } from './schema-walk.js';
 
 export type ProducerKind = 'list' | 'create' | 'read';
@@ -344,7 +345,7 @@ function byName(spec: SpecDocument, index: OperationIndex, op: Operation, p: Par
 }
 
 /** The model's pairings as conformance.json shows them (spec.value_sources). */
-export function describeSources(model: ValueSourceModel): Record<string, unknown>[] {
+export function describeSources(model: ValueSourceModel): ValueSourceAccount[] {
   return model.sources.map((s) => ({
     operation: s.operation,
     parameter: s.parameter,
