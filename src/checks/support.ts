@@ -58,12 +58,20 @@ export const creatorOf = (spec: SpecDocument, list: Operation): Operation | unde
 /** The operations of a group in document order. */
 export const opsOfGroup = (spec: SpecDocument, group: string): Operation[] => spec.operations.filter((o) => o.group === group);
 
-/** Whether the status is one the operation documents as a success (exactly, or by a 2XX range). */
+/**
+ * Whether the status is one the operation documents as a success (exactly, or by a 2XX range); for an operation
+ * that documents no 2xx at all (a download that answers with a redirect, as Twilio's do), a documented 3xx.
+ */
 export function documented2xx(op: Operation, status: number): boolean {
-  return status >= 200 && status < 300 && op.responses.some((r) => r.status === String(status) || r.status === '2XX');
+  const matches = (r: { status: string }) => r.status === String(status) || r.status === `${String(status)[0]}XX`;
+  if (status >= 200 && status < 300) return op.responses.some(matches);
+  return status >= 300 && status < 400 && !op.responses.some((r) => r.status.startsWith('2')) && op.responses.some(matches);
 }
 
-export const documentedSuccesses = (op: Operation): string => op.responses.filter((r) => r.status.startsWith('2')).map((r) => r.status).join(' or ') || 'none';
+export const documentedSuccesses = (op: Operation): string => {
+  const ok = op.responses.filter((r) => r.status.startsWith('2'));
+  return (ok.length ? ok : op.responses.filter((r) => r.status.startsWith('3'))).map((r) => r.status).join(' or ') || 'none';
+};
 
 // --- Effects ------------------------------------------------------------------------------------------------------
 
