@@ -30,6 +30,11 @@ describe('parameter values from the document', () => {
     expect(String(documentValue(spec, param('widgets.get', 'widget_ref'), 1)!.value)).toMatch(/^wg_[a-f0-9]{8}$/);
   });
 
+  it('gives an array parameter one value of its items (what ?ids=a carries)', () => {
+    const v = documentValue(spec, { name: 'ids', in: 'query', example: undefined, schema: { type: 'array', items: { type: 'string', format: 'uuid' } } }, 2)!;
+    expect(spec.validator({ type: 'string', format: 'uuid' })(v.value)).toBe(true);
+  });
+
   it('asks a history for the last thirty days', () => {
     const since = documentValue(spec, { name: 'createdSince', example: undefined, schema: { type: 'string', format: 'date-time' } }, 1)!.value;
     const until = documentValue(spec, { name: 'createdUntil', example: undefined, schema: { type: 'string', format: 'date-time' } }, 1)!.value;

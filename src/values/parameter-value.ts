@@ -43,12 +43,13 @@ export function documentValue(spec: SpecDocument, p: Pick<Parameter, 'name' | 'e
   const valid = validate;
   const documented = [p.example, schema['default'], schema['example'], Array.isArray(schema['examples']) ? schema['examples'][0] : undefined, Array.isArray(schema['enum']) ? schema['enum'][0] : undefined];
   for (const v of documented) if (plain(v) && valid(v)) return { value: v, origin: 'example' };
+  // An array parameter (`?ids=a&ids=b`) is sent as one value of its items: what a form-exploded query carries.
+  if (schema['type'] === 'array' && schema['items'] !== undefined) return documentValue(spec, { ...p, example: Array.isArray(p.example) ? p.example[0] : undefined, schema: schema['items'] as JsonSchema }, seed);
   const date = dateFor(p.name, schema['format']);
   if (date !== undefined && valid(date)) return { value: date, origin: 'generated' };
   const made = generateValid(spec, own, seed);
   if (made.ok && plain(made.value)) return { value: made.value, origin: 'generated' };
-  // An array or object parameter (rare in a path or header): its first item, or its JSON, as a plain value.
-  if (made.ok && Array.isArray(made.value) && plain(made.value[0])) return { value: made.value[0], origin: 'generated' };
+  // An object parameter (rare in a path or header): its JSON, as a plain value.
   if (made.ok && isObj(made.value)) return { value: JSON.stringify(made.value), origin: 'generated' };
   return undefined;
 }
