@@ -77,9 +77,10 @@ async function parameterValues(ctx: CheckContext, op: Operation, as: 'primary' |
       continue;
     }
     if (real && p.in === 'path') {
+      // The target was asked and gave none (its data), or nothing known produces the value (the suite's reading).
       ctx.skip(
         `needs a real ${p.name} of ${op.operationId}, and the target gave none (${got.why.length ? got.why.join('; ') : 'no operation of the document is known to produce it'}): declare an OpenAPI link from the operation that creates or lists it, or bind the operation (fsapi-conformance bind)`,
-        'prerequisite',
+        got.why.length ? 'prerequisite' : 'binding',
       );
     }
     const doc = documentValue(ctx.spec, p, seedFor(ctx.config.seed, `${op.operationId}:${p.in}:${p.name}`));
