@@ -52,6 +52,8 @@ beforeAll(async () => {
     }
     if (route === 'GET /payments/tr_1') return json(res, 200, { id: 'tr_1', amount: 5 });
     if (route === 'GET /widgets') return json(res, 200, {});
+    if (route === 'GET /ledger-accounts') return json(res, 200, { data: [{ id: 'la_1', amount: 1 }] });
+    if (route === 'GET /ledger-accounts/la_1') return json(res, 200, { id: 'la_1', amount: 1 });
     return json(res, 404, { message: 'not found' });
   });
   writeFileSync(join(dir, 'ca.pem'), server.cert.cert);
@@ -88,6 +90,11 @@ describe('values on a vendor document', { timeout: 60_000 }, () => {
     const get = check('FSAPI-CONTRACT-004', 'statements.get')!;
     expect(get.status).toBe('passed');
     expect(get.exchanges.some((x) => x.request.url.endsWith('/ledgers/42/statements'))).toBe(true);
+  });
+
+  it("falls back to the target's values when the driver of the reference operation it plays cannot build its request", () => {
+    expect(sent('GET', '/ledger-accounts/la_1').length).toBeGreaterThan(0);
+    expect(check('FSAPI-CONTRACT-004', 'getAccount')!.status).toBe('passed');
   });
 
   it('takes a required query parameter that names a resource from that resource list (an integer id)', () => {
