@@ -122,8 +122,13 @@ function readOnlyNames(spec: SpecDocument, schema: unknown): Set<string> {
 
 export type Generated = { ok: true; value: unknown } | { ok: false; problems: SchemaProblem[] };
 
-/** Tries: the schema's own examples and defaults first, then plain generation under a few seeds (another oneOf branch). */
-const ATTEMPTS = 5;
+/**
+ * Tries: the schema's own examples and defaults first, then required members only under a few seeds (another oneOf
+ * branch each time), then every member (branches of a oneOf that differ only by optional members, which an empty
+ * object would match all at once).
+ */
+const ATTEMPTS = 7;
+const REQUIRED_ONLY = 5;
 
 /**
  * A value valid for a schema of the document (a parameter's, a request body's), seeded for repeatable runs.
@@ -144,7 +149,8 @@ export function generateValid(spec: SpecDocument, schema: unknown, seed: number,
     let value: unknown;
     try {
       const documented = i === 0;
-      value = adjust(load().generateSync(prepared as never, { seed: seed + i, useExamplesValue: documented, useDefaultValue: documented, optionalsProbability: 0, maxDepth: 8 }));
+      const optionals = i < REQUIRED_ONLY ? { optionalsProbability: 0 } : { alwaysFakeOptionals: true };
+      value = adjust(load().generateSync(prepared as never, { seed: seed + i, useExamplesValue: documented, useDefaultValue: documented, maxDepth: 8, ...optionals }));
     } catch (e) {
       problems = [{ pointer: '', message: `the generator could not make a value: ${(e as Error).message}` }];
       continue;
