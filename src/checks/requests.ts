@@ -3,7 +3,7 @@ import { isObj } from '../json.js';
 import { seedFor } from '../harness/runtime.js';
 import { documentValue } from '../values/parameter-value.js';
 import { loadGenerator } from '../values/generate.js';
-import { withMadeUp, type MadeUpValue } from '../values/provenance.js';
+import { namesResource, withMadeUp, type MadeUpValue } from '../values/provenance.js';
 import { targetValue } from '../values/target-values.js';
 import { BindingGap } from '../binding/binding.js';
 import { CheckSkipped } from '../harness/assert.js';
@@ -52,14 +52,11 @@ export function scopeOf(ctx: CheckContext, as: 'primary' | 'second' = 'primary')
   return { ctx, world: as === 'second' ? ctx.secondWorld : ctx.world, as };
 }
 
-/** Ids, tokens and references in a body: the values a target may look up (and refuse as unknown). */
-const ID_MEMBER = /(^id$|_id$|Id$|_ids?$|Ids$|token$|Token$|[sS]id$|_ref$|Ref$)/;
-
 function madeUpBodyValues(body: unknown, origin: MadeUpValue['origin'], at = ''): MadeUpValue[] {
   if (Array.isArray(body)) return body.flatMap((v) => madeUpBodyValues(v, origin, at));
   if (!isObj(body)) return [];
   return Object.entries(body).flatMap(([k, v]) =>
-    (typeof v === 'string' || typeof v === 'number') && ID_MEMBER.test(k) ? [{ in: 'body' as const, name: `${at}${k}`, value: String(v), origin }] : madeUpBodyValues(v, origin, `${at}${k}.`),
+    (typeof v === 'string' || typeof v === 'number') && namesResource(k) ? [{ in: 'body' as const, name: `${at}${k}`, value: String(v), origin }] : madeUpBodyValues(v, origin, `${at}${k}.`),
   );
 }
 
