@@ -1,6 +1,6 @@
 import { requestMediaOf, type Operation, type Parameter } from '../catalogue/openapi.js';
 import { isObj } from '../json.js';
-import { seedFor } from '../harness/runtime.js';
+import { seedFor } from '../harness/seed.js';
 import { documentValue } from '../values/parameter-value.js';
 import { loadGenerator } from '../values/generate.js';
 import { namesResource, withMadeUp, type MadeUpValue } from '../values/provenance.js';
