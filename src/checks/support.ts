@@ -158,6 +158,11 @@ export function stateProbe(ctx: CheckContext, s: Scoped): StateProbe | string {
     return { read: async () => String(await count()), what: `effects of ${s.op.operationId} in its scope` };
   }
   const reader = s.op.method === 'PATCH' || s.op.method === 'DELETE' ? readerOf(ctx.spec, s.op) : undefined;
+  // A re-read shows this request's doing only on a resource the check made for itself (a driver's fresh scope):
+  // one whose id the target listed, or the document gave, is the suite's other checks' to change at the same time.
+  if (reader && !builtByDriver(s.parts)) {
+    return `${s.op.operationId} names a resource the check did not make for itself (its id came from the target's answers or the document), so a change seen on re-reading it may be another check's`;
+  }
   if (reader) {
     return {
       what: `${reader.operationId} of the same resource`,
