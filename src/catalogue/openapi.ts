@@ -26,6 +26,8 @@ export interface MediaSpec {
   mediaType: string;
   schema: JsonSchema | undefined;
   examples: unknown[];
+  /** A form body's encoding object (OpenAPI 3: per property, its style, explode and contentType), if any. */
+  encoding?: Record<string, { style?: string; explode?: boolean; contentType?: string }>;
 }
 
 export interface ResponseSpec {
@@ -71,7 +73,8 @@ export interface SpecDocument {
   /** States of stateful schemas (x-fsapi-states), by schema name. */
   states: Map<string, { initial: string[]; terminal: string[]; transitions: { from: string; to: string; trigger: string }[] }>;
   validateResponse(op: Operation, status: number, contentType: string | undefined, body: unknown): ResponseVerdict;
-  validateRequestBody(op: Operation, body: unknown): SchemaProblem[];
+  /** Problems of a request body for the operation's schema of that media type (default: its JSON, else form, body). */
+  validateRequestBody(op: Operation, body: unknown, mediaType?: string): SchemaProblem[];
   /** What the document breaks that does not change its meaning (an unknown key, say): used, with these warnings. */
   warnings: LoadWarning[];
   /**
@@ -133,7 +136,7 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
   const makeAjv = () => {
     const ajv = createAjv({ standalone: opts.standalone ?? false });
     // All component schemas as one bundle; every $ref into them becomes absolute so inline schemas compile on their own.
-    const bundle = { $id: BUNDLE_ID, $defs: Object.fromEntries(Object.entries(schemas).map(([name, s]: [string, unknown]) => [name, rewriteRefs(is30 ? from30(s) : s)])) };
+    const bundle = { $id: BUNDLE_ID, $defs: Object.fromEntries(Object.entries(schemas).map(([name, s]: [string, unknown]) => [name, rewriteRefs(is30 ? from30(s) : s, raw, is30)])) };
     try {
       // A trusted document's schemas are proven valid by its own tests: compiling the meta-schema in every thread of
       // every run to check them again costs more than all the validation a short run does.
@@ -158,9 +161,9 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
   const rewritten = new WeakMap<object, JsonSchema>();
   const schemaOf = (s: unknown): JsonSchema | undefined => {
     if (s === undefined) return undefined;
-    if (typeof s !== 'object' || s === null) return rewriteRefs(s) as JsonSchema;
+    if (typeof s !== 'object' || s === null) return rewriteRefs(s, raw, is30) as JsonSchema;
     let r = rewritten.get(s);
-    if (!r) rewritten.set(s, (r = rewriteRefs(is30 ? from30(s) : s) as JsonSchema));
+    if (!r) rewritten.set(s, (r = rewriteRefs(is30 ? from30(s) : s, raw, is30) as JsonSchema));
     return r;
   };
 
@@ -173,7 +176,8 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
           if (isObj(media['examples'])) {
             for (const e of Object.values(media['examples'])) if (isObj(e) && 'value' in e) examples.push(e['value']);
           }
-          return { mediaType: mediaType.toLowerCase(), schema: schemaOf(media['schema']), examples };
+          const encoding = isObj(media['encoding']) ? Object.fromEntries(Object.entries(media['encoding']).filter(([, e]) => isObj(e)).map(([k, e]) => [k, pickEncoding(e as Json)])) : undefined;
+          return { mediaType: mediaType.toLowerCase(), schema: schemaOf(media['schema']), examples, ...(encoding ? { encoding } : {}) };
         })
       : [];
 
@@ -349,8 +353,8 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
       const fn = validator(match.schema);
       return fn(body) ? { kind: 'ok' } : { kind: 'schema', problems: describeErrors(fn.errors) };
     },
-    validateRequestBody(op, body) {
-      const media = op.requestBody?.content.find((c) => c.mediaType === 'application/json');
+    validateRequestBody(op, body, mediaType) {
+      const media = mediaType ? op.requestBody?.content.find((c) => c.mediaType === mediaType) : requestMediaOf(op);
       if (!media?.schema) return [];
       const fn = validator(media.schema);
       return fn(body) ? [] : describeErrors(fn.errors);
@@ -358,21 +362,65 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
   };
 }
 
+const isJsonMedia = (m: string): boolean => m === 'application/json' || /^application\/[\w.+-]+\+json$/.test(m);
+
+/**
+ * The media type a client sends an operation's body in: JSON where the document takes it, else another JSON type
+ * (`application/vnd.api+json`), else a form (`application/x-www-form-urlencoded`, `multipart/form-data`), else the
+ * first it names.
+ */
+export function requestMediaOf(op: Pick<Operation, 'requestBody'>): MediaSpec | undefined {
+  const content = op.requestBody?.content ?? [];
+  return (
+    content.find((c) => c.mediaType === 'application/json') ??
+    content.find((c) => isJsonMedia(c.mediaType)) ??
+    content.find((c) => c.mediaType === 'application/x-www-form-urlencoded') ??
+    content.find((c) => c.mediaType === 'multipart/form-data') ??
+    content[0]
+  );
+}
+
+function pickEncoding(e: Json): { style?: string; explode?: boolean; contentType?: string } {
+  return {
+    ...(typeof e['style'] === 'string' ? { style: e['style'] } : {}),
+    ...(typeof e['explode'] === 'boolean' ? { explode: e['explode'] } : {}),
+    ...(typeof e['contentType'] === 'string' ? { contentType: e['contentType'] } : {}),
+  };
+}
+
+/** A component reference in the validators' bundle form ("#/components/schemas/X" -> "urn:fsapi:spec#/$defs/X"). */
+export function bundleRef(ref: string): string {
+  return ref.startsWith('#/components/schemas/') ? `${BUNDLE_ID}#/$defs/${ref.slice('#/components/schemas/'.length)}` : ref;
+}
+
 /** A reference as the document writes it: the loader's bundle form ("urn:fsapi:spec#/$defs/X") back to #/components/schemas/X. */
 export function documentRef(ref: string): string {
   return ref.startsWith(`${BUNDLE_ID}#/$defs/`) ? `#/components/schemas/${ref.slice(BUNDLE_ID.length + '#/$defs/'.length)}` : ref;
 }
 
-/** Makes local component refs absolute, so any schema of the document compiles against the bundle. */
-function rewriteRefs(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(rewriteRefs);
+/**
+ * Makes local component refs absolute, so any schema of the document compiles against the bundle. A reference to a
+ * schema elsewhere in the document (`#/components/parameters/companyId/schema`, which Prism follows) is replaced by
+ * what it names: the bundle holds component schemas only, and such a reference would fail every schema that uses it.
+ */
+function rewriteRefs(v: unknown, raw?: Record<string, unknown>, is30 = false, depth = 0): unknown {
+  if (Array.isArray(v)) return v.map((x) => rewriteRefs(x, raw, is30, depth));
   if (!isObj(v)) return v;
+  const ref = v['$ref'];
+  if (raw && typeof ref === 'string' && ref.startsWith('#/') && !ref.startsWith('#/components/schemas/') && depth < 8) {
+    const target = pointerToPath(ref.slice(1)).reduce<unknown>((o, k) => (isObj(o) ? o[k] : undefined), raw);
+    if (isObj(target) || typeof target === 'boolean') {
+      const { $ref: _named, ...siblings } = v;
+      const inlined = rewriteRefs(is30 ? from30(target) : target, raw, is30, depth + 1);
+      return isObj(inlined) ? { ...inlined, ...(rewriteRefs(siblings, raw, is30, depth) as Json) } : inlined;
+    }
+  }
   const out: Json = {};
   for (const [k, val] of Object.entries(v)) {
     if (k === '$ref' && typeof val === 'string' && val.startsWith('#/components/schemas/')) {
       out[k] = `${BUNDLE_ID}#/$defs/${val.slice('#/components/schemas/'.length)}`;
     } else {
-      out[k] = rewriteRefs(val);
+      out[k] = rewriteRefs(val, raw, is30, depth);
     }
   }
   return out;

@@ -1,32 +1,16 @@
 /**
  * A request body made from the operation's own schema, for an operation no driver serves and whose document gives
- * no example: every required member, with the schema's examples, defaults and enums where it has them (Redocly's
- * openapi-sampler, deterministic), and this run's label where a member is an e-mail address, so what it creates
- * can be found and told apart from earlier runs.
+ * no valid example: every required member, valid for its format, pattern, enum and bounds, readOnly members left
+ * out, a discriminated branch with its discriminator set (src/values/generate.ts), and this run's label where a
+ * member is an e-mail address, so what it creates can be found and told apart from earlier runs.
  */
-import { createRequire } from 'node:module';
 import type { Faker } from '@faker-js/faker';
-import { documentRef, type Operation, type SpecDocument } from '../catalogue/openapi.js';
+import { requestMediaOf, type Operation, type SpecDocument } from '../catalogue/openapi.js';
 import { isObj } from '../json.js';
+import { generateValid, type Generated } from '../values/generate.js';
 
-type Sampler = typeof import('openapi-sampler');
-let sampler: Sampler | undefined;
-// Loaded on first use: a run against the reference profile (every operation has a driver) never needs it.
-const load = (): Sampler => (sampler ??= createRequire(import.meta.url)('openapi-sampler') as Sampler);
-
-/** The schema with its references as the document writes them, for the sampler (which resolves them in it). */
-function documentRefs(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(documentRefs);
-  if (!isObj(v)) return v;
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) out[k] = k === '$ref' && typeof x === 'string' ? documentRef(x) : documentRefs(x);
-  return out;
-}
-
-export function generatedBody(spec: SpecDocument, op: Operation, faker: Faker, label: { emailDomain: string; metadataValue: string }): unknown {
-  const media = op.requestBody?.content.find((c) => c.mediaType.includes('json'));
-  if (!media?.schema || typeof media.schema !== 'object') return undefined;
-  const body = load().sample(documentRefs(media.schema) as Parameters<Sampler['sample']>[0], { skipReadOnly: true, skipNonRequired: false, quiet: true }, spec.raw);
+export function generatedBody(spec: SpecDocument, op: Operation, faker: Faker, label: { emailDomain: string; metadataValue: string }, seed: number): Generated {
+  const media = requestMediaOf(op);
   const mark = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(mark);
     if (!isObj(v)) return v;
@@ -36,5 +20,5 @@ export function generatedBody(spec: SpecDocument, op: Operation, faker: Faker, l
     }
     return out;
   };
-  return mark(body);
+  return generateValid(spec, media?.schema, seed, mark);
 }

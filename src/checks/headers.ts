@@ -3,7 +3,7 @@
  * bodies as JSON (seed, Endpoints), and what a body in another media type or malformed JSON gets (RFC 9110).
  * Every write here owns a fresh scope; "not processed" is judged by its effects.
  */
-import type { Operation } from '../catalogue/openapi.js';
+import { requestMediaOf, type Operation } from '../catalogue/openapi.js';
 import { check, describeRequest, expectStatus, fail, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckContext, CheckDef, RequestParts } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
@@ -72,15 +72,27 @@ function tenantChecks(op: Operation): Def[] {
   ];
 }
 
+/**
+ * The JSON-specific probes apply to operations whose body is JSON; an operation that takes a form (Stripe's,
+ * Twilio's writes) has them skipped with the reason, not dropped. The seed's own rules (Api-Key, Idempotency-Key)
+ * apply to every operation, whatever its media type.
+ */
+function jsonOnly(ctx: CheckContext, op: Operation, json: boolean): void {
+  if (!json) ctx.skip(`${op.operationId} takes ${requestMediaOf(op)?.mediaType ?? 'no'} request bodies, not JSON: this JSON-specific probe does not apply`, 'not-applicable');
+}
+
 function mediaChecks(op: Operation): Def[] {
   const defs: Def[] = [];
-  if (jsonBodyOf(op) && isWrite(op)) {
+  const body = requestMediaOf(op) !== undefined && (op.method !== 'GET' && op.method !== 'DELETE' || op.requestBody?.required === true);
+  const json = jsonBodyOf(op) !== undefined;
+  if (body && isWrite(op)) {
     defs.push({
       requirement: 'FSAPI-MEDIA-002',
       variant: 'json-body',
       title: 'a valid JSON body sent as application/json is read as JSON (not refused as media or as malformed)',
       writes: true,
       async run(ctx) {
+        jsonOnly(ctx, op, op.requestBody?.content.some((c) => c.mediaType === 'application/json') === true);
         const parts = await validRequest(ctx, op, { fresh: true });
         const res = await ctx.call(op, parts, { headers: { 'content-type': 'application/json' } });
         // Accepted = read and judged on its content: any 2xx, or a business refusal (404/409/422). Which 2xx is
@@ -89,7 +101,7 @@ function mediaChecks(op: Operation): Def[] {
       },
     });
   }
-  if (isCreate(op) && jsonBodyOf(op)) {
+  if (isCreate(op) && body) {
     defs.push(
       {
         requirement: 'FSAPI-MEDIA-101',
@@ -97,6 +109,7 @@ function mediaChecks(op: Operation): Def[] {
         title: 'a valid body labelled text/plain is refused with 415 and creates nothing',
         writes: true,
         async run(ctx) {
+          jsonOnly(ctx, op, json);
           await refusedUnprocessed(
             ctx,
             op,
@@ -112,6 +125,7 @@ function mediaChecks(op: Operation): Def[] {
         title: 'a truncated JSON body is refused with 400',
         writes: true,
         async run(ctx) {
+          jsonOnly(ctx, op, json);
           const parts = await validRequest(ctx, op, { fresh: true });
           const text = JSON.stringify(parts.body ?? {});
           const res = await ctx.call(op, parts, { rawBody: text.slice(0, Math.max(1, Math.floor(text.length / 2))), probe: 'malformed-body' });

@@ -1,5 +1,12 @@
-import type { Operation } from '../catalogue/openapi.js';
+import { requestMediaOf, type Operation, type Parameter } from '../catalogue/openapi.js';
+import { isObj } from '../json.js';
+import { seedFor } from '../harness/seed.js';
+import { documentValue } from '../values/parameter-value.js';
+import { loadGenerator } from '../values/generate.js';
+import { namesResource, withMadeUp, type MadeUpValue } from '../values/provenance.js';
+import { targetValue } from '../values/target-values.js';
 import { BindingGap } from '../binding/binding.js';
+import { CheckSkipped } from '../harness/assert.js';
 import { DRIVERS } from '../drivers/index.js';
 import { generatedBody } from './generated-body.js';
 import type { DriverScope, OperationDriver } from '../drivers/types.js';
@@ -15,9 +22,10 @@ export function driverFor(ctx: CheckContext, op: Operation): OperationDriver | u
   return bound ? DRIVERS.get(bound.refId) : undefined;
 }
 
-/** Request parts built from the spec's examples: the ids in them may name nothing on the target. */
-const BUILT_FROM_EXAMPLES = new WeakSet<RequestParts>();
-export const builtFromExamples = (parts: RequestParts): boolean => BUILT_FROM_EXAMPLES.has(parts);
+/** Parts a driver built (its effects() and vary() read only those). */
+const BY_DRIVER = new WeakSet<RequestParts>();
+const byDriver = (parts: RequestParts): RequestParts => (BY_DRIVER.add(parts), parts);
+export const builtByDriver = (parts: RequestParts): boolean => BY_DRIVER.has(parts);
 
 /** The reference-profile parts a driver built, by the vendor parts they became (drivers read their own terms). */
 const REFERENCE_PARTS = new WeakMap<RequestParts, RequestParts>();
@@ -44,44 +52,113 @@ export function scopeOf(ctx: CheckContext, as: 'primary' | 'second' = 'primary')
   return { ctx, world: as === 'second' ? ctx.secondWorld : ctx.world, as };
 }
 
+function madeUpBodyValues(body: unknown, origin: MadeUpValue['origin'], at = ''): MadeUpValue[] {
+  if (Array.isArray(body)) return body.flatMap((v) => madeUpBodyValues(v, origin, at));
+  if (!isObj(body)) return [];
+  return Object.entries(body).flatMap(([k, v]) =>
+    (typeof v === 'string' || typeof v === 'number') && namesResource(k) ? [{ in: 'body' as const, name: `${at}${k}`, value: String(v), origin }] : madeUpBodyValues(v, origin, `${at}${k}.`),
+  );
+}
+
 /**
- * A valid request for an operation: from its driver (real prerequisite resources), else from the spec's own
- * examples (path parameter examples, the first request body example). Skips the check when neither exists.
+ * A value for each path parameter and required query parameter of an operation, best source first: what the target
+ * itself returned (src/values/target-values.ts), else the document's example, else one made from the parameter's
+ * schema. With `real`, a check that needs the resource to exist skips when the target gave none.
  */
-export async function validRequest(ctx: CheckContext, op: Operation, opts: { fresh?: boolean; as?: 'primary' | 'second' } = {}): Promise<RequestParts> {
+async function parameterValues(ctx: CheckContext, op: Operation, as: 'primary' | 'second', real: boolean, refused: string | undefined): Promise<{ path: Record<string, string>; query: Record<string, string | number | boolean>; madeUp: MadeUpValue[] }> {
+  const path: Record<string, string> = {};
+  const query: Record<string, string | number | boolean> = {};
+  const madeUp: MadeUpValue[] = [];
+  const world = scopeOf(ctx, as).world;
+  // Path parameters in path order: a nested list takes its parent's value.
+  const order = (p: Parameter) => (p.in === 'path' ? op.path.indexOf(`{${p.name}}`) : Number.MAX_SAFE_INTEGER);
+  for (const p of op.parameters.filter((x) => x.in === 'path' || (x.in === 'query' && x.required)).sort((a, b) => order(a) - order(b))) {
+    const got = await targetValue(ctx, op, p, path, world, as);
+    if ('value' in got) {
+      if (p.in === 'path') path[p.name] = String(got.value);
+      else query[p.name] = got.value;
+      continue;
+    }
+    if (real && p.in === 'path') {
+      // The target was asked and gave none (its data), or nothing known produces the value (the suite's reading).
+      ctx.skip(
+        `needs a real ${p.name} of ${op.operationId}, and the target gave none (${got.why.length ? got.why.join('; ') : 'no operation of the document is known to produce it'}): declare an OpenAPI link from the operation that creates or lists it, or bind the operation (fsapi-conformance bind)`,
+        got.why.length ? 'prerequisite' : 'binding',
+      );
+    }
+    const doc = documentValue(ctx.spec, p, seedFor(ctx.config.seed, `${op.operationId}:${p.in}:${p.name}`));
+    if (!doc) {
+      if (p.in === 'query') continue;
+      ctx.skip(refused ?? `no value for path parameter ${p.name} of ${op.operationId}: nothing the target returned, no example and no schema to make one from; give the parameter an example or a schema in the document, or bind the operation (fsapi-conformance bind)`, 'binding');
+    }
+    if (p.in === 'path') path[p.name] = String(doc.value);
+    else query[p.name] = doc.value;
+    madeUp.push({ in: p.in === 'path' ? 'path' : 'query', name: p.name, value: String(doc.value), origin: doc.origin });
+  }
+  return { path, query, madeUp };
+}
+
+/** Whether a body is valid for the operation's schema (a schema that cannot be compiled proves nothing valid). */
+function validBody(ctx: CheckContext, op: Operation, body: unknown, mediaType: string): boolean {
+  try {
+    return ctx.spec.validateRequestBody(op, body, mediaType).length === 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A valid request for an operation: from its driver (real prerequisite resources); else its parameters from the
+ * target's own answers or the document (parameterValues) and its body from the document's first valid example or
+ * made from its schema, validated before it is sent. Skips the check, naming the fix, when no valid body exists.
+ */
+export async function validRequest(ctx: CheckContext, op: Operation, opts: { fresh?: boolean; as?: 'primary' | 'second'; real?: boolean } = {}): Promise<RequestParts> {
   const driver = driverFor(ctx, op);
   let refused: string | undefined;
   if (driver) {
-    const built = vendorParts(ctx, op, await driver.build(scopeOf(ctx, opts.as), { fresh: opts.fresh ?? false }));
+    let built: RequestParts | undefined;
+    try {
+      built = vendorParts(ctx, op, await driver.build(scopeOf(ctx, opts.as), { fresh: opts.fresh ?? false }));
+    } catch (e) {
+      // On a vendor's document a driver whose prerequisites the binding or the target cannot give (a create that
+      // answers no body) leaves the operation to the values any operation gets, below; the reference profile's
+      // drivers are its whole story.
+      if (ctx.config.isReferenceProfile || !(e instanceof CheckSkipped)) throw e;
+      refused = `the driver of ${op.operationId} could not build its request (${e.message})`;
+    }
     // On a vendor's document the reference body is used only where it is valid for the vendor's own schema.
-    if (ctx.config.isReferenceProfile || built.body === undefined) return built;
-    const problems = ctx.spec.validateRequestBody(op, built.body);
-    if (problems.length === 0) return built;
-    refused = `the driver's body for ${op.operationId} does not fit its request schema (${problems.slice(0, 2).map((p) => `${p.pointer || "(body)"} ${p.message}`).join('; ')}): bind its field names (fields) in the binding file`;
+    if (built && (ctx.config.isReferenceProfile || built.body === undefined)) return byDriver(built);
+    const problems = built ? ctx.spec.validateRequestBody(op, built.body) : [];
+    if (built && problems.length === 0) return byDriver(built);
+    if (built) refused = `the driver's body for ${op.operationId} does not fit its request schema (${problems.slice(0, 2).map((p) => `${p.pointer || "(body)"} ${p.message}`).join('; ')}): bind its field names (fields) in the binding file`;
   }
   // The reference profile's examples name objects that exist nowhere: without a driver they would only get 404s.
   if (ctx.config.isReferenceProfile && (op.requestBody || op.parameters.some((p) => p.in === 'path'))) {
     ctx.skip(`no driver for ${op.operationId} yet (src/drivers): the profile's examples name objects that do not exist`);
   }
-  const pathParams: Record<string, string> = {};
-  for (const p of op.parameters.filter((x) => x.in === 'path')) {
-    if (p.example === undefined) ctx.skip(refused ?? `no driver and no example for path parameter ${p.name} of ${op.operationId}: bind the operation to a reference operation (fsapi-conformance bind), or give the parameter an example in the document`, 'binding');
-    pathParams[p.name] = String(p.example);
-  }
-  const parts: RequestParts = { pathParams };
-  if (op.requestBody) {
-    const json = op.requestBody.content.find((c) => c.mediaType === 'application/json');
-    if (json && json.examples.length > 0) parts.body = structuredClone(json.examples[0]);
-    else {
-      // No driver body fits and the document gives no example: one made from the schema, if it is valid for it.
-      const made = json ? generatedBody(ctx.spec, op, ctx.faker, ctx.config.label) : undefined;
-      const problems = made === undefined ? [] : ctx.spec.validateRequestBody(op, made);
-      if (made === undefined || problems.length > 0) {
-        ctx.skip(refused ?? `no driver, no request body example, and no body made from the schema fits ${op.operationId}${problems.length ? ` (${problems[0]!.pointer || '(body)'} ${problems[0]!.message})` : ''}: bind it to a reference operation (fsapi-conformance bind), or add an example to its request body`, 'binding');
+  await loadGenerator();
+  const values = await parameterValues(ctx, op, opts.as ?? 'primary', opts.real ?? false, refused);
+  const parts: RequestParts = { pathParams: values.path, ...(Object.keys(values.query).length ? { query: values.query } : {}) };
+  const madeUp = [...values.madeUp];
+  // A body only where the operation takes one: never on a GET or DELETE that merely declares an optional one.
+  const takesBody = op.requestBody !== undefined && ((op.method !== 'GET' && op.method !== 'DELETE') || op.requestBody.required);
+  if (takesBody) {
+    const media = requestMediaOf(op);
+    // The example fallback: the document's first example that is valid for its own schema.
+    const example = media?.examples.find((e) => validBody(ctx, op, e, media.mediaType));
+    if (example !== undefined) {
+      parts.body = structuredClone(example);
+      madeUp.push(...madeUpBodyValues(parts.body, 'example'));
+    } else {
+      // No driver body fits and the document gives no valid example: one made from the schema, valid for it.
+      const made = generatedBody(ctx.spec, op, ctx.faker, ctx.config.label, seedFor(ctx.config.seed, `${op.operationId}:body`));
+      if (!made.ok) {
+        const p = made.problems[0];
+        ctx.skip(refused ?? `no driver, no valid request body example, and no body made from the schema of ${op.operationId} is valid for it${p ? ` (${p.pointer || '(body)'} ${p.message})` : ''}: bind it to a reference operation (fsapi-conformance bind), or add a valid example to its request body`, 'binding');
       }
-      parts.body = made;
+      parts.body = made.value;
+      madeUp.push(...madeUpBodyValues(parts.body, 'generated'));
     }
   }
-  BUILT_FROM_EXAMPLES.add(parts);
-  return parts;
+  return withMadeUp(parts, madeUp);
 }

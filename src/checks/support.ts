@@ -3,12 +3,12 @@
  * whether a request took effect (through the operation's driver, or by re-reading the resource).
  */
 import type { Binding } from '../binding/binding.js';
-import type { Operation, SpecDocument } from '../catalogue/openapi.js';
+import { requestMediaOf, type Operation, type SpecDocument } from '../catalogue/openapi.js';
 import type { DriverScope, OperationDriver } from '../drivers/types.js';
 import { CheckSkipped, describeRequest, fail, summariseBody } from '../harness/assert.js';
 import type { CheckContext, RequestParts } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
-import { driverFor, referencePartsOf, scopeOf, validRequest } from './requests.js';
+import { builtByDriver, driverFor, referencePartsOf, scopeOf, validRequest } from './requests.js';
 
 // --- Classification (from the spec in use only, so it holds for a vendor's document too) -----------------------
 
@@ -41,8 +41,11 @@ export const limitParamOf = (op: Operation, binding: Binding | undefined): strin
 /** A GET of one object (or one customer's sub-resource) named by path parameters. */
 export const isGetById = (op: Operation): boolean => op.method === 'GET' && !isList(op) && pathParamsOf(op).length > 0;
 
-/** The JSON request body the operation documents, if any. */
-export const jsonBodyOf = (op: Operation) => op.requestBody?.content.find((c) => c.mediaType === 'application/json');
+/** The JSON request body the operation documents (application/json, or another JSON type such as vnd.api+json), if any. */
+export const jsonBodyOf = (op: Operation) => {
+  const media = requestMediaOf(op);
+  return media && (media.mediaType === 'application/json' || /^application\/[\w.+-]+\+json$/.test(media.mediaType)) ? media : undefined;
+};
 
 /** The GET on the same path (re-reads what a PATCH or DELETE changed). */
 export const readerOf = (spec: SpecDocument, op: Operation): Operation | undefined =>
@@ -55,12 +58,20 @@ export const creatorOf = (spec: SpecDocument, list: Operation): Operation | unde
 /** The operations of a group in document order. */
 export const opsOfGroup = (spec: SpecDocument, group: string): Operation[] => spec.operations.filter((o) => o.group === group);
 
-/** Whether the status is one the operation documents as a success (exactly, or by a 2XX range). */
+/**
+ * Whether the status is one the operation documents as a success (exactly, or by a 2XX range); for an operation
+ * that documents no 2xx at all (a download that answers with a redirect, as Twilio's do), a documented 3xx.
+ */
 export function documented2xx(op: Operation, status: number): boolean {
-  return status >= 200 && status < 300 && op.responses.some((r) => r.status === String(status) || r.status === '2XX');
+  const matches = (r: { status: string }) => r.status === String(status) || r.status === `${String(status)[0]}XX`;
+  if (status >= 200 && status < 300) return op.responses.some(matches);
+  return status >= 300 && status < 400 && !op.responses.some((r) => r.status.startsWith('2')) && op.responses.some(matches);
 }
 
-export const documentedSuccesses = (op: Operation): string => op.responses.filter((r) => r.status.startsWith('2')).map((r) => r.status).join(' or ') || 'none';
+export const documentedSuccesses = (op: Operation): string => {
+  const ok = op.responses.filter((r) => r.status.startsWith('2'));
+  return (ok.length ? ok : op.responses.filter((r) => r.status.startsWith('3'))).map((r) => r.status).join(' or ') || 'none';
+};
 
 // --- Effects ------------------------------------------------------------------------------------------------------
 
@@ -78,9 +89,10 @@ export interface Scoped {
 /** A valid request (in a fresh scope of its own when asked) with its effect counter when the driver has one. */
 export async function scoped(ctx: CheckContext, op: Operation, opts: { fresh?: boolean; as?: 'primary' | 'second' } = {}): Promise<Scoped> {
   const as = opts.as ?? 'primary';
-  const driver = driverFor(ctx, op);
   const scope = scopeOf(ctx, as);
   const parts = await validRequest(ctx, op, { fresh: opts.fresh ?? false, as });
+  // A driver sees the effects of the requests it built, not of values found elsewhere (requests.ts).
+  const driver = builtByDriver(parts) ? driverFor(ctx, op) : undefined;
   const effects = driver?.effects;
   const why = !ctx.config.isReferenceProfile
     ? `the spec in use is a vendor's own, and no driver knows how to see the effects of ${op.operationId}`
@@ -146,6 +158,11 @@ export function stateProbe(ctx: CheckContext, s: Scoped): StateProbe | string {
     return { read: async () => String(await count()), what: `effects of ${s.op.operationId} in its scope` };
   }
   const reader = s.op.method === 'PATCH' || s.op.method === 'DELETE' ? readerOf(ctx.spec, s.op) : undefined;
+  // A re-read shows this request's doing only on a resource the check made for itself (a driver's fresh scope):
+  // one whose id the target listed, or the document gave, is the suite's other checks' to change at the same time.
+  if (reader && !builtByDriver(s.parts)) {
+    return `${s.op.operationId} names a resource the check did not make for itself (its id came from the target's answers or the document), so a change seen on re-reading it may be another check's`;
+  }
   if (reader) {
     return {
       what: `${reader.operationId} of the same resource`,

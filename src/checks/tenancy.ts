@@ -58,7 +58,8 @@ function byIdCheck(op: Operation): CheckDef {
     title: "the first business's object read with the second business's credentials is 403 or 404 and reveals nothing",
     needs: ['second-tenant'],
     async run(ctx) {
-      const parts = await validRequest(ctx, op);
+      // The first business's own object: a made-up id names nobody's.
+      const parts = await validRequest(ctx, op, { real: true });
       const own = await ctx.call(op, parts);
       if (!STATUS.is2xx(own.status)) ctx.skip(`the object cannot be read by its own business: ${describeRequest(own)} answered ${own.status} (FSAPI-CONTRACT-004 judges that)`, 'prerequisite');
       const res = await ctx.call(op, parts, { as: 'second', probe: 'foreign-object' });
@@ -80,8 +81,8 @@ function listCheck(op: Operation): CheckDef {
     title: `walking ${PAGES} pages of ${LIMIT} as each business never lists the other business's objects`,
     needs: ['second-tenant'],
     async run(ctx) {
-      const mine = await validRequest(ctx, op);
-      const theirs = await validRequest(ctx, op, { as: 'second' });
+      const mine = await validRequest(ctx, op, { real: true });
+      const theirs = await validRequest(ctx, op, { as: 'second', real: true });
       // Enough objects on each side that the walks reach a second page (where cursors and merges go wrong).
       await Promise.all([fillList(ctx, op, mine, LIMIT * 2 + 1), fillList(ctx, op, theirs, LIMIT * 2 + 1, 'second')]);
       const [a, b] = await Promise.all([walk(ctx, op, mine, { limit: LIMIT, maxPages: PAGES }), walk(ctx, op, theirs, { limit: LIMIT, maxPages: PAGES, as: 'second' })]);
@@ -119,7 +120,7 @@ function headerCheck(op: Operation): CheckDef {
     title: "the configured key with the second business's x-tenant-id does not see the second business's data",
     needs: ['second-tenant'],
     async run(ctx) {
-      const parts = await validRequest(ctx, op, { as: 'second' });
+      const parts = await validRequest(ctx, op, { as: 'second', real: true });
       if (isList(op)) await fillList(ctx, op, parts, 1, 'second');
       const ref = await ctx.call(op, parts, { as: 'second' });
       if (!STATUS.is2xx(ref.status)) ctx.skip(`the second business cannot read this itself: ${describeRequest(ref)} answered ${ref.status}`, 'prerequisite');

@@ -30,6 +30,7 @@ const PROBED: Record<Probe, string> = {
   'unknown-id': 'an id that exists nowhere',
   'oversized-body': 'a body over the size limit',
   'over-limit': 'a page size over the documented maximum',
+  'made-up-value': 'a request naming values made up from the document (ids that need not exist)',
 };
 
 /**
@@ -160,14 +161,15 @@ export const trafficFamily: CheckFamily = {
         const seen = ctx.observed.responses(op.operationId);
         if (seen === 0) ctx.skip(`no response to ${op.operationId} was observed in this suite`);
         const applicable = ctx.observed.applicable(op.operationId, o.requirement);
-        if (applicable === 0) ctx.skip(`none of the ${seen} responses observed for ${op.operationId} is one this requirement applies to`);
+        const unjudged = ctx.observed.unjudged(op.operationId, o.requirement);
+        if (applicable === 0) ctx.skip(unjudged ? `no response to ${op.operationId} could be judged against the document: ${unjudged}` : `none of the ${seen} responses observed for ${op.operationId} is one this requirement applies to`);
         const findings = ctx.observed.findings(op.operationId, o.requirement);
         for (const f of findings) ctx.attach(f.exchange);
         if (findings.length) {
           const more = findings.length - 1 + ctx.observed.overflow(op.operationId, o.requirement);
           throw new CheckFailure(`${findings[0]!.message}${more ? ` (and ${more} more of ${applicable} responses)` : ''}`);
         }
-        ctx.observe(`${applicable} responses judged`);
+        ctx.observe(`${applicable} responses judged${unjudged ? `; others could not be: ${unjudged}` : ''}`);
       },
     }));
   },

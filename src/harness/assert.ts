@@ -1,4 +1,5 @@
 import type { HttpResponse } from '../http/client.js';
+import { errorText } from '../http/error-text.js';
 import type { SkipCause } from '../results/model.js';
 
 export type { SkipCause };
@@ -71,13 +72,11 @@ function describePredicate(p: (s: number) => boolean): string {
   return 'matching the requirement';
 }
 
-/** A short excerpt of the body for failure messages: the problem detail, or the first characters. */
+/** A short excerpt of the body for failure messages: the target's own error text, or the first characters. */
 export function summariseBody(res: HttpResponse): string {
   if (!res.text) return '';
-  const j = res.json as { detail?: unknown; title?: unknown; code?: unknown } | undefined;
-  if (j && typeof j === 'object' && (typeof j.detail === 'string' || typeof j.title === 'string')) {
-    return ` (${[j.code, j.title, j.detail].filter((x) => typeof x === 'string').join(': ')})`;
-  }
+  const said = errorText(res.json);
+  if (said) return ` (${said.length > 300 ? `${said.slice(0, 300)}...` : said})`;
   const t = res.text.replace(/\s+/g, ' ').slice(0, 120);
   return ` (body: ${t}${res.text.length > 120 ? '...' : ''})`;
 }

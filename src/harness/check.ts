@@ -12,6 +12,7 @@ import { CheckFailure, CheckSkipped } from './assert.js';
 import type { TrafficObserver } from './observer.js';
 import type { Probe } from './probe.js';
 import type { WorkerConfig } from './worker-config.js';
+import type { Traced } from '../values/provenance.js';
 import type { World } from './world.js';
 
 /** Credentials or data a check needs; without them it is skipped with the reason, never dropped. */
@@ -61,7 +62,8 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
-export interface RequestParts {
+/** A request's values; the ones the suite made up from the document carry that (src/values/provenance.ts). */
+export interface RequestParts extends Traced {
   pathParams?: Record<string, string>;
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;

@@ -18,6 +18,8 @@ interface Tally {
   /** Responses that the requirement applies to (e.g. error responses for problem-details checks). */
   applicable: Map<string, number>;
   findings: Map<string, { message: string; exchange: RecordedExchange }[]>;
+  /** Why responses could not be judged for a requirement (the document's schema does not compile, say). */
+  unjudged: Map<string, string>;
 }
 
 const KEEP = 5;
@@ -34,17 +36,32 @@ export class TrafficObserver {
 
   observe(op: Operation, res: HttpResponse, probe?: Probe): void {
     let t = this.byOp.get(op.operationId);
-    if (!t) this.byOp.set(op.operationId, (t = { responses: 0, applicable: new Map(), findings: new Map() }));
+    if (!t) this.byOp.set(op.operationId, (t = { responses: 0, applicable: new Map(), findings: new Map(), unjudged: new Map() }));
     t.responses++;
     for (const ev of this.evaluators) {
-      for (const r of ev.appliesTo(op, res, probe)) t.applicable.set(r, (t.applicable.get(r) ?? 0) + 1);
-      for (const f of ev.evaluate(op, res, probe)) {
+      const applies = ev.appliesTo(op, res, probe);
+      let found: TrafficFinding[];
+      try {
+        found = ev.evaluate(op, res, probe);
+      } catch (e) {
+        // A judgement the document itself prevents (a schema that does not compile) is no finding, and the
+        // request that received the answer goes on: the observed-traffic check says why it could not judge.
+        for (const r of applies) t.unjudged.set(r, (e as Error).message);
+        continue;
+      }
+      for (const r of applies) t.applicable.set(r, (t.applicable.get(r) ?? 0) + 1);
+      for (const f of found) {
         const list = t.findings.get(f.requirement) ?? [];
         if (!t.findings.has(f.requirement)) t.findings.set(f.requirement, list);
         if (list.length < KEEP) list.push({ message: f.message, exchange: res.exchange });
         else (list as { overflow?: number } & typeof list).overflow = ((list as { overflow?: number }).overflow ?? 0) + 1;
       }
     }
+  }
+
+  /** Why some responses could not be judged for the requirement, if any could not. */
+  unjudged(operationId: string, requirement: string): string | undefined {
+    return this.byOp.get(operationId)?.unjudged.get(requirement);
   }
 
   responses(operationId: string): number {

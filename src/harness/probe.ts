@@ -16,4 +16,6 @@ export type Probe =
   | 'reused-idempotency-key'
   | 'unknown-id'
   | 'oversized-body'
-  | 'over-limit';
+  | 'over-limit'
+  // Not sent on purpose: a request naming values the suite made up (src/values/made-up.ts), answered "not found".
+  | 'made-up-value';

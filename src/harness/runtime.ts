@@ -4,11 +4,11 @@ import { appendFileSync } from 'node:fs';
 import type { Faker } from '@faker-js/faker';
 import { faker as englishFaker } from '@faker-js/faker/locale/en';
 import { loadCatalogue, type Catalogue } from '../catalogue/index.js';
-import type { Operation } from '../catalogue/openapi.js';
+import { requestMediaOf, type MediaSpec, type Operation, type SpecDocument } from '../catalogue/openapi.js';
 import { secretsOf } from '../config/run-config.js';
 import { TargetClient, type HttpResponse, type RequestSpec } from '../http/client.js';
 import { fillPath, missingPathParams } from '../http/path-template.js';
-import { sampleParameterValue } from '../catalogue/sample-value.js';
+import { multipartBody, urlEncodedBody } from '../http/form-body.js';
 import { RateLimiter } from '../http/rate-limiter.js';
 import { Redactor } from '../http/redact.js';
 import type { RecordedExchange } from '../results/model.js';
@@ -16,6 +16,12 @@ import { CheckSkipped } from './assert.js';
 import type { CallOptions, RequestParts } from './check.js';
 import type { Probe } from './probe.js';
 import type { WorkerConfig } from './worker-config.js';
+import { seedFor } from './seed.js';
+import { documentValue } from '../values/parameter-value.js';
+import { loadGenerator } from '../values/generate.js';
+import { madeUpOf, type MadeUpValue } from '../values/provenance.js';
+import { notFoundMadeUp } from '../values/made-up.js';
+import { propertiesOf } from '../values/schema-walk.js';
 
 /** Per worker: the catalogue of the spec in use, the redactor, and one keep-alive client for the target. */
 export interface WorkerRuntime {
@@ -32,6 +38,8 @@ let runtime: Promise<WorkerRuntime> | undefined;
 export function workerRuntime(cfg: WorkerConfig): Promise<WorkerRuntime> {
   runtime ??= (async () => {
     const catalogue = await loadCatalogue({ specPath: cfg.specPath, ...(cfg.bindingPath ? { bindingPath: cfg.bindingPath } : {}) });
+    // A vendor's document may need values made from its schemas in any request (its required query parameters).
+    if (!catalogue.isReferenceProfile) await loadGenerator();
     const redactor = new Redactor(secretsOf(cfg.credentials));
     const abort = runCancellation(cfg);
     const client = new TargetClient({
@@ -61,10 +69,7 @@ export function runCancellation(cfg: Pick<WorkerConfig, 'concurrency' | 'idempot
   return abort;
 }
 
-/** A 32-bit seed from the run seed and a label (check id, suite name): order-independent determinism. */
-export function seedFor(runSeed: number, label: string): number {
-  return createHash('sha256').update(`${runSeed}:${label}`).digest().readUInt32BE(0);
-}
+export { seedFor };
 
 /**
  * The package root loads every locale (3.7 MB of JavaScript, 0.3 s in each thread that imports it); the English
@@ -107,8 +112,11 @@ function appendTrace(rt: WorkerRuntime, file: string, x: RecordedExchange, spec:
   appendFileSync(file, `${JSON.stringify(line)}\n`);
 }
 
-/** A request for an operation, with what it breaks on purpose when it is a probe (the traffic observer judges its answer by that). */
-export type OperationRequest = RequestSpec & { probe?: Probe };
+/**
+ * A request for an operation, with what it breaks on purpose when it is a probe (the traffic observer judges its
+ * answer by that), and the values in it that the suite made up from the document (src/values/made-up.ts).
+ */
+export type OperationRequest = RequestSpec & { probe?: Probe; madeUp?: MadeUpValue[] };
 
 /**
  * Builds and sends a request for an operation, the way every caller (checks and worlds) does it: default
@@ -130,40 +138,82 @@ export function operationRequest(
     'Api-Key': principal.apiKey,
     'x-tenant-id': principal.tenantId,
   };
+  const madeUp: MadeUpValue[] = [];
   // Query and header parameters the document requires (besides the seed's headers), when the caller gives none: a
   // request without them is refused for the suite's omission, whatever the requirement under test.
   const query = { ...parts.query, ...opts.query };
   for (const p of op.parameters) {
-    if (!p.required) continue;
-    if (p.in === 'header' && !SEED_HEADERS.has(p.name.toLowerCase())) headers[p.name] = String(sampleParameterValue(p, rt.catalogue.spec));
-    if (p.in === 'query' && query[p.name] === undefined) query[p.name] = sampleParameterValue(p, rt.catalogue.spec);
+    if (!p.required || (p.in !== 'header' && p.in !== 'query')) continue;
+    if (p.in === 'header' ? SEED_HEADERS.has(p.name.toLowerCase()) : query[p.name] !== undefined) continue;
+    const v = documentValue(rt.catalogue.spec, p, seedFor(cfg.seed, `${op.operationId}:${p.in}:${p.name}`));
+    if (!v) continue;
+    if (p.in === 'header') headers[p.name] = String(v.value);
+    else query[p.name] = v.value;
+    madeUp.push({ in: p.in, name: p.name, value: String(v.value), origin: v.origin });
   }
-  if (parts.body !== undefined || opts.rawBody !== undefined) headers['content-type'] = 'application/json';
+  // A body on GET or DELETE only where the document requires one (Stripe's reads declare an optional empty form).
+  const sendsBody = (op.method !== 'GET' && op.method !== 'DELETE') || op.requestBody?.required === true;
+  const media = requestMediaOf(op);
+  const encoded = opts.rawBody === undefined && parts.body !== undefined && sendsBody ? encodeBody(rt.catalogue.spec, media, parts.body) : undefined;
+  if (opts.rawBody !== undefined) headers['content-type'] = 'application/json';
+  else if (encoded) headers['content-type'] = encoded.contentType;
   if (op.method === 'POST') headers['Idempotency-Key'] = opts.idempotencyKey === null ? undefined : (opts.idempotencyKey ?? freshKey());
   for (const [k, v] of Object.entries(opts.headers ?? {})) {
     // Header names are case-insensitive: an override replaces the default whatever its case.
     for (const existing of Object.keys(headers)) if (existing.toLowerCase() === k.toLowerCase()) delete headers[existing];
     headers[k] = v;
   }
+  const path = filledPath(op, parts);
+  // The made-up values the request still carries as sent (a check may have put its own in their place).
+  const sentBody = opts.rawBody !== undefined ? String(opts.rawBody) : parts.body !== undefined ? JSON.stringify(parts.body) : '';
+  for (const v of madeUpOf(parts)) {
+    const still =
+      v.in === 'path' ? parts.pathParams?.[v.name] === v.value : v.in === 'query' ? String(query[v.name]) === v.value : v.in === 'header' ? headers[v.name] === v.value : sentBody.includes(v.value);
+    if (still) madeUp.push(v);
+  }
   return {
     method: op.method,
-    path: filledPath(op, parts),
+    path,
     query,
     headers,
-    ...(opts.rawBody !== undefined ? { body: opts.rawBody } : parts.body !== undefined ? { json: parts.body } : {}),
+    ...(opts.rawBody !== undefined ? { body: opts.rawBody } : encoded ? ('json' in encoded ? { json: encoded.json } : { body: encoded.body }) : {}),
     operation: op,
     ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
     ...(opts.probe ? { probe: opts.probe } : {}),
+    ...(madeUp.length ? { madeUp } : {}),
   };
+}
+
+/** A body in the operation's request media type: JSON (any +json type), a url-encoded form or a multipart one. */
+function encodeBody(spec: SpecDocument, media: MediaSpec | undefined, body: unknown): { contentType: string } & ({ json: unknown } | { body: string | Buffer }) {
+  const type = media?.mediaType ?? 'application/json';
+  if (type === 'application/x-www-form-urlencoded') return { contentType: type, body: urlEncodedBody(body, media?.encoding) };
+  if (type === 'multipart/form-data') {
+    const binary = new Set([...propertiesOf(spec, media?.schema)].filter(([, s]) => s['format'] === 'binary' || s['contentMediaType'] !== undefined).map(([k]) => k));
+    const m = multipartBody(body, media?.encoding, binary);
+    return { contentType: m.contentType, body: m.body };
+  }
+  if (typeof body === 'string' && !/json/.test(type)) return { contentType: type, body };
+  return { contentType: /json/.test(type) ? type : 'application/json', json: body };
 }
 
 /** Headers the suite itself sends (the seed's and HTTP's own), never taken from a document's parameters. */
 const SEED_HEADERS = new Set(['api-key', 'x-tenant-id', 'idempotency-key', 'content-type', 'accept', 'authorization', 'content-length', 'host']);
 
-/** What to accept: JSON, unless every success the operation documents is of another media type (a PDF statement). */
+/**
+ * What to accept: JSON where the operation answers it; else the JSON type it documents (`application/vnd.api+json`),
+ * else every media type its successes document (a PDF statement).
+ */
 function acceptFor(op: Operation): string {
+  // A document that requires an Accept header of its own (Dwolla's vnd.dwolla.v1.hal+json) says what to send.
+  const declared = op.parameters.find((p) => p.in === 'header' && p.name.toLowerCase() === 'accept');
+  const schema = declared && typeof declared.schema === 'object' ? declared.schema : undefined;
+  const given = [declared?.example, schema?.['default'], Array.isArray(schema?.['enum']) ? schema['enum'][0] : undefined].find((v): v is string => typeof v === 'string');
+  if (given) return given;
   const media = [...new Set(op.responses.filter((r) => r.status.startsWith('2')).flatMap((r) => r.content.map((c) => c.mediaType)))];
-  return media.length === 0 || media.some((m) => m.includes('json')) ? 'application/json' : media.join(', ');
+  if (media.length === 0 || media.includes('application/json')) return 'application/json';
+  const json = media.filter((m) => /^application\/[\w.+-]+\+json$/.test(m));
+  return (json.length ? json : media).join(', ');
 }
 
 /**
@@ -197,6 +247,7 @@ export async function sendRecorded(
   const trace = rt.cfg.traceFile;
   // The trace takes every attempt's exchange as recorded: already redacted, with the full request body.
   const res = await rt.client.send(spec, trace ? (x) => (record(x), appendTrace(rt, trace, x, spec)) : record);
-  if (spec.operation && observe) observe(spec.operation, res, spec.probe);
+  // A "not found" for values the suite made up is the suite's doing, like a probe's 4xx (src/values/made-up.ts).
+  if (spec.operation && observe) observe(spec.operation, res, spec.probe ?? (notFoundMadeUp(res, spec.madeUp).length ? 'made-up-value' : undefined));
   return res;
 }

@@ -6,7 +6,8 @@ import { evaluatorsFor } from '../checks/traffic.js';
 import type { CheckResult } from '../results/model.js';
 import { curlFor } from '../results/reproduce.js';
 import { createWorld } from '../world/index.js';
-import { CheckSkipped } from './assert.js';
+import { CheckSkipped, describeRequest, PreconditionFailed } from './assert.js';
+import { madeUpRefusal } from '../values/made-up.js';
 import { bindCall } from './bound-call.js';
 import { checkId, EvidenceLog, executeCheck, testName, type CheckContext, type CheckDef } from './check.js';
 import type { Probe } from './probe.js';
@@ -168,7 +169,12 @@ async function runOne(
     },
     async call(opRef, parts = {}, opts = {}) {
       const c = bindCall(binding, cfg, opRef, parts, opts);
-      return c.view(await send(operationRequest(rt, c.op, c.parts, c.opts, ctx.idempotencyKey), evidence.add));
+      const req = operationRequest(rt, c.op, c.parts, c.opts, ctx.idempotencyKey);
+      const res = await send(req, evidence.add);
+      // The one rule on made-up values: "no such resource" for one is no verdict on the check's requirement.
+      const refused = madeUpRefusal(res, req.madeUp, req.probe);
+      if (refused) throw new PreconditionFailed(`${describeRequest(res)}: ${refused}`);
+      return c.view(res);
     },
     send(req) {
       return send(req, evidence.add);

@@ -9,6 +9,15 @@
  */
 import type { CheckResult, Coverage, Diagnostic, RecordedExchange } from './model.js';
 import { isRateLimited } from './verdict.js';
+import { errorText } from '../http/error-text.js';
+
+const parsed = (text: string | undefined): unknown => {
+  try {
+    return text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    return text;
+  }
+};
 
 /** Families whose requests are meant to be refused (wrong keys, other tenants, unknown ids, wrong versions). */
 const REFUSED_ON_PURPOSE = new Set<CheckResult['family']>(['auth', 'transport', 'tenancy', 'http', 'versioning']);
@@ -62,15 +71,22 @@ export function runDiagnostics(input: DiagnosticsInput): Diagnostic[] {
   }
 
   const writes = answered.filter((op) => byOp.get(op)!.some((x) => WRITE.has(x.request.method.toUpperCase())));
+  const lastWrite = (op: string) => byOp.get(op)!.filter((x) => WRITE.has(x.request.method.toUpperCase())).at(-1)!;
   const refused = writes.filter((op) => {
-    const last = byOp.get(op)!.filter((x) => WRITE.has(x.request.method.toUpperCase())).at(-1)!.response!.status;
+    const last = lastWrite(op).response!.status;
     return last >= 400 && last < 500 && last !== 401 && last !== 404;
   });
+  // The target's own words for a few of them: a refusal of a body valid for the document is its answer.
+  const said = refused
+    .map((op) => ({ op, status: lastWrite(op).response!.status, text: errorText(parsed(lastWrite(op).response!.body)) }))
+    .filter((x) => x.text)
+    .slice(0, 3)
+    .map((x) => `${x.op} ${x.status}: "${x.text!.length > 120 ? `${x.text!.slice(0, 120)}...` : x.text}"`);
   const prerequisites = checks.filter((c) => c.status === 'skipped' && c.skip_cause === 'prerequisite').length;
   if (writes.length >= 2 && refused.length * 2 >= writes.length) {
     out.push({
       kind: 'writes-refused',
-      message: `${refused.length} of ${writes.length} valid writes were refused with a 4xx${prerequisites ? `, and ${prerequisites} checks were skipped for a prerequisite the target refused` : ''}: the checks that build on them tell little`,
+      message: `${refused.length} of ${writes.length} valid writes were refused with a 4xx${said.length ? ` (the target said: ${said.join('; ')})` : ''}${prerequisites ? `, and ${prerequisites} checks were skipped for a prerequisite the target refused` : ''}: the checks that build on them tell little`,
       fix: 'read the refused requests in summary.md (a 422 names the field); give the target the data it needs (a funded account, an approved customer), or the document the bodies it accepts',
     });
   }

@@ -58,6 +58,19 @@ export interface RecordedExchange {
   error?: string;
 }
 
+export interface ValueSourceAccount {
+  operation: string;
+  parameter: string;
+  in: string;
+  producer: string;
+  kind: 'list' | 'create' | 'read';
+  select: string;
+  via: 'link' | 'inferred';
+  confidence: number;
+  active: boolean;
+  reason: string;
+}
+
 export interface CheckResult {
   /** Stable identity across runs: `<requirement> <operation|group> <variant>`; baseline diffs and shard merges key on it. */
   id: string;
@@ -127,6 +140,11 @@ export interface RunReport {
     binding?: string;
     /** Every operation of the document: the reference operation it plays, its group only, or why it is unbound. */
     operations?: OperationAccount[];
+    /**
+     * Which operation's answers give another operation's parameters (src/values/producers.ts): from the document's
+     * links or inferred, each with its confidence and reason; inactive ones are suggestions the run did not act on.
+     */
+    value_sources?: ValueSourceAccount[];
   };
   requirements: { path: string; sha256: string; count: number };
   target: {

@@ -5,6 +5,7 @@ import { join, relative } from 'node:path';
 import { privateCacheDir } from '../cache-dir.js';
 import { PACKAGE_ROOT, RUNNING_COMPILED, SUITE_VERSION, SUITES_DIR, SUITE_EXT, WAITING_FILE } from '../paths.js';
 import { loadCatalogue, REFERENCE_SPEC_PATH, type Catalogue } from '../catalogue/index.js';
+import { describeSources, valueSources } from '../values/producers.js';
 import type { RequirementCatalogue } from '../catalogue/requirements.js';
 import { isGroupSlug, UNBOUND_SUITE, type SuiteSlug } from '../catalogue/groups.js';
 import { harnessWorkers, secretsOf, type Credentials, type RunConfig } from '../config/run-config.js';
@@ -423,6 +424,8 @@ function buildReport(a: {
       reference_profile: catalogue.isReferenceProfile,
       ...(cfg.bindingPath ? { binding: relative(process.cwd(), cfg.bindingPath) || cfg.bindingPath } : {}),
       operations: catalogue.binding.accounting(),
+      // Where a vendor document's parameter values come from: shown whether acted on (active) or only suggested.
+      ...(catalogue.isReferenceProfile ? {} : { value_sources: describeSources(valueSources(catalogue.spec)) }),
     },
     requirements: { path: 'spec/requirements.yaml', sha256: catalogue.requirements.sha256, count: catalogue.requirements.all.length },
     target: {

@@ -1,0 +1,174 @@
+/**
+ * Values made from a document's schemas by json-schema-faker (formats, patterns, enums, bounds, composition; its
+ * own seeded generator), and proven valid for the schema before anything sends them. What OpenAPI adds to JSON
+ * Schema is applied first: readOnly members are left out of what a client sends, and a oneOf/anyOf with a
+ * discriminator sets the discriminating member of the branch it takes.
+ */
+import { describeErrors, type SchemaProblem } from '../catalogue/json-schema.js';
+import { bundleRef, type SpecDocument } from '../catalogue/openapi.js';
+import { isObj, type Json } from '../json.js';
+
+type Jsf = typeof import('json-schema-faker');
+let jsf: Jsf | undefined;
+
+/**
+ * Loads the generator (an ES module: only import() reaches it) where a run may need it: a worker on a vendor's
+ * document, validRequest. A run against the reference profile, every request from a driver, never loads it.
+ */
+export async function loadGenerator(): Promise<void> {
+  jsf ??= await import('json-schema-faker');
+}
+
+function load(): Jsf {
+  if (!jsf) throw new Error('the value generator is not loaded: await loadGenerator() before making values');
+  return jsf;
+}
+
+const COMPONENT = /^(urn:fsapi:spec#\/\$defs\/|#\/components\/schemas\/)/;
+
+/**
+ * The schema with every reference outside the component schemas replaced by what it names
+ * (`#/components/parameters/companyId/schema`): the validators and the generator resolve component schemas only.
+ */
+export function inlineForeignRefs(spec: Pick<SpecDocument, 'schemaAt'>, v: unknown, depth = 0): unknown {
+  if (Array.isArray(v)) return v.map((x) => inlineForeignRefs(spec, x, depth));
+  if (!isObj(v)) return v;
+  const ref = v['$ref'];
+  if (typeof ref === 'string' && !COMPONENT.test(ref) && depth < 8) {
+    const { $ref: _named, ...siblings } = v;
+    const target = spec.schemaAt(ref);
+    return isObj(target) ? { ...(inlineForeignRefs(spec, target, depth + 1) as Json), ...siblings } : siblings;
+  }
+  const out: Json = {};
+  for (const [k, x] of Object.entries(v)) out[k] = k === '$ref' && typeof x === 'string' ? bundleRef(x) : inlineForeignRefs(spec, x, depth);
+  return out;
+}
+
+/** A reference as the generator resolves it: every component under the schema's own `$defs`. */
+const localRef = (ref: string): string => ref.replace(/^urn:fsapi:spec#\/\$defs\//, '#/$defs/').replace(/^#\/components\/schemas\//, '#/$defs/');
+
+/**
+ * A schema as a client fills it: references local, readOnly members dropped (and no longer required), and each
+ * discriminated branch pinned to its discriminator value.
+ */
+function forClient(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(forClient);
+  if (!isObj(v)) return v;
+  const out: Json = {};
+  for (const [k, x] of Object.entries(v)) out[k] = k === '$ref' && typeof x === 'string' ? localRef(x) : forClient(x);
+  if (isObj(out['properties'])) {
+    const props = out['properties'];
+    const readOnly = Object.keys(props).filter((k) => isObj(props[k]) && props[k]['readOnly'] === true);
+    if (readOnly.length) {
+      out['properties'] = Object.fromEntries(Object.entries(props).filter(([k]) => !readOnly.includes(k)));
+      if (Array.isArray(out['required'])) out['required'] = out['required'].filter((r) => !readOnly.includes(String(r)));
+    }
+  }
+  const d = out['discriminator'];
+  if (isObj(d) && typeof d['propertyName'] === 'string') {
+    const prop = d['propertyName'];
+    const mapping = isObj(d['mapping']) ? d['mapping'] : {};
+    for (const key of ['oneOf', 'anyOf'] as const) {
+      if (!Array.isArray(out[key])) continue;
+      out[key] = (out[key] as unknown[]).map((branch) => {
+        const ref = isObj(branch) && typeof branch['$ref'] === 'string' ? branch['$ref'] : undefined;
+        if (!ref) return branch;
+        const value = Object.entries(mapping).find(([, target]) => typeof target === 'string' && localRef(target) === ref)?.[0] ?? ref.split('/').at(-1)!;
+        return { allOf: [branch, { type: 'object', required: [prop], properties: { [prop]: { const: value } } }] };
+      });
+    }
+  }
+  return out;
+}
+
+/** The document's component schemas in the generator's form, made once per document. */
+const definitions = new WeakMap<SpecDocument, Json>();
+function defsOf(spec: SpecDocument): Json {
+  let defs = definitions.get(spec);
+  if (!defs) {
+    const components = isObj(spec.raw['components']) && isObj(spec.raw['components']['schemas']) ? spec.raw['components']['schemas'] : {};
+    defs = Object.fromEntries(Object.keys(components).map((name) => [name, forClient(inlineForeignRefs(spec, spec.schemaAt(`#/components/schemas/${name}`) ?? {}))]));
+    definitions.set(spec, defs);
+  }
+  return defs;
+}
+
+/** Names of the members marked readOnly in the schema or any component (what a client leaves out). */
+const readOnlyByDoc = new WeakMap<SpecDocument, Set<string>>();
+function readOnlyNames(spec: SpecDocument, schema: unknown): Set<string> {
+  let names = readOnlyByDoc.get(spec);
+  if (!names) {
+    const found = new Set<string>();
+    const walk = (v: unknown): void => {
+      if (Array.isArray(v)) return v.forEach(walk);
+      if (!isObj(v)) return;
+      if (isObj(v['properties'])) for (const [k, x] of Object.entries(v['properties'])) if (isObj(x) && x['readOnly'] === true) found.add(k);
+      Object.values(v).forEach(walk);
+    };
+    walk(spec.raw['components']);
+    readOnlyByDoc.set(spec, (names = found));
+  }
+  if (!isObj(schema)) return names;
+  const local = new Set(names);
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) return v.forEach(walk);
+    if (!isObj(v)) return;
+    if (isObj(v['properties'])) for (const [k, x] of Object.entries(v['properties'])) if (isObj(x) && x['readOnly'] === true) local.add(k);
+    for (const [k, x] of Object.entries(v)) if (k !== '$defs') walk(x);
+  };
+  walk(schema);
+  return local;
+}
+
+export type Generated = { ok: true; value: unknown } | { ok: false; problems: SchemaProblem[] };
+
+/** Tries of the whole schema: its own examples and defaults first, then required members only under other seeds. */
+const ATTEMPTS = 5;
+/** At most this many branches of a top-level oneOf/anyOf are tried one by one, each with every member filled. */
+const BRANCHES = 8;
+
+/**
+ * The schema's top-level oneOf/anyOf branches, each as a schema of its own (with the members beside the oneOf):
+ * the generator makes `{}` of a oneOf whose branches differ only by optional members, which matches them all.
+ */
+function branchesOf(prepared: Json): Json[] {
+  const key = Array.isArray(prepared['oneOf']) ? 'oneOf' : Array.isArray(prepared['anyOf']) ? 'anyOf' : undefined;
+  if (!key) return [];
+  const { [key]: branches, $defs, ...rest } = prepared;
+  return (branches as unknown[]).slice(0, BRANCHES).map((b) => ({ allOf: [rest, b], $defs }));
+}
+
+/**
+ * A value valid for a schema of the document (a parameter's, a request body's), seeded for repeatable runs.
+ * `adjust` lets the caller mark what it makes (a run label in e-mail members) before it is validated.
+ */
+export function generateValid(spec: SpecDocument, schema: unknown, seed: number, adjust: (v: unknown) => unknown = (v) => v): Generated {
+  if (schema === undefined || schema === true) return { ok: true, value: 'fsapi' };
+  const own = inlineForeignRefs(spec, schema) as Json;
+  let validate: ReturnType<SpecDocument['validator']>;
+  try {
+    validate = spec.validator(own);
+  } catch (e) {
+    return { ok: false, problems: [{ pointer: '', message: `the schema cannot be compiled (${(e as Error).message}), so no value can be proven valid` }] };
+  }
+  const prepared = isObj(own) ? { ...(forClient(own) as Json), $defs: defsOf(spec) } : own;
+  const tries: { schema: unknown; options: Record<string, unknown> }[] = [
+    ...Array.from({ length: ATTEMPTS }, (_, i) => ({ schema: prepared, options: { seed: seed + i, useExamplesValue: i === 0, useDefaultValue: i === 0, optionalsProbability: 0 } })),
+    ...(isObj(prepared) ? branchesOf(prepared) : []).map((b, i) => ({ schema: b, options: { seed: seed + i, alwaysFakeOptionals: true } })),
+  ];
+  let problems: SchemaProblem[] = [{ pointer: '', message: 'no value could be generated' }];
+  for (const t of tries) {
+    let value: unknown;
+    try {
+      value = adjust(load().generateSync(t.schema as never, { maxDepth: 8, ...t.options }));
+    } catch (e) {
+      problems = [{ pointer: '', message: `the generator could not make a value: ${(e as Error).message}` }];
+      continue;
+    }
+    if (validate(value)) return { ok: true, value };
+    // A readOnly member is required of the server's answers only: its absence from a request is no problem.
+    problems = describeErrors(validate.errors).filter((p) => !(p.message === 'is required' && readOnlyNames(spec, prepared).has(p.pointer.split('/').at(-1)!)));
+    if (problems.length === 0) return { ok: true, value };
+  }
+  return { ok: false, problems };
+}

@@ -1,0 +1,107 @@
+/** Values made from a document: parameters (example first, then generated) and request bodies, valid for their schemas. */
+import { describe, expect, it } from 'vitest';
+import { loadSpec, requestMediaOf } from '../src/catalogue/openapi.js';
+import { multipartBody, urlEncodedBody } from '../src/http/form-body.js';
+import { fromRoot } from '../src/paths.js';
+import { generateValid, loadGenerator } from '../src/values/generate.js';
+import { documentValue } from '../src/values/parameter-value.js';
+
+const spec = await loadSpec(fromRoot('test', 'fixtures', 'values', 'vendor.yaml'));
+await loadGenerator();
+const param = (op: string, name: string) => spec.byId.get(op)!.parameters.find((p) => p.name === name)!;
+
+describe('parameter values from the document', () => {
+  it('takes the example, default or first enum value first, each only if valid', () => {
+    expect(documentValue(spec, { name: 'x', example: 'ex', schema: { type: 'string', default: 'd' } }, 1)).toEqual({ value: 'ex', origin: 'example' });
+    expect(documentValue(spec, { name: 'x', example: undefined, schema: { type: 'string', default: 'd', enum: ['a'] } }, 1)).toEqual({ value: 'a', origin: 'example' });
+    expect(documentValue(spec, { name: 'x', example: 'not-a-uuid', schema: { type: 'string', format: 'uuid' } }, 1)!.origin).toBe('generated');
+    expect(documentValue(spec, param('widgets.get', 'mode'), 1)).toEqual({ value: 'fast', origin: 'example' });
+  });
+
+  it('makes uuid, pattern and integer values valid for their schemas', () => {
+    for (const [op, name] of [['widgets.get', 'widget_ref'], ['widgets.get', 'X-Request-Tag'], ['statements.get', 'statement_id'], ['entries.list', 'ledgerId']] as const) {
+      const p = param(op, name);
+      for (const seed of [1, 2, 3]) {
+        const v = documentValue(spec, p, seed)!;
+        expect(v.origin).toBe('generated');
+        expect(spec.validator(p.schema!)(v.value), `${name}=${String(v.value)}`).toBe(true);
+      }
+    }
+    expect(String(documentValue(spec, param('widgets.get', 'widget_ref'), 1)!.value)).toMatch(/^wg_[a-f0-9]{8}$/);
+  });
+
+  it('gives an array parameter one value of its items (what ?ids=a carries)', () => {
+    const v = documentValue(spec, { name: 'ids', in: 'query', example: undefined, schema: { type: 'array', items: { type: 'string', format: 'uuid' } } }, 2)!;
+    expect(spec.validator({ type: 'string', format: 'uuid' })(v.value)).toBe(true);
+  });
+
+  it('asks a history for the last thirty days', () => {
+    const since = documentValue(spec, { name: 'createdSince', example: undefined, schema: { type: 'string', format: 'date-time' } }, 1)!.value;
+    const until = documentValue(spec, { name: 'createdUntil', example: undefined, schema: { type: 'string', format: 'date-time' } }, 1)!.value;
+    expect(Math.round((Date.parse(String(until)) - Date.parse(String(since))) / 86_400_000)).toBe(30);
+  });
+});
+
+describe('request bodies made from the schema', () => {
+  it('honours required, pattern, bounds, readOnly and a discriminated oneOf', () => {
+    const op = spec.byId.get('payouts.create')!;
+    for (const seed of [1, 2, 3, 4, 5, 6]) {
+      const made = generateValid(spec, requestMediaOf(op)!.schema, seed);
+      expect(made.ok).toBe(true);
+      const body = (made as { value: Record<string, unknown> }).value;
+      expect(spec.validateRequestBody(op, body)).toEqual([]);
+      expect(body).not.toHaveProperty('id');
+      const rail = body['rail'] as Record<string, unknown>;
+      expect(rail['kind'] === 'ach' ? 'routing' in rail : rail['kind'] === 'wire' && 'swift' in rail).toBe(true);
+    }
+  });
+
+  it("follows a schema's reference to a parameter's schema (as Prism does) when validating and generating", () => {
+    const card = spec.byId.get('cards.get')!;
+    expect(spec.validateResponse(card, 200, 'application/json', { token: 'card_abc123', state: 'OPEN' })).toEqual({ kind: 'ok' });
+    expect(spec.validateResponse(card, 200, 'application/json', { token: 'nope', state: 'OPEN' }).kind).toBe('schema');
+    // As a request: the readOnly token (required of answers only) is left out, the rest valid.
+    const made = generateValid(spec, { $ref: '#/components/schemas/Card' }, 3) as { ok: true; value: Record<string, unknown> };
+    expect(made.ok).toBe(true);
+    expect(made.value).not.toHaveProperty('token');
+    expect(['OPEN', 'PAUSED']).toContain(made.value['state']);
+  });
+
+  it('fills optional members where a oneOf branch is told apart only by them', () => {
+    const schema = { oneOf: [{ type: 'object', properties: { removed: { type: 'boolean' } }, additionalProperties: false }, { type: 'object', properties: { name: { type: 'string' } }, additionalProperties: false }] };
+    const made = generateValid(spec, schema, 1);
+    expect(made.ok).toBe(true);
+  });
+
+  it('says why when no valid value exists', () => {
+    const made = generateValid(spec, { type: 'string', minLength: 5, maxLength: 2 }, 1);
+    expect(made.ok).toBe(false);
+  });
+});
+
+describe('form bodies encoded as the document says', () => {
+  it('url-encodes a deepObject member as a[b]=c and exploded arrays as repeated names', () => {
+    const media = requestMediaOf(spec.byId.get('cards.create')!)!;
+    expect(media.encoding).toEqual({ metadata: { style: 'deepObject', explode: true } });
+    const text = urlEncodedBody({ memo: 'a b', metadata: { team: 'ops', deep: { x: 1 } }, tags: ['a', 'b'] }, media.encoding);
+    expect(decodeURIComponent(text.replace(/\+/g, ' '))).toBe('memo=a b&metadata[team]=ops&metadata[deep][x]=1&tags=a&tags=b');
+    // Without an encoding object: form, exploded (an object's members become fields of their own).
+    expect(urlEncodedBody({ address: { city: 'Paris' } })).toBe('city=Paris');
+  });
+
+  it('sends multipart parts per member, objects as JSON and binary members as files', () => {
+    const { body, contentType } = multipartBody({ memo: 'm', meta: { a: 1 }, file: 'xyz' }, {}, new Set(['file']));
+    const boundary = /boundary=(.+)$/.exec(contentType)![1]!;
+    const text = body.toString('utf8');
+    expect(text.split(`--${boundary}`).length).toBe(5);
+    expect(text).toContain('name="memo"\r\n\r\nm\r\n');
+    expect(text).toContain('name="meta"\r\nContent-Type: application/json\r\n\r\n{"a":1}');
+    expect(text).toContain('name="file"; filename="file.bin"\r\nContent-Type: application/octet-stream');
+  });
+});
+
+describe('path parameters', () => {
+  it('are never empty, whatever the schema allows', () => {
+    for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) expect(String(documentValue(spec, { name: 'id', in: 'path', example: undefined, schema: { type: 'string', maxLength: 3 } }, seed)!.value)).not.toBe('');
+  });
+});
