@@ -3,6 +3,8 @@ import type { Credentials } from '../config/run-config.js';
 import { UsageError } from '../errors.js';
 import type { TargetClient } from '../http/client.js';
 import { fillPath } from '../http/path-template.js';
+import { loadGenerator } from '../values/generate.js';
+import { documentValue } from '../values/parameter-value.js';
 import { RateLimited, TransportError } from '../http/transport-error.js';
 
 /** The preflight is a one-off reachability probe: a cold TLS start must not read as "unreachable". */
@@ -16,9 +18,32 @@ const PREFLIGHT_RETRY_BUDGET_MS = 10_000;
  * credentials accepted. A dead or misconfigured target gives one message and exit 2, not hundreds of failures.
  */
 
+/**
+ * What the preflight asks for: GET /accounts (the seed's own), else a GET of the document without path parameters,
+ * else a GET whose path parameters are filled from the document (its examples, or values made from their schemas).
+ * A 404 for that last one may only say the made-up id names nothing, so it cannot tell a wrong base path.
+ */
+async function probePath(spec: SpecDocument): Promise<{ path: string; madeUp: boolean }> {
+  const gets = spec.operations.filter((o) => o.method === 'GET');
+  const plain = gets.find((o) => o.path === '/accounts') ?? gets.find((o) => !o.path.includes('{'));
+  if (plain) return { path: fillPath(plain.path, {}), madeUp: false };
+  if (gets.length > 0) {
+    await loadGenerator();
+    for (const op of gets) {
+      const values: Record<string, string> = {};
+      for (const p of op.parameters.filter((x) => x.in === 'path')) {
+        const v = documentValue(spec, p, 0);
+        if (v === undefined) break;
+        values[p.name] = String(v.value);
+      }
+      if (op.parameters.every((p) => p.in !== 'path' || values[p.name] !== undefined)) return { path: fillPath(op.path, values), madeUp: true };
+    }
+  }
+  return { path: 'accounts', madeUp: false };
+}
+
 export async function preflight(client: TargetClient, spec: SpecDocument, creds: Credentials, baseUrl: string): Promise<void> {
-  const probe = spec.byId.get('listAccounts') ?? spec.operations.find((o) => o.method === 'GET' && !o.path.includes('{'));
-  const path = probe ? fillPath(probe.path, {}) : 'accounts';
+  const { path, madeUp } = await probePath(spec);
   const origin = new URL(baseUrl).origin;
   let status: number;
   let location: string | undefined;
@@ -58,7 +83,7 @@ export async function preflight(client: TargetClient, spec: SpecDocument, creds:
       fix: 'set FSAPI_BASE_URL to the final https address of the API',
     });
   }
-  if (status === 404) {
+  if (status === 404 && !madeUp) {
     throw new UsageError(`preflight: nothing answers at ${baseUrl}${path} (404): the base URL's path looks wrong`, {
       fix: 'FSAPI_BASE_URL must be the base address of the API, ending with its version segment, e.g. https://api.example.com/v1/',
     });
