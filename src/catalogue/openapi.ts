@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { UsageError } from '../errors.js';
 import { groupOf, type GroupSlug, type UNBOUND_SUITE } from './groups.js';
-import { createAjv, describeErrors, type JsonSchema, type SchemaProblem, type ValidateFunction } from './json-schema.js';
+import { createAjv, describeErrors, SUBSCHEMA, SUBSCHEMA_LIST, SUBSCHEMA_MAP, type JsonSchema, type SchemaProblem, type ValidateFunction } from './json-schema.js';
 import { loadPrecompiled, schemaKey } from './precompiled.js';
 import type { LoadWarning, Prepared } from './prepare.js';
 import { cachedDerivation, displayPath, pointerToPath, readSourceFileCached, type SourceFile } from './yaml-file.js';
@@ -106,7 +106,7 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
   const trusted = opts.trustedSha256?.includes(file.sha256) ?? false;
   // Checked and resolved once per document content (src/catalogue/prepare.ts), not once per thread. One entry
   // whether trusted or not: only the reference profile is ever trusted, and its own tests prove it valid.
-  const { doc: raw, warnings } = await cachedDerivation(file.sha256, 'openapi-prepared-1', async () => {
+  const { doc: raw, warnings } = await cachedDerivation(file.sha256, 'openapi-prepared-2', async () => {
     const data = file.data;
     if (!isObj(data) || typeof data['openapi'] !== 'string') {
       throw new UsageError('this is not an OpenAPI document: it has no top-level "openapi" version field', {
@@ -363,25 +363,28 @@ export function documentRef(ref: string): string {
   return ref.startsWith(`${BUNDLE_ID}#/$defs/`) ? `#/components/schemas/${ref.slice(BUNDLE_ID.length + '#/$defs/'.length)}` : ref;
 }
 
-/** Makes local component refs absolute, so any schema of the document compiles against the bundle. */
+/**
+ * Makes local component refs absolute, so any schema of the document compiles against the bundle. Walks only where
+ * schemas are: an example or default holding a "$ref" member is data, and stays as written.
+ */
 function rewriteRefs(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(rewriteRefs);
   if (!isObj(v)) return v;
   const out: Json = {};
   for (const [k, val] of Object.entries(v)) {
-    if (k === '$ref' && typeof val === 'string' && val.startsWith('#/components/schemas/')) {
-      out[k] = `${BUNDLE_ID}#/$defs/${val.slice('#/components/schemas/'.length)}`;
-    } else {
-      out[k] = rewriteRefs(val);
-    }
+    if (k === '$ref' && typeof val === 'string' && val.startsWith('#/components/schemas/')) out[k] = `${BUNDLE_ID}#/$defs/${val.slice('#/components/schemas/'.length)}`;
+    else out[k] = mapSubschemas(k, val, rewriteRefs);
   }
   return out;
 }
 
-/** Keywords whose value is a schema, a list of schemas, or a map of them: where from30 walks on. */
-const ONE_SCHEMA = new Set(['items', 'additionalProperties', 'not']);
-const SCHEMA_LIST = new Set(['allOf', 'anyOf', 'oneOf']);
-const SCHEMA_MAP = new Set(['properties', 'patternProperties']);
+/** A keyword's value with each schema in it (one, a list or a map of them) passed through `f`; data and other keywords as they are. */
+function mapSubschemas(keyword: string, value: unknown, f: (schema: unknown) => unknown): unknown {
+  if (SUBSCHEMA.has(keyword) && isObj(value)) return f(value);
+  if (SUBSCHEMA_LIST.has(keyword) && Array.isArray(value)) return value.map(f);
+  if (SUBSCHEMA_MAP.has(keyword) && isObj(value)) return Object.fromEntries(Object.entries(value).map(([n, s]) => [n, f(s)]));
+  return value;
+}
+
 const BOUNDS = [
   ['exclusiveMinimum', 'minimum'],
   ['exclusiveMaximum', 'maximum'],
@@ -396,11 +399,8 @@ export function from30(v: unknown): unknown {
   if (!isObj(v)) return v;
   const out: Json = {};
   for (const [k, val] of Object.entries(v)) {
-    if (ONE_SCHEMA.has(k)) out[k] = from30(val);
-    else if (SCHEMA_LIST.has(k) && Array.isArray(val)) out[k] = val.map(from30);
-    else if (SCHEMA_MAP.has(k) && isObj(val)) out[k] = Object.fromEntries(Object.entries(val).map(([n, s]) => [n, from30(s)]));
-    else if (k === 'example') out['examples'] ??= [val];
-    else if (k !== 'nullable') out[k] = val;
+    if (k === 'example') out['examples'] ??= [val];
+    else if (k !== 'nullable') out[k] = mapSubschemas(k, val, from30);
   }
   for (const [exclusive, bound] of BOUNDS) {
     if (typeof out[exclusive] !== 'boolean') continue;
