@@ -241,6 +241,24 @@ describe('the cache of prepared documents', () => {
   });
 });
 
+describe('the text of a document', () => {
+  it('reads an unquoted date as the string it is (YAML 1.2), in YAML and in JSON alike', async () => {
+    const yaml = await loadSpec(variant('date.yaml', 'id: { type: string, example: abc }', 'id: { type: string, example: 2024-01-02 }'));
+    expect(yaml.schemaAt('#/components/schemas/Thing')).toMatchObject({ properties: { id: { examples: ['2024-01-02'] } } });
+    const p = join(dir, 'date.json');
+    writeFileSync(p, JSON.stringify({ ...(yaml.file.data as object), info: { title: 'as JSON', version: randomBytes(4).toString('hex') } }));
+    const json = await loadSpec(p);
+    expect(json.schemaAt('#/components/schemas/Thing')).toEqual(yaml.schemaAt('#/components/schemas/Thing'));
+  });
+
+  it('is refused at its line when a YAML mapping repeats a key', async () => {
+    const p = variant('repeated-key.yaml', '      operationId: getThing\n', '      operationId: getThing\n      operationId: getOther\n');
+    const e = await refusal(loadSpec(p));
+    expect(e.message).toMatch(/not valid YAML or JSON: .*unique/i);
+    expect(e.where).toBe(`${readFileSync(p, 'utf8').split('\n').indexOf('      operationId: getOther') + 1}:7`);
+  });
+});
+
 describe('a document without operations', () => {
   it('is refused, saying there is nothing to test', async () => {
     const p = join(dir, 'no-ops.yaml');
