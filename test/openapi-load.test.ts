@@ -228,6 +228,17 @@ describe('an OpenAPI 3.1 document with the same $id twice', () => {
   });
 });
 
+describe('an OpenAPI 3.1 document with a component schema that is not JSON Schema', () => {
+  it('is refused on every load, never remembered as checked', async () => {
+    const p = variant('bad-schema-31.yaml', '    Thing:\n', '    Bad: { type: 12 }\n    Thing:\n', V31);
+    for (const round of ['first', 'again']) {
+      const e = await refusal(loadSpec(p));
+      expect(e.message, round).toMatch(/^the component schemas cannot be compiled: .*type/);
+      expect(e.fix, round).toMatch(/valid JSON Schema/);
+    }
+  });
+});
+
 describe('the cache of prepared documents', () => {
   it('makes an entry of another shape again instead of using it', async () => {
     const p = variant('cached-shape.yaml', 'title: Things (3.0)', 'title: Things (cached)');
