@@ -262,6 +262,12 @@ describe('the text of a document', () => {
     expect(json.schemaAt('#/components/schemas/Thing')).toEqual(yaml.schemaAt('#/components/schemas/Thing'));
   });
 
+  it('reads !!binary as its base64 text', async () => {
+    const spec = await loadSpec(variant('binary.yaml', 'id: { type: string, example: abc }', 'id:\n          type: string\n          example: !!binary |-\n            YmFz\n            ZTY0'));
+    expect(spec.warnings).toEqual([]);
+    expect(spec.schemaAt('#/components/schemas/Thing')).toMatchObject({ properties: { id: { examples: ['YmFzZTY0'] } } });
+  });
+
   it('is refused at its line when a YAML mapping repeats a key', async () => {
     const p = variant('repeated-key.yaml', '      operationId: getThing\n', '      operationId: getThing\n      operationId: getOther\n');
     const e = await refusal(loadSpec(p));
