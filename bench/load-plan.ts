@@ -9,7 +9,10 @@
  * `--against DIR` measures another checkout's compiled build (e.g. main's, built in a copy) the same way,
  * interleaved with this one's, run for run: this machine's speed drifts by a third within an hour.
  *
- *   npx tsx bench/load-plan.ts --spec FILE [--binding FILE] [--repeat 3] [--cuts 50,100,200,400 | --no-run] [--against DIR] [--seed N] [--keep]
+ * `--profile DIR` writes a CPU profile (node --cpu-prof) of every thread of every run there, to read where the time
+ * goes; with `--heap-profile`, a sampling heap profile (node --heap-prof: what is allocated and still held at exit).
+ *
+ *   npx tsx bench/load-plan.ts --spec FILE [--binding FILE] [--repeat 3] [--cuts 50,100,200,400 [--run-repeat 1] | --no-run] [--against DIR] [--seed N] [--keep] [--profile DIR [--heap-profile]]
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,7 +24,7 @@ import { parse } from 'yaml';
 import { httpsServer, type Cert, type TestServer } from '../test/helpers/servers.js';
 import { assertRan, childEnv, ensureBuild, int, intList, printTable, readLatestReport, ROOT, round, runCli, sec, spread, tail, usage, writeResult } from './lib.js';
 
-const USAGE = 'npx tsx bench/load-plan.ts --spec FILE [--binding FILE] [--repeat 3] [--cuts 50,100,200,400 | --no-run] [--against DIR] [--seed N] [--keep]';
+const USAGE = 'npx tsx bench/load-plan.ts --spec FILE [--binding FILE] [--repeat 3] [--cuts 50,100,200,400 [--run-repeat 1] | --no-run] [--against DIR] [--seed N] [--keep] [--profile DIR [--heap-profile]]';
 const DEFAULT_SEED = 20261120;
 const CHILD = join(ROOT, 'bench', 'load-plan-child.mjs');
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -33,10 +36,13 @@ const { values: args } = parseArgs({
     binding: { type: 'string' },
     repeat: { type: 'string', default: '3' },
     cuts: { type: 'string', default: '50,100,200,400' },
+    'run-repeat': { type: 'string', default: '1' },
     'no-run': { type: 'boolean', default: false },
     against: { type: 'string' },
     seed: { type: 'string', default: String(DEFAULT_SEED) },
     keep: { type: 'boolean', default: false },
+    profile: { type: 'string' },
+    'heap-profile': { type: 'boolean', default: false },
   },
 });
 if (!args.spec) usage(USAGE);
@@ -44,6 +50,7 @@ const specPath = resolve(args.spec);
 const bindingPath = args.binding ? resolve(args.binding) : undefined;
 const repeat = int(args.repeat) ?? usage(USAGE);
 const cuts = args['no-run'] ? [] : (intList(args.cuts) ?? usage(USAGE));
+const runRepeat = int(args['run-repeat']) ?? usage(USAGE);
 const seed = int(args.seed, 0) ?? usage(USAGE);
 const builds = [{ name: 'this', root: ROOT }, ...(args.against ? [{ name: 'against', root: resolve(args.against) }] : [])];
 for (const b of builds) if (!existsSync(join(b.root, 'dist', 'src', 'catalogue', 'index.js'))) usage(`${USAGE}\n(${b.root} has no compiled build: run \`npm run build\` there)`);
@@ -182,13 +189,43 @@ async function startStub(doc: Json): Promise<TestServer & { cert: Cert }> {
 interface RunRow {
   build: string;
   n: number;
-  operations: number;
   checks: number;
   requests: number;
   wall_ms: number;
   cpu_ms: number;
   max_rss_mb: number;
   code: number | null;
+}
+
+/**
+ * One run of a cut, as a first run of that document: a fresh temporary directory (no parsed or prepared document,
+ * no vite cache), so every build and every repeat starts alike.
+ */
+async function runOnce(b: { name: string; root: string }, n: number, file: string, stub: { url: string; caFile: string }): Promise<RunRow> {
+  const reportRoot = mkdtempSync(join(work, `reports-${b.name}-${n}-`));
+  const tmp = mkdtempSync(join(work, 'tmp-'));
+  const env = { FSAPI_BASE_URL: stub.url, FSAPI_API_KEY: API_KEY, FSAPI_TENANT_ID: 'bench', FSAPI_CA_FILE: stub.caFile, FSAPI_RATE_LIMIT: '0', FSAPI_CONCURRENCY: '16', TMPDIR: tmp };
+  const cliArgs = ['run', '--spec', file, ...(bindingPath ? ['--binding', bindingPath] : []), '--seed', String(seed), '--quiet', '--report-dir', reportRoot];
+  const profileDir = args.profile ? resolve(args.profile, `${b.name}-${n}`) : undefined;
+  const nodeArgs = profileDir ? (args['heap-profile'] ? ['--heap-prof', `--heap-prof-dir=${profileDir}`] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]) : [];
+  const r = await runCli(cliArgs, { cwd: work, env, cpu: true, bin: join(b.root, 'bin', 'fsapi-conformance.js'), nodeArgs });
+  // A vendor's document against a stub that honours nothing is rarely conformant: 6 (inconclusive) ran through too.
+  if (r.code !== 6) assertRan(r, `run of the ${n}-operation cut (${b.name})`);
+  const report = readLatestReport(reportRoot);
+  const row: RunRow = {
+    build: b.name,
+    n,
+    checks: report.checks.length,
+    requests: report.run.requests_sent,
+    wall_ms: r.wall_ms,
+    cpu_ms: (r.cpu?.user_ms ?? NaN) + (r.cpu?.system_ms ?? NaN),
+    max_rss_mb: r.cpu?.max_rss_mb ?? NaN,
+    code: r.code,
+  };
+  console.error(`run ${b.name} N=${n}: ${row.checks} checks, ${row.requests} requests, ${sec(row.wall_ms)} s, CPU ${sec(row.cpu_ms)} s, ${Math.round(row.max_rss_mb)} MiB`);
+  rmSync(tmp, { recursive: true, force: true });
+  if (!args.keep) rmSync(reportRoot, { recursive: true, force: true });
+  return row;
 }
 
 async function runCuts(): Promise<RunRow[]> {
@@ -200,6 +237,7 @@ async function runCuts(): Promise<RunRow[]> {
   writeFileSync(ca, stub.cert.cert);
   const rows: RunRow[] = [];
   try {
+    const files = new Map<number, string>();
     for (const n of cuts) {
       const cut = cutDocument(doc, n);
       if (cut.operations < n) {
@@ -208,28 +246,13 @@ async function runCuts(): Promise<RunRow[]> {
       }
       const file = join(work, `cut-${n}.json`);
       writeFileSync(file, JSON.stringify(cut.doc));
-      for (const b of n % 2 ? [...builds].reverse() : builds) {
-        const reportRoot = mkdtempSync(join(work, `reports-${b.name}-${n}-`));
-        const env = { FSAPI_BASE_URL: stub.url, FSAPI_API_KEY: API_KEY, FSAPI_TENANT_ID: 'bench', FSAPI_CA_FILE: ca, FSAPI_RATE_LIMIT: '0', FSAPI_CONCURRENCY: '16' };
-        const cliArgs = ['run', '--spec', file, ...(bindingPath ? ['--binding', bindingPath] : []), '--seed', String(seed), '--quiet', '--report-dir', reportRoot];
-        const r = await runCli(cliArgs, { cwd: work, env, cpu: true, bin: join(b.root, 'bin', 'fsapi-conformance.js') });
-        // A vendor's document against a stub that honours nothing is rarely conformant: 6 (inconclusive) ran through too.
-        if (r.code !== 6) assertRan(r, `run of the ${n}-operation cut (${b.name})`);
-        const report = readLatestReport(reportRoot);
-        const row: RunRow = {
-          build: b.name,
-          n,
-          operations: cut.operations,
-          checks: report.checks.length,
-          requests: report.run.requests_sent,
-          wall_ms: r.wall_ms,
-          cpu_ms: (r.cpu?.user_ms ?? NaN) + (r.cpu?.system_ms ?? NaN),
-          max_rss_mb: r.cpu?.max_rss_mb ?? NaN,
-          code: r.code,
-        };
-        rows.push(row);
-        console.error(`run ${b.name} N=${n}: ${row.checks} checks, ${row.requests} requests, ${sec(row.wall_ms)} s, CPU ${sec(row.cpu_ms)} s, ${Math.round(row.max_rss_mb)} MiB`);
-        if (!args.keep) rmSync(reportRoot, { recursive: true, force: true });
+      files.set(n, file);
+    }
+    // Interleaved: each build runs each cut in turn, and which build goes first alternates.
+    let turn = 0;
+    for (let i = 0; i < runRepeat; i++) {
+      for (const [n, file] of files) {
+        for (const b of turn++ % 2 ? [...builds].reverse() : builds) rows.push(await runOnce(b, n, file, { url: stub.url, caFile: ca }));
       }
     }
   } finally {
@@ -262,7 +285,7 @@ const mm = (xs: number[], f: (n: number) => string) => {
 const s2 = (ms: number) => sec(ms, 2);
 const mib = (m: number) => String(Math.round(m));
 printTable(
-  ['build', 'ops', 'first load s', 'its CPU s', 'its peak MiB', 'cached load s', 'its peak MiB', 'plan s', 'checks'],
+  ['build', 'ops', 'first load s', 'process CPU s', 'peak MiB', 'cached load s', 'process CPU s', 'peak MiB', 'plan s', 'checks'],
   builds.map((b) => {
     const rs = loads.filter((l) => l.build === b.name);
     return [
@@ -272,6 +295,7 @@ printTable(
       mm(rs.map((r) => r.first.cpu_ms), s2),
       mm(rs.map((r) => r.first.max_rss_mb), mib),
       mm(rs.map((r) => r.cached.load_ms), s2),
+      mm(rs.map((r) => r.cached.cpu_ms), s2),
       mm(rs.map((r) => r.cached.max_rss_mb), mib),
       mm(rs.map((r) => r.cached.plan_ms), s2),
       String(rs[0]!.cached.checks),
@@ -281,28 +305,41 @@ printTable(
 
 const slopes: Record<string, object> = {};
 if (runs.length > 0) {
-  console.log('\nthe run per number of operations (a cut of the document, against the loopback stub)');
+  console.log(`\nthe run per number of operations (a cut of the document, against the loopback stub; median of ${runRepeat}, min-max)`);
+  const cells = builds.flatMap((b) => cuts.map((n) => ({ build: b.name, n, rs: runs.filter((r) => r.build === b.name && r.n === n) }))).filter((c) => c.rs.length > 0);
+  const med = (rs: RunRow[], f: (r: RunRow) => number) => spread(rs.map(f)).median;
   printTable(
-    ['build', 'N', 'checks', 'requests', 'wall s', 'CPU s', 'peak MiB', 'CPU ms/op', 'requests/op'],
-    runs.map((r) => [r.build, String(r.n), String(r.checks), String(r.requests), sec(r.wall_ms), sec(r.cpu_ms), mib(r.max_rss_mb), String(Math.round(r.cpu_ms / r.n)), (r.requests / r.n).toFixed(1)]),
+    ['build', 'N', 'checks', 'requests', 'wall s', 'CPU s', 'peak MiB', 'CPU ms/op'],
+    cells.map(({ build: name, n, rs }) => [name, String(n), String(rs[0]!.checks), String(rs[0]!.requests), mm(rs.map((r) => r.wall_ms), sec), mm(rs.map((r) => r.cpu_ms), sec), mm(rs.map((r) => r.max_rss_mb), mib), String(Math.round(med(rs, (r) => r.cpu_ms) / n))]),
   );
   for (const b of builds) {
-    const rs = runs.filter((r) => r.build === b.name);
-    if (rs.length < 2) continue;
-    const cpu = fit(rs.map((r) => ({ x: r.n, y: r.cpu_ms })));
-    const mem = fit(rs.map((r) => ({ x: r.n, y: r.max_rss_mb })));
-    const req = fit(rs.map((r) => ({ x: r.n, y: r.requests })));
-    // Linear: the last cut's CPU above the first's grows as N does (the ratio of the increments near 1).
-    const [lo, hi] = [rs[0]!, rs[rs.length - 1]!];
-    const mid = rs[Math.floor(rs.length / 2) - 1] ?? lo;
-    const perOpLow = (mid.cpu_ms - lo.cpu_ms) / Math.max(1, mid.n - lo.n);
-    const perOpHigh = (hi.cpu_ms - mid.cpu_ms) / Math.max(1, hi.n - mid.n);
-    slopes[b.name] = { cpu_ms_per_op: round(cpu.slope), cpu_intercept_ms: round(cpu.intercept), mib_per_op: round(mem.slope, 3), mib_intercept: round(mem.intercept), requests_per_op: round(req.slope), marginal_cpu_ms_per_op: { low: round(perOpLow), high: round(perOpHigh) } };
-    console.log(`${b.name}: CPU ${round(cpu.slope)} ms per operation (+${sec(cpu.intercept)} s), marginal ${round(perOpLow)} ms/op at N ${lo.n}-${mid.n} and ${round(perOpHigh)} at ${mid.n}-${hi.n}; peak memory ${round(mem.slope, 2)} MiB per operation (+${Math.round(mem.intercept)} MiB); ${round(req.slope, 1)} requests per operation`);
+    const mine = cells.filter((c) => c.build === b.name);
+    if (mine.length < 2) continue;
+    const point = (f: (r: RunRow) => number) => mine.map((c) => ({ x: c.n, y: med(c.rs, f) }));
+    const cpu = fit(point((r) => r.cpu_ms));
+    const mem = fit(point((r) => r.max_rss_mb));
+    const req = fit(point((r) => r.requests));
+    const chk = fit(point((r) => r.checks));
+    // Linear: what each further operation costs is the same at the small end as at the large end.
+    const [lo, mid, hi] = [mine[0]!, mine[Math.floor((mine.length - 1) / 2)]!, mine[mine.length - 1]!];
+    const marginal = (a: typeof lo, z: typeof lo) => (z.n > a.n ? (med(z.rs, (r) => r.cpu_ms) - med(a.rs, (r) => r.cpu_ms)) / (z.n - a.n) : NaN);
+    slopes[b.name] = {
+      cpu_ms_per_op: round(cpu.slope),
+      cpu_intercept_ms: round(cpu.intercept),
+      mib_per_op: round(mem.slope, 3),
+      mib_intercept: round(mem.intercept),
+      requests_per_op: round(req.slope, 2),
+      checks_per_op: round(chk.slope, 2),
+      marginal_cpu_ms_per_op: { [`${lo.n}-${mid.n}`]: round(marginal(lo, mid)), [`${mid.n}-${hi.n}`]: round(marginal(mid, hi)) },
+    };
+    console.log(
+      `${b.name}: CPU ${round(cpu.slope)} ms per operation (+${sec(cpu.intercept)} s): ${round(marginal(lo, mid))} ms/op from N ${lo.n} to ${mid.n}, ${round(marginal(mid, hi))} from ${mid.n} to ${hi.n}; ` +
+        `peak memory ${round(mem.slope, 2)} MiB per operation (+${Math.round(mem.intercept)} MiB); ${round(chk.slope, 1)} checks and ${round(req.slope, 1)} requests per operation`,
+    );
   }
 }
 
-const out = writeResult('load-plan', { build, spec: specPath, binding: bindingPath ?? null, repeat, builds, loads, runs, slopes });
+const out = writeResult('load-plan', { build, spec: specPath, binding: bindingPath ?? null, repeat, run_repeat: runRepeat, builds, loads, runs, slopes });
 console.log(`\nwritten: ${out}`);
 if (args.keep) console.log(`kept: ${work}`);
 else rmSync(work, { recursive: true, force: true });
