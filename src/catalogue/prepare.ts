@@ -1,6 +1,7 @@
 /**
  * Turns a parsed OpenAPI document into the form the suite indexes: checked against the OpenAPI schema (unless
- * trusted), every $ref that points nowhere refused by name and place, and every $ref outside schemas (path items,
+ * trusted), every $ref that points nowhere refused by name and place (a key that only looks like one, such as a
+ * property called "$ref", is left alone: src/catalogue/name-keys.ts), and every $ref outside schemas (path items,
  * parameters, responses, request bodies, headers, examples) replaced by what it points at. Schema $refs stay:
  * ajv compiles them against the bundle of component schemas, and they may be circular.
  *
@@ -96,8 +97,9 @@ interface SchemaError {
 /**
  * Checks the document against the OpenAPI schema. What does not change its meaning is a warning, as Prism and
  * Redocly treat it: a key OpenAPI does not define (a vendor's `_x-internal`, a misspelt extension) is ignored, a
- * missing `description` is only prose, an empty `required` list requires nothing. Anything else is refused at its
- * place, by its line.
+ * missing `description` is only prose, an empty `required` list requires nothing, a path parameter is required
+ * whatever it says, a 3.0 bound or type written the 3.1 way means what 3.1 means, `example` next to `examples` is
+ * one more example. Anything else is refused at its place, by its line.
  */
 async function structureWarnings(doc: Json, file: SourceFile, shown: string): Promise<LoadWarning[]> {
   const validator = new (await import('@seriousme/openapi-schema-validator')).Validator();
