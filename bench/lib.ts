@@ -117,13 +117,14 @@ export interface CliRun {
 }
 
 /**
- * Runs `node bin/fsapi-conformance.js <args>` in `cwd`. With `cpu`, the child is started with a preload
+ * Runs `node bin/fsapi-conformance.js <args>` in `cwd` (`bin`: another checkout's, to compare builds; `nodeArgs`:
+ * flags for node itself, such as --cpu-prof). With `cpu`, the child is started with a preload
  * (bench/rusage-hook.mjs) that writes its getrusage() at exit. `tee` copies the child's stderr to ours, prefixed.
  */
-export async function runCli(args: string[], opts: { cwd: string; env?: Record<string, string>; cpu?: boolean; tee?: string }): Promise<CliRun> {
+export async function runCli(args: string[], opts: { cwd: string; env?: Record<string, string>; cpu?: boolean; tee?: string; bin?: string; nodeArgs?: string[] }): Promise<CliRun> {
   const rusageFile = opts.cpu ? join(opts.cwd, `.rusage-${process.pid}-${Math.random().toString(36).slice(2)}.json`) : undefined;
   const env = childEnv({ ...opts.env, ...(rusageFile ? { BENCH_RUSAGE_FILE: rusageFile } : {}) });
-  const nodeArgs = [...(rusageFile ? ['--import', pathToFileURL(RUSAGE_HOOK).href] : []), BIN, ...args];
+  const nodeArgs = [...(opts.nodeArgs ?? []), ...(rusageFile ? ['--import', pathToFileURL(RUSAGE_HOOK).href] : []), opts.bin ?? BIN, ...args];
   const t0 = performance.now();
   const child = track(spawn(process.execPath, nodeArgs, { cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }));
   let stdout = '';

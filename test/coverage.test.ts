@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { absentFromRun, assessRun, type AssessInput } from '../src/results/assess.js';
-import type { RequirementEntry } from '../src/results/coverage.js';
+import { operationCoverage, type RequirementEntry } from '../src/results/coverage.js';
 import { runDiagnostics, securitySchemeNote } from '../src/results/diagnostics.js';
 import type { CheckResult } from '../src/results/model.js';
 import { EXIT, EXIT_CODE_HELP, computeVerdict, exitCodeFor } from '../src/results/verdict.js';
@@ -135,6 +135,52 @@ describe('coverage and the verdict', () => {
     const ops = assess([viaExchange]).coverage.operations;
     expect(ops.list.filter((o) => o.exercised).map((o) => o.operation)).toEqual(['getAccount']);
     expect(ops.list.find((o) => o.operation === 'vendorThing')).toMatchObject({ exercised: false, reason: expect.stringMatching(/no endpoint group/) });
+  });
+});
+
+describe('operations reached by exchanges', () => {
+  // Each template, in document order; the first whose method and template match an answered exchange is reached.
+  const ops = [
+    { operationId: 'search', method: 'GET', path: '/v1/customers/search', group: 'customers' },
+    { operationId: 'getCustomer', method: 'GET', path: '/v1/customers/{id}', group: 'customers' },
+    { operationId: 'shadowed', method: 'GET', path: '/v1/customers/search', group: 'customers' },
+    { operationId: 'deleteCustomer', method: 'DELETE', path: '/v1/customers/{id}', group: 'customers' },
+    { operationId: 'file', method: 'GET', path: '/v1/files/{id}.json', group: 'customers' },
+    { operationId: 'slash', method: 'GET', path: '/v1/dir/', group: 'customers' },
+    { operationId: 'root', method: 'GET', path: '/', group: 'customers' },
+    { operationId: 'nested', method: 'POST', path: '/v1/a/{x}/b/{y}', group: 'customers' },
+    { operationId: 'getItem', method: 'GET', path: '/v1/items/{id}', group: 'customers' },
+    { operationId: 'newItem', method: 'GET', path: '/v1/items/new', group: 'customers' },
+  ];
+  const reached = (method: string, ...paths: string[]) => {
+    const c = passed('FSAPI-HDR-101');
+    delete c.operation;
+    c.exchanges = paths.map((p, i) => ({ ...exchange(i), request: { method, url: `https://api.example.test/base${p}`, headers: {} } }));
+    return operationCoverage([c], ops, { baseUrl: 'https://api.example.test/base/', leftOut: () => undefined }).list.filter((o) => o.exercised).map((o) => o.operation);
+  };
+
+  it('takes the first template in document order that matches, literal or not', () => {
+    expect(reached('GET', '/v1/customers/search')).toEqual(['search']);
+    expect(reached('GET', '/v1/customers/cus_1', '/v1/customers/cus_1/')).toEqual(['getCustomer']);
+    expect(reached('DELETE', '/v1/customers/search')).toEqual(['deleteCustomer']);
+    expect(reached('GET', '/v1/items/new')).toEqual(['getItem']);
+  });
+
+  it('matches a parameter to one non-empty segment, part of a segment too, and one trailing slash', () => {
+    expect(reached('GET', '/v1/files/f_1.json')).toEqual(['file']);
+    expect(reached('GET', '/v1/files/.json', '/v1/files/f_1.xml', '/v1/customers/', '/v1/customers/a/b')).toEqual([]);
+    expect(reached('GET', '/v1/dir/')).toEqual(['slash']);
+    expect(reached('GET', '/v1/dir//')).toEqual(['slash']);
+    expect(reached('GET', '/v1/dir')).toEqual([]);
+    expect(reached('GET', '/', '/base')).toEqual(['root']);
+    expect(reached('POST', '/v1/a/1/b/2', '/v1/a/1/b')).toEqual(['nested']);
+  });
+
+  it('reaches nothing outside the base path', () => {
+    const c = passed('FSAPI-HDR-101');
+    delete c.operation;
+    c.exchanges = [{ ...exchange(0), request: { method: 'GET', url: 'https://api.example.test/other/v1/customers/search', headers: {} } }];
+    expect(operationCoverage([c], ops, { baseUrl: 'https://api.example.test/base/', leftOut: () => undefined }).exercised).toBe(0);
   });
 });
 

@@ -14,9 +14,12 @@ import { privateCacheDir } from '../src/cache-dir.js';
 
 const V30 = fromRoot('test', 'fixtures', 'openapi', 'v30.yaml');
 const V31 = fromRoot('test', 'fixtures', 'openapi', 'v31.yaml');
+const EMPTY_REQUIRED = fromRoot('test', 'fixtures', 'openapi', 'empty-required.yaml');
+const NAMES_LIKE_REFS = fromRoot('test', 'fixtures', 'openapi', 'names-like-refs.yaml');
 const dir = mkdtempSync(join(tmpdir(), 'fsapi-openapi-'));
 /** A fixture (the 3.0 one unless named) with one text replacement, as a new file. */
 function variant(name: string, from: string, to: string, base = V30): string {
+  if (from === '' && to === '') return variant(name, '\n', '\n', base);
   const text = readFileSync(base, 'utf8');
   expect(text).toContain(from);
   const p = join(dir, name);
@@ -98,6 +101,31 @@ describe('an OpenAPI 3.0 document', () => {
     expect(spec.validateRequestBody(op, { id: 'a', amount: 0.5 })).toEqual([]);
   });
 
+  it('is used with a warning when a path parameter is not marked required, and is read as required', async () => {
+    for (const [name, to] of [
+      ['path-unmarked.yaml', 'in: path, schema'],
+      ['path-not-required.yaml', 'in: path, required: false, schema'],
+    ] as const) {
+      const spec = await loadSpec(variant(name, 'in: path, required: true, schema', to));
+      expect(spec.warnings, name).toEqual([{ pointer: expect.stringMatching(/^\/components\/parameters\/Id/), message: expect.stringMatching(/path parameter is always required/) }]);
+      expect(spec.byId.get('getThing')!.parameters, name).toMatchObject([{ name: 'id', in: 'path', required: true }]);
+    }
+  });
+
+  it('is used with a warning when a schema is typed the 3.1 way, and means what 3.1 means', async () => {
+    const spec = await loadSpec(variant('type-list.yaml', 'note: { type: string, nullable: true }', "note: { type: [string, 'null'] }"));
+    expect(spec.warnings).toEqual([{ pointer: '/components/schemas/Thing/properties/note/type', message: expect.stringMatching(/OpenAPI 3\.1's form/) }]);
+    const op = spec.byId.get('createThing')!;
+    expect(spec.validateRequestBody(op, { id: 'a', note: null })).toEqual([]);
+    expect(spec.validateRequestBody(op, { id: 'a', note: 3 })[0]).toMatchObject({ pointer: '/note' });
+  });
+
+  it('is used with a warning when a media type has both example and examples, and keeps both', async () => {
+    const spec = await loadSpec(variant('example-and-examples.yaml', '              examples:\n', '              example: { id: b }\n              examples:\n'));
+    expect(spec.warnings).toEqual([{ pointer: '/paths/~1things/post/responses/201/content/application~1json', message: expect.stringMatching(/both "example" and "examples"/) }]);
+    expect(spec.byId.get('createThing')!.responses[0]!.content[0]!.examples).toEqual([{ id: 'b' }, { id: 'a', amount: 2 }]);
+  });
+
   it('is refused when a $ref points at nothing, naming the $ref, its place, its line and the fix', async () => {
     const p = variant('dangling.yaml', "items: { $ref: '#/components/schemas/Thing' }", "items: { $ref: '#/components/schemas/Nope' }");
     const e = await refusal(loadSpec(p));
@@ -145,16 +173,106 @@ describe('an OpenAPI 3.1 document', () => {
   });
 });
 
+describe('a 3.0 document with an empty required list (as Unit\'s)', () => {
+  it('is used with a warning at its line, and the list requires nothing', async () => {
+    const spec = await loadSpec(variant('empty-required.yaml', '', '', EMPTY_REQUIRED));
+    expect(spec.warnings).toEqual([{ pointer: '/components/schemas/Fee/required', message: expect.stringMatching(/empty list.*requires nothing/) }]);
+    const op = spec.byId.get('createFee')!;
+    expect(spec.validateRequestBody(op, {})).toEqual([]);
+    expect(spec.validateRequestBody(op, { amount: 'x' })[0]).toMatchObject({ pointer: '/amount' });
+  });
+});
+
+describe('keys spelled like reference keywords where they are names or data (as Yapily\'s)', () => {
+  const load = () => loadSpec(variant('names-like-refs.yaml', '', '', NAMES_LIKE_REFS));
+
+  it('loads, with no warning: a property called "$ref" or "$id" is a property, validated as one', async () => {
+    const spec = await load();
+    expect(spec.warnings).toEqual([]);
+    const op = spec.byId.get('putSchema')!;
+    expect(spec.validateRequestBody(op, { $ref: '#/a', $id: '#/components/schemas/Schema', properties: { a: { $ref: '#/b' } } })).toEqual([]);
+    expect(spec.validateRequestBody(op, { $ref: 1 })[0]).toMatchObject({ pointer: '/$ref' });
+    expect(spec.validateRequestBody(op, { properties: { a: { $ref: 2 } } })[0]).toMatchObject({ pointer: '/properties/a/$ref' });
+    const schema = spec.schemaAt('#/components/schemas/Schema') as { properties: Record<string, unknown> };
+    expect(Object.keys(schema.properties)).toEqual(['type', '$ref', '$id', 'properties']);
+  });
+
+  it('keeps examples, defaults, enums and extensions as written, and resolves the real $refs next to them', async () => {
+    const spec = await load();
+    const op = spec.byId.get('putSchema')!;
+    expect(op.requestBody!.content.map((m) => m.examples)).toEqual([[{ $ref: '#/components/schemas/Schema', type: 'object' }], [{ $ref: '#/components/schemas/Nope', $id: 'inline' }]]);
+    expect(op.parameters).toMatchObject([{ name: 'id', in: 'path', example: { $ref: '#/nowhere' } }]);
+    const schema = spec.schemaAt('#/components/schemas/Schema') as { properties: Record<string, Record<string, unknown>> };
+    expect(schema.properties['$ref']!['default']).toEqual({ $ref: '#/nowhere' });
+    expect(schema.properties['$id']!['enum']).toEqual(['#/components/schemas/Schema', { $ref: '#/nowhere' }]);
+    expect((spec.raw['paths'] as Record<string, Record<string, Record<string, unknown>>>)['/schemas/{id}']!['put']!['x-code-sample']).toEqual({ $ref: './samples/put.sh' });
+    // The validators' form of a schema keeps its data as written too, while its references name the bundle.
+    expect(op.parameters[0]!.schema).toEqual({ type: 'string', examples: [{ $ref: '#/components/schemas/Schema' }] });
+    expect(op.requestBody!.content[0]!.schema).toEqual({ $ref: 'urn:fsapi:spec#/$defs/Schema' });
+  });
+
+  it('still refuses a real $ref that points at nothing, at its line', async () => {
+    const p = variant('names-like-refs-dangling.yaml', "additionalProperties: { $ref: '#/components/schemas/Schema' }", "additionalProperties: { $ref: '#/components/schemas/Nope' }", NAMES_LIKE_REFS);
+    const e = await refusal(loadSpec(p));
+    expect(e.message).toContain('$ref "#/components/schemas/Nope" at /components/schemas/Schema/properties/properties/additionalProperties points at nothing');
+    expect(e.where).toBe(String(readFileSync(p, 'utf8').split('\n').findIndex((l) => l.includes("additionalProperties: { $ref: '#/components/schemas/Nope'")) + 1));
+  });
+});
+
+describe('an OpenAPI 3.1 document with the same $id twice', () => {
+  it('is refused at the second one, by its line', async () => {
+    const p = variant('duplicate-id.yaml', '    Thing:\n', "    Dup: { $id: 'https://example.com/a', type: string }\n    Dup2: { $id: 'https://example.com/a', type: string }\n    Thing:\n", V31);
+    const e = await refusal(loadSpec(p));
+    expect(e.message).toMatch(/^not a valid OpenAPI 3\.1\.\d document: \/components\/schemas\/Dup2 \$id : 'https:\/\/example.com\/a' defined more than once/);
+    expect(e.where).toBe(String(readFileSync(p, 'utf8').split('\n').findIndex((l) => l.includes('Dup2')) + 1));
+  });
+});
+
+describe('an OpenAPI 3.1 document with a component schema that is not JSON Schema', () => {
+  it('is refused on every load, never remembered as checked', async () => {
+    const p = variant('bad-schema-31.yaml', '    Thing:\n', '    Bad: { type: 12 }\n    Thing:\n', V31);
+    for (const round of ['first', 'again']) {
+      const e = await refusal(loadSpec(p));
+      expect(e.message, round).toMatch(/^the component schemas cannot be compiled: .*type/);
+      expect(e.fix, round).toMatch(/valid JSON Schema/);
+    }
+  });
+});
+
 describe('the cache of prepared documents', () => {
   it('makes an entry of another shape again instead of using it', async () => {
     const p = variant('cached-shape.yaml', 'title: Things (3.0)', 'title: Things (cached)');
     const cache = privateCacheDir('fsapi-conformance-cache');
     if (!cache) return expect.unreachable('no private cache directory to test with');
     const sha = createHash('sha256').update(readFileSync(p)).digest('hex');
-    writeFileSync(join(cache, `${sha}.openapi-prepared-1.json`), JSON.stringify({ doc: 'not a document' }));
+    writeFileSync(join(cache, `${sha}.openapi-prepared-2.json`), JSON.stringify({ doc: 'not a document' }));
     const spec = await loadSpec(p);
     expect(spec.title).toBe('Things (cached)');
     expect(spec.byId.has('getThing')).toBe(true);
+  });
+});
+
+describe('the text of a document', () => {
+  it('reads an unquoted date as the string it is (YAML 1.2), in YAML and in JSON alike', async () => {
+    const yaml = await loadSpec(variant('date.yaml', 'id: { type: string, example: abc }', 'id: { type: string, example: 2024-01-02 }'));
+    expect(yaml.schemaAt('#/components/schemas/Thing')).toMatchObject({ properties: { id: { examples: ['2024-01-02'] } } });
+    const p = join(dir, 'date.json');
+    writeFileSync(p, JSON.stringify({ ...(yaml.file.data as object), info: { title: 'as JSON', version: randomBytes(4).toString('hex') } }));
+    const json = await loadSpec(p);
+    expect(json.schemaAt('#/components/schemas/Thing')).toEqual(yaml.schemaAt('#/components/schemas/Thing'));
+  });
+
+  it('reads !!binary as its base64 text', async () => {
+    const spec = await loadSpec(variant('binary.yaml', 'id: { type: string, example: abc }', 'id:\n          type: string\n          example: !!binary |-\n            YmFz\n            ZTY0'));
+    expect(spec.warnings).toEqual([]);
+    expect(spec.schemaAt('#/components/schemas/Thing')).toMatchObject({ properties: { id: { examples: ['YmFzZTY0'] } } });
+  });
+
+  it('is refused at its line when a YAML mapping repeats a key', async () => {
+    const p = variant('repeated-key.yaml', '      operationId: getThing\n', '      operationId: getThing\n      operationId: getOther\n');
+    const e = await refusal(loadSpec(p));
+    expect(e.message).toMatch(/not valid YAML or JSON: .*unique/i);
+    expect(e.where).toBe(`${readFileSync(p, 'utf8').split('\n').indexOf('      operationId: getOther') + 1}:7`);
   });
 });
 

@@ -81,3 +81,12 @@ export function describeErrors(errors: ErrorObject[] | null | undefined): Schema
 }
 
 export type { ValidateFunction };
+
+/** Keywords whose value is one schema (where a document's schema walkers go on). */
+export const SUBSCHEMA = new Set(['items', 'additionalItems', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema']);
+/** Keywords whose value is a list of schemas (`items` too, in draft 4's tuple form). */
+export const SUBSCHEMA_LIST = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items']);
+/** Keywords whose value maps names to schemas (draft 4's `dependencies`: or to lists of names): any string is a name, "$ref" and "nullable" too. */
+export const SUBSCHEMA_MAP = new Set(['properties', 'patternProperties', 'dependentSchemas', 'dependencies', '$defs', 'definitions']);
+/** Keywords whose value is data (an example, a default): a `$ref` in it is a member, never a reference. */
+export const DATA_KEYWORDS = new Set(['example', 'examples', 'default', 'enum', 'const']);

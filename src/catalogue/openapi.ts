@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { UsageError } from '../errors.js';
 import { groupOf, type GroupSlug, type UNBOUND_SUITE } from './groups.js';
-import { createAjv, describeErrors, type JsonSchema, type SchemaProblem, type ValidateFunction } from './json-schema.js';
+import { createAjv, describeErrors, SUBSCHEMA, SUBSCHEMA_LIST, SUBSCHEMA_MAP, type JsonSchema, type SchemaProblem, type ValidateFunction } from './json-schema.js';
 import { loadPrecompiled, schemaKey } from './precompiled.js';
 import type { LoadWarning, Prepared } from './prepare.js';
 import { cachedDerivation, displayPath, pointerToPath, readSourceFileCached, type SourceFile } from './yaml-file.js';
@@ -109,7 +109,7 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
   const trusted = opts.trustedSha256?.includes(file.sha256) ?? false;
   // Checked and resolved once per document content (src/catalogue/prepare.ts), not once per thread. One entry
   // whether trusted or not: only the reference profile is ever trusted, and its own tests prove it valid.
-  const { doc: raw, warnings } = await cachedDerivation(file.sha256, 'openapi-prepared-1', async () => {
+  const { doc: raw, warnings } = await cachedDerivation(file.sha256, 'openapi-prepared-2', async () => {
     const data = file.data;
     if (!isObj(data) || typeof data['openapi'] !== 'string') {
       throw new UsageError('this is not an OpenAPI document: it has no top-level "openapi" version field', {
@@ -133,14 +133,12 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
   const schemas = isObj(components['schemas']) ? components['schemas'] : {};
   // The build's compiled validators serve a trusted document (src/catalogue/precompiled.ts).
   const precompiled = trusted && !opts.standalone ? loadPrecompiled(file.sha256) : undefined;
-  const makeAjv = () => {
+  const makeAjv = (checkSchemas: boolean) => {
     const ajv = createAjv({ standalone: opts.standalone ?? false });
     // All component schemas as one bundle; every $ref into them becomes absolute so inline schemas compile on their own.
     const bundle = { $id: BUNDLE_ID, $defs: Object.fromEntries(Object.entries(schemas).map(([name, s]: [string, unknown]) => [name, rewriteRefs(is30 ? from30(s) : s, raw, is30)])) };
     try {
-      // A trusted document's schemas are proven valid by its own tests: compiling the meta-schema in every thread of
-      // every run to check them again costs more than all the validation a short run does.
-      ajv.addSchema(bundle as object, undefined, undefined, !trusted);
+      ajv.addSchema(bundle as object, undefined, undefined, checkSchemas);
     } catch (e) {
       throw new UsageError(`the component schemas cannot be compiled: ${(e as Error).message}`, {
         file: shown,
@@ -150,11 +148,16 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
     }
     return ajv;
   };
-  // Made at once for a document the build did not compile, so a schema that cannot compile is reported on load;
-  // with the build's validators, only if one is ever missing (none is for the reference profile), so ajv itself
-  // never loads in such a run's threads.
-  let ajvInstance = precompiled ? undefined : makeAjv();
-  const ajv = () => (ajvInstance ??= makeAjv());
+  // The component schemas are checked against JSON Schema's meta-schema once per document content, so a schema
+  // that cannot compile is reported on load; after that (every worker of a run, every later run) they are known
+  // good, and compiling the meta-schema again cost each thread 0.15-0.3 s. A trusted document's are proven by its
+  // own tests. With the build's validators, ajv is made only if one is ever missing (none is for the reference
+  // profile), so it never loads in such a run's threads.
+  let ajvInstance: ReturnType<typeof makeAjv> | undefined;
+  if (!trusted) {
+    await cachedDerivation(file.sha256, 'component-schemas-checked-1', async () => ((ajvInstance = makeAjv(true)), true as const), (v): v is true => v === true);
+  }
+  const ajv = () => (ajvInstance ??= makeAjv(false));
 
   // One rewritten schema per source object (rewriting per operation made ajv compile the same problem schema
   // hundreds of times; equal copies share a validator by content, below).
@@ -402,6 +405,7 @@ export function documentRef(ref: string): string {
  * Makes local component refs absolute, so any schema of the document compiles against the bundle. A reference to a
  * schema elsewhere in the document (`#/components/parameters/companyId/schema`, which Prism follows) is replaced by
  * what it names: the bundle holds component schemas only, and such a reference would fail every schema that uses it.
+ * Walks only where schemas are: an example or default holding a "$ref" member is data, and stays as written.
  */
 function rewriteRefs(v: unknown, raw?: Record<string, unknown>, is30 = false, depth = 0): unknown {
   if (Array.isArray(v)) return v.map((x) => rewriteRefs(x, raw, is30, depth));
@@ -417,19 +421,20 @@ function rewriteRefs(v: unknown, raw?: Record<string, unknown>, is30 = false, de
   }
   const out: Json = {};
   for (const [k, val] of Object.entries(v)) {
-    if (k === '$ref' && typeof val === 'string' && val.startsWith('#/components/schemas/')) {
-      out[k] = `${BUNDLE_ID}#/$defs/${val.slice('#/components/schemas/'.length)}`;
-    } else {
-      out[k] = rewriteRefs(val, raw, is30, depth);
-    }
+    if (k === '$ref' && typeof val === 'string' && val.startsWith('#/components/schemas/')) out[k] = `${BUNDLE_ID}#/$defs/${val.slice('#/components/schemas/'.length)}`;
+    else out[k] = mapSubschemas(k, val, (x) => rewriteRefs(x, raw, is30, depth));
   }
   return out;
 }
 
-/** Keywords whose value is a schema, a list of schemas, or a map of them: where from30 walks on. */
-const ONE_SCHEMA = new Set(['items', 'additionalProperties', 'not']);
-const SCHEMA_LIST = new Set(['allOf', 'anyOf', 'oneOf']);
-const SCHEMA_MAP = new Set(['properties', 'patternProperties']);
+/** A keyword's value with each schema in it (one, a list or a map of them) passed through `f`; data and other keywords as they are. */
+function mapSubschemas(keyword: string, value: unknown, f: (schema: unknown) => unknown): unknown {
+  if (SUBSCHEMA.has(keyword) && isObj(value)) return f(value);
+  if (SUBSCHEMA_LIST.has(keyword) && Array.isArray(value)) return value.map(f);
+  if (SUBSCHEMA_MAP.has(keyword) && isObj(value)) return Object.fromEntries(Object.entries(value).map(([n, s]) => [n, f(s)]));
+  return value;
+}
+
 const BOUNDS = [
   ['exclusiveMinimum', 'minimum'],
   ['exclusiveMaximum', 'maximum'],
@@ -444,11 +449,8 @@ export function from30(v: unknown): unknown {
   if (!isObj(v)) return v;
   const out: Json = {};
   for (const [k, val] of Object.entries(v)) {
-    if (ONE_SCHEMA.has(k)) out[k] = from30(val);
-    else if (SCHEMA_LIST.has(k) && Array.isArray(val)) out[k] = val.map(from30);
-    else if (SCHEMA_MAP.has(k) && isObj(val)) out[k] = Object.fromEntries(Object.entries(val).map(([n, s]) => [n, from30(s)]));
-    else if (k === 'example') out['examples'] ??= [val];
-    else if (k !== 'nullable') out[k] = val;
+    if (k === 'example') out['examples'] ??= [val];
+    else if (k !== 'nullable') out[k] = mapSubschemas(k, val, from30);
   }
   for (const [exclusive, bound] of BOUNDS) {
     if (typeof out[exclusive] !== 'boolean') continue;

@@ -93,13 +93,49 @@ export interface DocumentOperation {
   group?: string | undefined;
 }
 
-/** "METHOD path" of an exchange to an operation of the document, by its path relative to the base URL's. */
+/** The operations whose path template reaches a node, below it the next segments: literal ones by name, templated ones by pattern. */
+interface TemplateNode {
+  literal: Map<string, TemplateNode>;
+  templated: { source: string; re: RegExp; next: TemplateNode }[];
+  ops: { index: number; id: string; method: string }[];
+}
+const templateNode = (): TemplateNode => ({ literal: new Map(), templated: [], ops: [] });
+
+/**
+ * "METHOD path" of an exchange to an operation of the document, by its path relative to the base URL's: the first
+ * operation in document order whose template matches (a parameter matches one non-empty segment; one trailing
+ * slash is allowed). The templates are walked segment by segment, so a lookup costs the depth of the path, not
+ * the number of operations: checked against every template, the coverage of a run grew as operations times
+ * distinct URLs.
+ */
 function operationMatcher(ops: readonly DocumentOperation[], basePath: string): (method: string, url: string) => string | undefined {
-  const compiled = ops.map((o) => ({
-    id: o.operationId,
-    method: o.method.toUpperCase(),
-    re: new RegExp(`^${o.path.replace(/^\//, '').split(/\{[^}]+\}/).map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}/?$`),
-  }));
+  const root = templateNode();
+  ops.forEach((o, index) => {
+    let node = root;
+    for (const segment of o.path.replace(/^\//, '').split('/')) {
+      if (!segment.includes('{')) {
+        node = node.literal.get(segment) ?? node.literal.set(segment, templateNode()).get(segment)!;
+        continue;
+      }
+      const source = segment
+        .split(/\{[^}]+\}/)
+        .map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('[^/]+');
+      let edge = node.templated.find((t) => t.source === source);
+      if (!edge) node.templated.push((edge = { source, re: new RegExp(`^${source}$`), next: templateNode() }));
+      node = edge.next;
+    }
+    node.ops.push({ index, id: o.operationId, method: o.method.toUpperCase() });
+  });
+  const reach = (node: TemplateNode, segments: string[], i: number, out: TemplateNode['ops']): void => {
+    if (i === segments.length) {
+      out.push(...node.ops);
+      return;
+    }
+    const lit = node.literal.get(segments[i]!);
+    if (lit) reach(lit, segments, i + 1, out);
+    for (const t of node.templated) if (t.re.test(segments[i]!)) reach(t.next, segments, i + 1, out);
+  };
   const prefix = basePath.endsWith('/') ? basePath : `${basePath}/`;
   const seen = new Map<string, string | undefined>();
   return (method, url) => {
@@ -112,7 +148,14 @@ function operationMatcher(ops: readonly DocumentOperation[], basePath: string): 
     const key = `${method} ${path}`;
     if (seen.has(key)) return seen.get(key);
     const rel = path.startsWith(prefix) ? path.slice(prefix.length) : undefined;
-    const hit = rel === undefined ? undefined : compiled.find((c) => c.method === method.toUpperCase() && c.re.test(rel))?.id;
+    let hit: string | undefined;
+    if (rel !== undefined) {
+      const candidates: TemplateNode['ops'] = [];
+      reach(root, rel.split('/'), 0, candidates);
+      if (rel.endsWith('/')) reach(root, rel.slice(0, -1).split('/'), 0, candidates);
+      const m = method.toUpperCase();
+      hit = candidates.filter((c) => c.method === m).sort((x, y) => x.index - y.index)[0]?.id;
+    }
     seen.set(key, hit);
     return hit;
   };
