@@ -173,6 +173,22 @@ describe('an OpenAPI 3.1 document', () => {
   });
 });
 
+describe('a 3.1 document that still writes 3.0\'s habits (as Codat\'s and Dwolla\'s)', () => {
+  it('reads "nullable" as 3.0 does, with a warning, even without a type: the schema compiles and allows null', async () => {
+    const spec = await loadSpec(variant('nullable-31.yaml', 'next: { $ref:', 'note: { nullable: true, description: free text }\n        next: { $ref:', V31));
+    expect(spec.warnings).toEqual([{ pointer: '/components/schemas/Thing/properties/note', message: expect.stringMatching(/"nullable" is OpenAPI 3\.0's keyword.*null allowed/) }]);
+    const op = spec.byId.get('getThing')!;
+    expect(spec.validateResponse(op, 200, 'application/json', { amount: 1, note: null })).toEqual({ kind: 'ok' });
+  });
+
+  it('compiles a pattern that is a valid regular expression only without the Unicode flag, and applies it', async () => {
+    const spec = await loadSpec(variant('pattern-31.yaml', 'next: { $ref:', 'code: { type: string, pattern: "^[a-z\\\\~]+$" }\n        next: { $ref:', V31));
+    const op = spec.byId.get('getThing')!;
+    expect(spec.validateResponse(op, 200, 'application/json', { amount: 1, code: 'ab~c' })).toEqual({ kind: 'ok' });
+    expect(spec.validateResponse(op, 200, 'application/json', { amount: 1, code: 'AB' })).toMatchObject({ kind: 'schema', problems: [{ pointer: '/code' }] });
+  });
+});
+
 describe('a 3.0 document with an empty required list (as Unit\'s)', () => {
   it('is used with a warning at its line, and the list requires nothing', async () => {
     const spec = await loadSpec(variant('empty-required.yaml', '', '', EMPTY_REQUIRED));

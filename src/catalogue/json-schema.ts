@@ -30,7 +30,9 @@ export function createAjv(opts: { strict?: boolean; standalone?: boolean } = {})
   const { ajv: { Ajv2020, _ }, addFormats } = ajvModule();
   const ajv = new Ajv2020({
     // Standalone: keep each validator's source, formats taken from ajv-formats at load (src/catalogue/precompiled.ts).
-    ...(opts.standalone ? { code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` } } : {}),
+    // Otherwise (a vendor's document) patterns that are no valid Unicode regular expression are read as JavaScript
+    // reads them without the flag, as Prism does.
+    code: opts.standalone ? { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` } : { regExp: lenientRegExp },
     strict: opts.strict ?? false,
     // Not strict, an unknown format (a vendor's "cognito_id") is only an annotation; ajv would say so on the
     // console at every schema that uses it.
@@ -46,6 +48,24 @@ export function createAjv(opts: { strict?: boolean; standalone?: boolean } = {})
   addFormats(ajv);
   return ajv;
 }
+
+/**
+ * ajv's pattern engine: ECMAScript with the Unicode flag, as JSON Schema says; a pattern that is invalid only under
+ * that flag (Dwolla's `[...\\~...]`: an escape Unicode mode refuses) is compiled without it, where it means what its
+ * author meant. ajv reads `code` only when it writes a validator's source (the build's standalone validators,
+ * which use its default engine).
+ */
+const lenientRegExp = Object.assign(
+  (pattern: string, flags: string): RegExp => {
+    try {
+      return new RegExp(pattern, flags);
+    } catch (e) {
+      if (!flags.includes('u')) throw e;
+      return new RegExp(pattern, flags.replace('u', ''));
+    }
+  },
+  { code: 'new RegExp' },
+);
 
 export interface SchemaProblem {
   /** JSON Pointer into the validated value. */

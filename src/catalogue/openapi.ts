@@ -136,7 +136,7 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
   const makeAjv = (checkSchemas: boolean) => {
     const ajv = createAjv({ standalone: opts.standalone ?? false });
     // All component schemas as one bundle; every $ref into them becomes absolute so inline schemas compile on their own.
-    const bundle = { $id: BUNDLE_ID, $defs: Object.fromEntries(Object.entries(schemas).map(([name, s]: [string, unknown]) => [name, rewriteRefs(is30 ? from30(s) : s, raw, is30)])) };
+    const bundle = { $id: BUNDLE_ID, $defs: Object.fromEntries(Object.entries(schemas).map(([name, s]: [string, unknown]) => [name, rewriteRefs(as31(s, is30), raw, is30)])) };
     try {
       ajv.addSchema(bundle as object, undefined, undefined, checkSchemas);
     } catch (e) {
@@ -166,7 +166,7 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
     if (s === undefined) return undefined;
     if (typeof s !== 'object' || s === null) return rewriteRefs(s, raw, is30) as JsonSchema;
     let r = rewritten.get(s);
-    if (!r) rewritten.set(s, (r = rewriteRefs(is30 ? from30(s) : s, raw, is30) as JsonSchema));
+    if (!r) rewritten.set(s, (r = rewriteRefs(as31(s, is30), raw, is30) as JsonSchema));
     return r;
   };
 
@@ -288,7 +288,7 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
     const local = documentRef(ref);
     if (!converted.has(local)) {
       const target = local.startsWith('#/') ? pointerToPath(local.slice(1)).reduce<unknown>((o, k) => (isObj(o) ? o[k] : undefined), raw) : undefined;
-      converted.set(local, isObj(target) || typeof target === 'boolean' ? ((is30 ? from30(target) : target) as JsonSchema) : undefined);
+      converted.set(local, isObj(target) || typeof target === 'boolean' ? (as31(target, is30) as JsonSchema) : undefined);
     }
     return converted.get(local);
   };
@@ -313,7 +313,7 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
     raw,
     file,
     states,
-    warnings,
+    warnings: is30 ? warnings : [...warnings, ...nullableIn31(raw)],
     schemaAt,
     validator,
     ...(opts.standalone
@@ -415,7 +415,7 @@ function rewriteRefs(v: unknown, raw?: Record<string, unknown>, is30 = false, de
     const target = pointerToPath(ref.slice(1)).reduce<unknown>((o, k) => (isObj(o) ? o[k] : undefined), raw);
     if (isObj(target) || typeof target === 'boolean') {
       const { $ref: _named, ...siblings } = v;
-      const inlined = rewriteRefs(is30 ? from30(target) : target, raw, is30, depth + 1);
+      const inlined = rewriteRefs(as31(target, is30), raw, is30, depth + 1);
       return isObj(inlined) ? { ...inlined, ...(rewriteRefs(siblings, raw, is30, depth) as Json) } : inlined;
     }
   }
@@ -452,6 +452,39 @@ export function from30(v: unknown): unknown {
     if (k === 'example') out['examples'] ??= [val];
     else if (k !== 'nullable') out[k] = mapSubschemas(k, val, from30);
   }
+  return withNullable(v, boundsAs31(out));
+}
+
+/**
+ * A 3.1 document's schema as ajv compiles it: 3.0's `nullable` left in it (Codat's) is read as 3.0 reads it, as
+ * Prism does; ajv would refuse a `nullable` without `type` and the schema would compile nowhere. Everything else
+ * is already 2020-12. The load warns where it found one (nullableIn31).
+ */
+function nullable31(v: unknown): unknown {
+  if (!isObj(v)) return v;
+  const out: Json = {};
+  for (const [k, val] of Object.entries(v)) if (k !== 'nullable') out[k] = mapSubschemas(k, val, nullable31);
+  return withNullable(v, out);
+}
+
+const as31 = (s: unknown, is30: boolean): unknown => (is30 ? from30(s) : nullable31(s));
+
+/** Where a 3.1 document's schemas still say 3.0's `nullable`: a warning for the first place, with the count. */
+function nullableIn31(raw: Json): LoadWarning[] {
+  const places: string[] = [];
+  const walk = (v: unknown, pointer: string): void => {
+    if (Array.isArray(v)) return v.forEach((x, i) => walk(x, `${pointer}/${i}`));
+    if (!isObj(v)) return;
+    if (typeof v['nullable'] === 'boolean') places.push(pointer);
+    for (const [k, x] of Object.entries(v)) if (k !== 'example' && k !== 'examples' && !k.startsWith('x-')) walk(x, `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+  };
+  walk(raw, '');
+  if (places.length === 0) return [];
+  const more = places.length > 1 ? ` (and ${places.length - 1} more places)` : '';
+  return [{ pointer: places[0]!, message: `"nullable" is OpenAPI 3.0's keyword, not 3.1's (a 3.1 schema allows null with type: [..., 'null']); it is read as 3.0 reads it: null allowed${more}` }];
+}
+
+function boundsAs31(out: Json): Json {
   for (const [exclusive, bound] of BOUNDS) {
     if (typeof out[exclusive] !== 'boolean') continue;
     if (out[exclusive] === true && typeof out[bound] === 'number') {
@@ -461,6 +494,11 @@ export function from30(v: unknown): unknown {
       delete out[exclusive];
     }
   }
+  return out;
+}
+
+/** `nullable: true` of the source schema applied to its converted form: a null type, enum value or alternative. */
+function withNullable(v: Json, out: Json): Json {
   if (v['nullable'] === true) {
     if (Array.isArray(out['enum']) && !out['enum'].includes(null)) out['enum'] = [...out['enum'], null];
     if (typeof out['type'] === 'string') out['type'] = [out['type'], 'null'];
