@@ -83,5 +83,8 @@ export async function validRequest(ctx: CheckContext, op: Operation, opts: { fre
     }
   }
   BUILT_FROM_EXAMPLES.add(parts);
+  // The document's examples are in the vendor's terms; the driver's effects() and vary() read their own.
+  const bound = driver ? ctx.binding.referenceOf(op) : undefined;
+  if (bound && !bound.identity) REFERENCE_PARTS.set(parts, ctx.binding.partsToReference(bound, parts));
   return parts;
 }
