@@ -14,8 +14,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
+import { sign, verify } from '../../src/webhooks/signature.js';
 import { makeCert } from '../helpers/servers.js';
-import { problemToVendor, queryToReference, responseToVendor, translatePath, translateValue, type Dialect, type Json, type RefOperation } from './dialect.js';
+import { isOffsetList, type OffsetListShape } from './definitions.js';
+import { isObject, problemToVendor, queryToReference, responseToVendor, translatePath, translateValue, type Dialect, type Json, type JsonObject, type RefOperation } from './dialect.js';
 
 export interface Upstream {
   /** The sandbox's base URL (https://127.0.0.1:PORT/v1/). */
@@ -90,33 +92,94 @@ function forwardHeaders(req: IncomingMessage): string[] {
   return out;
 }
 
+interface Upstreamed {
+  status: number;
+  headers: Record<string, string | string[]>;
+  raw: Buffer;
+  json: Json | undefined;
+}
+
+async function forward(origin: string, agent: Agent, method: string, path: string, query: string, headers: string[], body: Buffer | string | undefined): Promise<Upstreamed> {
+  const upstream = await request(`${origin}${path}${query ? `?${query}` : ''}`, { method: method as 'GET', headers, body, dispatcher: agent });
+  const raw = Buffer.from(await upstream.body.arrayBuffer());
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(upstream.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
+  const json = raw.length > 0 && isJson(out['content-type']) ? parseJson(raw.toString('utf8')) : undefined;
+  return { status: upstream.statusCode, headers: out, raw, json };
+}
+
+/** An answer of the sandbox in the dialect's terms: body (success or error), its media type, Location. */
+function answerToVendor(d: Dialect, op: RefOperation | undefined, up: Upstreamed): { headers: Record<string, string | string[]>; body: Buffer | string } {
+  const headers = { ...up.headers };
+  if (typeof headers['location'] === 'string') headers['location'] = locationToVendor(d, headers['location']);
+  if (up.json === undefined) return { headers, body: up.raw };
+  if (up.status < 300 && op) return { headers, body: JSON.stringify(responseToVendor(d, op, up.json)) };
+  if (up.status >= 400) {
+    // A vendor with its own error shape labels it plain JSON (its document says so too).
+    if (d.def.errors) headers['content-type'] = 'application/json';
+    return { headers, body: JSON.stringify(problemToVendor(d, up.json)) };
+  }
+  return { headers, body: JSON.stringify(translateValue(d, up.json, 'toVendor')) };
+}
+
+/** The most sandbox pages one offset request reads (a list that never ends, as a fault can make it, stops there). */
+const OFFSET_WALK_CAP = 500;
+
+/**
+ * An offset/limit list served from the sandbox's cursor pages: walks them all with the same page size (so a fault
+ * of the cursor walk shows in the offsets too), then answers the slice asked for and the total.
+ */
+async function offsetList(d: Dialect, list: OffsetListShape, send: (query: URLSearchParams) => Promise<Upstreamed>, params: URLSearchParams): Promise<Upstreamed> {
+  const given = params.get(list.offset_param);
+  const offset = given === null ? 0 : Number(given);
+  const query = queryToReference(d, params);
+  if (!/^[0-9]+$/.test(given ?? '0') || !Number.isSafeInteger(offset)) {
+    const problem = { type: 'https://problems.fsapi.example/validation-error', title: 'Request validation failed', status: 400, detail: `${list.offset_param} must be a whole number from 0.`, code: 'validation_error', errors: [{ field: list.offset_param, message: 'must be a whole number from 0' }] };
+    return { status: 400, headers: { 'content-type': 'application/problem+json' }, raw: Buffer.from(JSON.stringify(problem)), json: problem };
+  }
+  const first = await send(query);
+  const page = (u: Upstreamed) => (isObject(u.json) && Array.isArray(u.json['data']) ? u.json : undefined);
+  const firstPage = page(first);
+  if (first.status >= 300 || !firstPage) return first;
+  const all: Json[] = [...(firstPage['data'] as Json[])];
+  const limit = query.get('limit');
+  const size = limit !== null ? Number(limit) : firstPage['has_more'] === true ? all.length : Number.MAX_SAFE_INTEGER;
+  let cur = firstPage;
+  let counted = all.length;
+  for (let n = 1; n < OFFSET_WALK_CAP && cur['has_more'] === true && typeof cur['next_cursor'] === 'string'; n++) {
+    const next = new URLSearchParams(query);
+    next.set('cursor', cur['next_cursor']);
+    // Past the slice asked for, the rest is only counted (for the total), a hundred at a time.
+    const slice = all.length < offset + size;
+    if (!slice) next.set('limit', '100');
+    const got = page(await send(next));
+    if (!got) break;
+    if (slice) all.push(...(got['data'] as Json[]));
+    counted += (got['data'] as Json[]).length;
+    cur = got;
+  }
+  const body: JsonObject = { data: all.slice(offset, offset + size), total: counted };
+  return { ...first, raw: Buffer.from(JSON.stringify(body)), json: body };
+}
+
 function handler(d: Dialect, origin: string, agent: Agent, forwarded: DialectProxy['forwarded']) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     try {
       const method = req.method ?? 'GET';
       const url = new URL(req.url ?? '/', 'https://proxy.invalid');
       const { path, op } = requestToReference(d, method, url.pathname);
-      const query = queryToReference(d, url.searchParams).toString();
       forwarded.push({ method, path: url.pathname, referencePath: path });
       let body: Buffer | string = await readBody(req);
       const parsed = body.length > 0 && isJson(req.headers['content-type']) ? parseJson(body.toString('utf8')) : undefined;
       if (parsed !== undefined) body = JSON.stringify(translateValue(d, parsed, 'toReference'));
-      const upstream = await request(`${origin}${path}${query ? `?${query}` : ''}`, {
-        method: method as 'GET',
-        headers: forwardHeaders(req),
-        body: body.length > 0 || method === 'POST' || method === 'PATCH' || method === 'PUT' ? body : undefined,
-        dispatcher: agent,
-      });
-      const raw = Buffer.from(await upstream.body.arrayBuffer());
-      const headers: Record<string, string | string[]> = {};
-      for (const [k, v] of Object.entries(upstream.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;
-      if (typeof headers['location'] === 'string') headers['location'] = locationToVendor(d, headers['location']);
-      let out: Buffer | string = raw;
-      const json = raw.length > 0 && isJson(headers['content-type']) ? parseJson(raw.toString('utf8')) : undefined;
-      if (json !== undefined && upstream.statusCode < 300 && op) out = JSON.stringify(responseToVendor(d, op, json));
-      else if (json !== undefined && upstream.statusCode >= 400) out = JSON.stringify(problemToVendor(d, json));
-      res.writeHead(upstream.statusCode, { ...headers, 'content-length': String(Buffer.byteLength(out)) });
-      res.end(method === 'HEAD' ? undefined : out);
+      const headers = forwardHeaders(req);
+      const sendBody = body.length > 0 || method === 'POST' || method === 'PATCH' || method === 'PUT' ? body : undefined;
+      const send = (query: URLSearchParams) => forward(origin, agent, method, path, query.toString(), headers, sendBody);
+      const list = d.def.list;
+      const up = op && op.kind === 'list' && op.paged && method === 'GET' && isOffsetList(list) ? await offsetList(d, list, send, url.searchParams) : await send(queryToReference(d, url.searchParams));
+      const out = answerToVendor(d, op, up);
+      res.writeHead(up.status, { ...out.headers, 'content-length': String(Buffer.byteLength(out.body)) });
+      res.end(method === 'HEAD' ? undefined : out.body);
     } catch (e) {
       // Only a broken upstream connection lands here (the sandbox is local): a gateway error, as a vendor's would be.
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/problem+json' });
@@ -164,4 +227,41 @@ export async function startDialectProxy(d: Dialect, upstream: Upstream): Promise
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+export interface WebhookForwarder {
+  /** Where the sandbox delivers (http://127.0.0.1:PORT/webhooks). */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Webhook deliveries in the dialect's terms: the sandbox delivers here, and each event goes on to the suite's
+ * receiver as the vendor would send it (member names, ids, enum and event values). A delivery whose signature
+ * verifies is signed again over the translated body with the same id and timestamp; any other keeps its headers,
+ * so an unsigned or wrongly signed delivery stays so. The receiver's answer goes back to the sandbox (retries).
+ */
+export async function startWebhookForwarder(d: Dialect, receiverUrl: string, secret: string): Promise<WebhookForwarder> {
+  const server = createHttp((req, res) => {
+    void (async () => {
+      try {
+        const raw = (await readBody(req)).toString('utf8');
+        const parsed = parseJson(raw);
+        const body = parsed === undefined ? raw : JSON.stringify(translateValue(d, parsed, 'toVendor'));
+        const headers: Record<string, string> = {};
+        for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && !HOP_BY_HOP.has(k)) headers[k] = v;
+        if (verify(secret, headers, raw, { toleranceSeconds: Number.MAX_SAFE_INTEGER }).ok) {
+          headers['webhook-signature'] = sign(secret, headers['webhook-id']!, Number(headers['webhook-timestamp']), body);
+        }
+        const out = await request(receiverUrl, { method: 'POST', headers, body });
+        const text = await out.body.text();
+        res.writeHead(out.statusCode, { 'content-type': String(out.headers['content-type'] ?? 'text/plain') }).end(text);
+      } catch (e) {
+        if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
+        res.end((e as Error).message);
+      }
+    })();
+  });
+  const port = await listen(server);
+  return { url: `http://127.0.0.1:${port}/webhooks`, close: () => close(server) };
 }
