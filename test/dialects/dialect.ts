@@ -297,8 +297,19 @@ export function translateScalar(d: Dialect, refName: string | undefined, value: 
 }
 
 /**
+ * A value in the reference's spelling that the dialect spells otherwise (customer.created where the vendor says
+ * CustomerCreated): the vendor does not know it, as a parameter value.
+ */
+export function foreignValue(d: Dialect, refName: string | undefined, value: string): boolean {
+  if (d.events.has(value) && !d.eventsBack.has(value)) return true;
+  if (refName === undefined) return false;
+  return d.values.get(refName)?.has(value) === true && d.valuesBack.get(refName)?.has(value) !== true;
+}
+
+/**
  * A path (relative to the version base, e.g. "/clients/cus_1") in the other spelling, with its route; undefined when
- * no route matches. Parameter values are translated too (ids, enum values such as a feature name).
+ * no route matches. Parameter values are translated too (ids, enum values such as a feature name); a value in the
+ * reference's spelling the vendor does not use (features/cards for features/CARDS) matches no route of its.
  */
 export function translatePath(d: Dialect, path: string, dir: Direction): { path: string; route: Route } | undefined {
   for (const route of d.routes) {
@@ -307,6 +318,7 @@ export function translatePath(d: Dialect, path: string, dir: Direction): { path:
     let i = 0;
     const target = dir === 'toReference' ? route.refPath : route.vendorPath;
     const refNames = [...route.params.keys()];
+    if (dir === 'toReference' && m.slice(1).some((raw, n) => foreignValue(d, refNames[n], safeDecode(raw)))) continue;
     const value = (raw: string, n: number): string => {
       let decoded: string;
       try {
@@ -320,6 +332,14 @@ export function translatePath(d: Dialect, path: string, dir: Direction): { path:
     return { path: target.replace(/\{[^}]+\}/g, () => value(m[++i]!, i - 1)), route };
   }
   return undefined;
+}
+
+function safeDecode(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -376,7 +396,8 @@ export function problemToVendor(d: Dialect, body: Json): Json {
     const named = (errors ?? []).filter(isObject).map((e) => `${String(e['field'])}: ${String(e['message'])}`);
     const message = [typeof body['detail'] === 'string' ? body['detail'] : String(body['title'] ?? 'error'), ...named].join('; ');
     const out: JsonObject = {};
-    setPath(out, shape.code, typeof body['code'] === 'string' ? upperValue(body['code']) : `HTTP_${String(body['status'])}`);
+    // The codes are the profile's own (insufficient_funds): the vendor answers the same refusals.
+    setPath(out, shape.code, typeof body['code'] === 'string' ? body['code'] : `http_${String(body['status'])}`);
     setPath(out, shape.message, message);
     return out;
   }
@@ -388,6 +409,15 @@ function setPath(o: JsonObject, path: string, v: Json): void {
   let cur = o;
   for (const k of keys.slice(0, -1)) cur = (isObject(cur[k]) ? cur[k] : (cur[k] = {})) as JsonObject;
   cur[keys[keys.length - 1]!] = v;
+}
+
+/** The first query parameter whose value the vendor does not know (a reference spelling it respells), if any. */
+export function foreignQueryValue(d: Dialect, query: URLSearchParams): string | undefined {
+  for (const [k, v] of query) {
+    const name = d.fieldsBack.get(k) ?? k;
+    if (foreignValue(d, name, v)) return k;
+  }
+  return undefined;
 }
 
 /** Query parameters in the reference's names and values (the list's own paging parameters are the proxy's). */

@@ -17,7 +17,7 @@ import { Agent, request } from 'undici';
 import { sign, verify } from '../../src/webhooks/signature.js';
 import { makeCert } from '../helpers/servers.js';
 import { isOffsetList, type OffsetListShape } from './definitions.js';
-import { isObject, problemToVendor, queryToReference, responseToVendor, translatePath, translateValue, type Dialect, type Json, type JsonObject, type RefOperation } from './dialect.js';
+import { foreignQueryValue, isObject, problemToVendor, queryToReference, responseToVendor, translatePath, translateValue, type Dialect, type Json, type JsonObject, type RefOperation } from './dialect.js';
 
 export interface Upstream {
   /** The sandbox's base URL (https://127.0.0.1:PORT/v1/). */
@@ -122,14 +122,23 @@ function answerToVendor(d: Dialect, op: RefOperation | undefined, up: Upstreamed
   return { headers, body: JSON.stringify(translateValue(d, up.json, 'toVendor')) };
 }
 
-/** The most sandbox pages one offset request reads (a list that never ends, as a fault can make it, stops there). */
+/** The most sandbox pages one offset list reads (a list that never ends, as a fault can make it, stops there). */
 const OFFSET_WALK_CAP = 500;
+/** Pages read at the size asked for, before the rest of a list is read a hundred at a time (only to be held). */
+const FAITHFUL_PAGES = 10;
+
+interface Snapshot {
+  items: Json[];
+  total: number;
+}
 
 /**
- * An offset/limit list served from the sandbox's cursor pages: walks them all with the same page size (so a fault
- * of the cursor walk shows in the offsets too), then answers the slice asked for and the total.
+ * An offset/limit list served from the sandbox's cursor pages. Like vendors that page by offset over a list that
+ * grows at its head (newest first), the proxy holds a snapshot of the list from the walk's first page (offset 0)
+ * and serves the later offsets of the same query from it, so objects created meanwhile do not shift the pages.
+ * The first pages are read at the page size asked for, so a fault of the cursor walk shows in the offsets too.
  */
-async function offsetList(d: Dialect, list: OffsetListShape, send: (query: URLSearchParams) => Promise<Upstreamed>, params: URLSearchParams): Promise<Upstreamed> {
+async function offsetList(d: Dialect, list: OffsetListShape, send: (query: URLSearchParams) => Promise<Upstreamed>, params: URLSearchParams, who: string, snapshots: Map<string, Snapshot>): Promise<Upstreamed> {
   const given = params.get(list.offset_param);
   const offset = given === null ? 0 : Number(given);
   const query = queryToReference(d, params);
@@ -137,32 +146,37 @@ async function offsetList(d: Dialect, list: OffsetListShape, send: (query: URLSe
     const problem = { type: 'https://problems.fsapi.example/validation-error', title: 'Request validation failed', status: 400, detail: `${list.offset_param} must be a whole number from 0.`, code: 'validation_error', errors: [{ field: list.offset_param, message: 'must be a whole number from 0' }] };
     return { status: 400, headers: { 'content-type': 'application/problem+json' }, raw: Buffer.from(JSON.stringify(problem)), json: problem };
   }
+  const key = `${who} ${query.toString()}`;
   const first = await send(query);
   const page = (u: Upstreamed) => (isObject(u.json) && Array.isArray(u.json['data']) ? u.json : undefined);
   const firstPage = page(first);
   if (first.status >= 300 || !firstPage) return first;
-  const all: Json[] = [...(firstPage['data'] as Json[])];
   const limit = query.get('limit');
-  const size = limit !== null ? Number(limit) : firstPage['has_more'] === true ? all.length : Number.MAX_SAFE_INTEGER;
-  let cur = firstPage;
-  let counted = all.length;
-  for (let n = 1; n < OFFSET_WALK_CAP && cur['has_more'] === true && typeof cur['next_cursor'] === 'string'; n++) {
-    const next = new URLSearchParams(query);
-    next.set('cursor', cur['next_cursor']);
-    // Past the slice asked for, the rest is only counted (for the total), a hundred at a time.
-    const slice = all.length < offset + size;
-    if (!slice) next.set('limit', '100');
-    const got = page(await send(next));
-    if (!got) break;
-    if (slice) all.push(...(got['data'] as Json[]));
-    counted += (got['data'] as Json[]).length;
-    cur = got;
+  const size = limit !== null ? Number(limit) : firstPage['has_more'] === true ? (firstPage['data'] as Json[]).length : Number.MAX_SAFE_INTEGER;
+  let snap = offset === 0 ? undefined : snapshots.get(key);
+  if (!snap) {
+    const items: Json[] = [...(firstPage['data'] as Json[])];
+    let cur = firstPage;
+    for (let n = 1; n < OFFSET_WALK_CAP && cur['has_more'] === true && typeof cur['next_cursor'] === 'string'; n++) {
+      const next = new URLSearchParams(query);
+      next.set('cursor', cur['next_cursor']);
+      if (n >= FAITHFUL_PAGES && items.length >= offset + size) next.set('limit', '100');
+      const got = page(await send(next));
+      if (!got) break;
+      items.push(...(got['data'] as Json[]));
+      cur = got;
+    }
+    snap = { items, total: items.length };
+    snapshots.set(key, snap);
+    // A bounded memory: the oldest walks go first.
+    if (snapshots.size > 500) snapshots.delete(snapshots.keys().next().value!);
   }
-  const body: JsonObject = { data: all.slice(offset, offset + size), total: counted };
+  const body: JsonObject = { data: snap.items.slice(offset, offset + size), total: snap.total };
   return { ...first, raw: Buffer.from(JSON.stringify(body)), json: body };
 }
 
 function handler(d: Dialect, origin: string, agent: Agent, forwarded: DialectProxy['forwarded']) {
+  const snapshots = new Map<string, Snapshot>();
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     try {
       const method = req.method ?? 'GET';
@@ -173,10 +187,21 @@ function handler(d: Dialect, origin: string, agent: Agent, forwarded: DialectPro
       const parsed = body.length > 0 && isJson(req.headers['content-type']) ? parseJson(body.toString('utf8')) : undefined;
       if (parsed !== undefined) body = JSON.stringify(translateValue(d, parsed, 'toReference'));
       const headers = forwardHeaders(req);
+      const foreign = foreignQueryValue(d, url.searchParams);
+      if (foreign !== undefined) {
+        // The vendor validates its enums: a value in the reference's spelling is not one of them.
+        const problem = { type: 'https://problems.fsapi.example/validation-error', title: 'Request validation failed', status: 400, detail: `${foreign} is not one of its values.`, code: 'validation_error', errors: [{ field: foreign, message: 'must be equal to one of the allowed values' }] };
+        const out = answerToVendor(d, op, { status: 400, headers: { 'content-type': 'application/problem+json' }, raw: Buffer.from(JSON.stringify(problem)), json: problem });
+        res.writeHead(400, { ...out.headers, 'content-length': String(Buffer.byteLength(out.body)) });
+        res.end(method === 'HEAD' ? undefined : out.body);
+        return;
+      }
       const sendBody = body.length > 0 || method === 'POST' || method === 'PATCH' || method === 'PUT' ? body : undefined;
       const send = (query: URLSearchParams) => forward(origin, agent, method, path, query.toString(), headers, sendBody);
       const list = d.def.list;
-      const up = op && op.kind === 'list' && op.paged && method === 'GET' && isOffsetList(list) ? await offsetList(d, list, send, url.searchParams) : await send(queryToReference(d, url.searchParams));
+      // A walk is one client's: its snapshot is keyed by the credentials it was asked with.
+      const who = `${String(req.headers['api-key'] ?? '')} ${String(req.headers['x-tenant-id'] ?? '')}`;
+      const up = op && op.kind === 'list' && op.paged && method === 'GET' && isOffsetList(list) ? await offsetList(d, list, send, url.searchParams, who, snapshots) : await send(queryToReference(d, url.searchParams));
       const out = answerToVendor(d, op, up);
       res.writeHead(up.status, { ...out.headers, 'content-length': String(Buffer.byteLength(out.body)) });
       res.end(method === 'HEAD' ? undefined : out.body);
@@ -207,12 +232,14 @@ export async function startDialectProxy(d: Dialect, upstream: Upstream): Promise
   const agent = new Agent({ connect: { ca: upstream.caPem } });
   const forwarded: DialectProxy['forwarded'] = [];
   const base = new URL(upstream.baseUrl);
-  const https = createHttps({ cert: cert.cert, key: cert.key }, (req, res) => void handler(d, base.origin, agent, forwarded)(req, res));
+  const serve = handler(d, base.origin, agent, forwarded);
+  const https = createHttps({ cert: cert.cert, key: cert.key }, (req, res) => void serve(req, res));
   const port = await listen(https);
   let plain: Server | undefined;
   let plainPort: number | undefined;
   if (upstream.plainHttpUrl) {
-    plain = createHttp((req, res) => void handler(d, new URL(upstream.plainHttpUrl!).origin, agent, forwarded)(req, res));
+    const servePlain = handler(d, new URL(upstream.plainHttpUrl!).origin, agent, forwarded);
+    plain = createHttp((req, res) => void servePlain(req, res));
     plainPort = await listen(plain);
   }
   return {
