@@ -149,6 +149,9 @@ describe('the translating proxy', () => {
     expect(page2.body['total']).toBe(total);
     const seen = [...(page1.body['results'] as JsonObject[]), ...(page2.body['results'] as JsonObject[])].map((c) => c['id']);
     expect(new Set(seen).size).toBe(seen.length);
+    // Another list of the same query is another walk (the snapshot is the list's own).
+    const accounts = await conventions.api.send('GET', '/accounts?limit=2&offset=2', undefined, 'listAccounts');
+    expect((accounts.body['results'] as JsonObject[]).every((a) => String(a['id']).startsWith('ACCT-'))).toBe(true);
     const bad = await conventions.api.send('GET', '/customers/CUST-0000000000000000');
     expect(bad.status).toBe(404);
     expect(bad.headers['content-type']).toMatch(/^application\/json/);

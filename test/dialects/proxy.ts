@@ -138,7 +138,7 @@ interface Snapshot {
  * and serves the later offsets of the same query from it, so objects created meanwhile do not shift the pages.
  * The first pages are read at the page size asked for, so a fault of the cursor walk shows in the offsets too.
  */
-async function offsetList(d: Dialect, list: OffsetListShape, send: (query: URLSearchParams) => Promise<Upstreamed>, params: URLSearchParams, who: string, snapshots: Map<string, Snapshot>): Promise<Upstreamed> {
+async function offsetList(d: Dialect, list: OffsetListShape, send: (query: URLSearchParams) => Promise<Upstreamed>, params: URLSearchParams, walk: string, snapshots: Map<string, Snapshot>): Promise<Upstreamed> {
   const given = params.get(list.offset_param);
   const offset = given === null ? 0 : Number(given);
   const query = queryToReference(d, params);
@@ -146,7 +146,7 @@ async function offsetList(d: Dialect, list: OffsetListShape, send: (query: URLSe
     const problem = { type: 'https://problems.fsapi.example/validation-error', title: 'Request validation failed', status: 400, detail: `${list.offset_param} must be a whole number from 0.`, code: 'validation_error', errors: [{ field: list.offset_param, message: 'must be a whole number from 0' }] };
     return { status: 400, headers: { 'content-type': 'application/problem+json' }, raw: Buffer.from(JSON.stringify(problem)), json: problem };
   }
-  const key = `${who} ${query.toString()}`;
+  const key = `${walk} ?${query.toString()}`;
   const first = await send(query);
   const page = (u: Upstreamed) => (isObject(u.json) && Array.isArray(u.json['data']) ? u.json : undefined);
   const firstPage = page(first);
@@ -199,9 +199,9 @@ function handler(d: Dialect, origin: string, agent: Agent, forwarded: DialectPro
       const sendBody = body.length > 0 || method === 'POST' || method === 'PATCH' || method === 'PUT' ? body : undefined;
       const send = (query: URLSearchParams) => forward(origin, agent, method, path, query.toString(), headers, sendBody);
       const list = d.def.list;
-      // A walk is one client's: its snapshot is keyed by the credentials it was asked with.
-      const who = `${String(req.headers['api-key'] ?? '')} ${String(req.headers['x-tenant-id'] ?? '')}`;
-      const up = op && op.kind === 'list' && op.paged && method === 'GET' && isOffsetList(list) ? await offsetList(d, list, send, url.searchParams, who, snapshots) : await send(queryToReference(d, url.searchParams));
+      // A walk is one client's, of one list: its snapshot is keyed by the credentials and the list's path.
+      const walk = `${String(req.headers['api-key'] ?? '')} ${String(req.headers['x-tenant-id'] ?? '')} ${path}`;
+      const up = op && op.kind === 'list' && op.paged && method === 'GET' && isOffsetList(list) ? await offsetList(d, list, send, url.searchParams, walk, snapshots) : await send(queryToReference(d, url.searchParams));
       const out = answerToVendor(d, op, up);
       res.writeHead(up.status, { ...out.headers, 'content-length': String(Buffer.byteLength(out.body)) });
       res.end(method === 'HEAD' ? undefined : out.body);
