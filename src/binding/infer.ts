@@ -217,7 +217,8 @@ function listShapeOf(spec: SpecDocument, op: Operation, body: Record<string, Jso
     if (next) shape.next_cursor = next;
     if (cursor) shape.cursor_param = cursor;
   }
-  if (total && !shape.page_param) shape.total = total;
+  // The total tells an offset list's last page (a cursor or page list says so its own way).
+  if (total && !shape.page_param && !shape.cursor_param) shape.total = total;
   const limit = q(/^(limit|per_?page|perPage|page_?size|pageSize|size|count|max_?results|maxResults|take|first)$/i);
   if (limit) shape.limit_param = limit;
   return { items, fields: Object.keys(propertiesOf(spec, deref(spec, schema)?.['items'])), shape };
