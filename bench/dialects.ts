@@ -1,5 +1,5 @@
 /**
- * The suite on targets spelled otherwise. For each dialect of test/dialects/ (names, paths, shapes): the sandbox
+ * The suite on targets spelled otherwise. For each dialect of test/dialects/ (names, paths, shapes, conventions): the sandbox
  * behind the dialect's translating proxy, `bind --spec <dialect document> --out <file>` (or, when this build has no
  * `bind` command, the dialect's truth binding, said so), then `run --binding <file>` against the proxy (without a
  * binding when `run` has no --binding flag yet, said so); and a reference run against the same sandbox without a
@@ -8,7 +8,7 @@
  * compared with the truth binding); then one or two fault switches per check family, each run through the
  * dialect, and whether every requirement the fault breaks (sandbox/faults.ts) failed.
  *
- *   npx tsx bench/dialects.ts [--dialects names,paths,shapes] [--faults F1,F2 | --no-faults] [--groups G1,G2] [--seed N] [--keep]
+ *   npx tsx bench/dialects.ts [--dialects names,paths,shapes,conventions] [--faults F1,F2 | --no-faults] [--groups G1,G2] [--seed N] [--keep]
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,7 +23,7 @@ import { freePort, startDialectTarget, targetEnv, type DialectTarget } from '../
 import { scoreBinding, type Binding, type EntryScore } from '../test/dialects/truth.js';
 import { assertRan, ensureBuild, int, printTable, readLatestReport, round, runCli, tail, usage, writeResult, type RunReport } from './lib.js';
 
-const USAGE = 'npx tsx bench/dialects.ts [--dialects names,paths,shapes] [--faults F1,F2 | --no-faults] [--groups G1,G2] [--seed N] [--keep]';
+const USAGE = 'npx tsx bench/dialects.ts [--dialects names,paths,shapes,conventions] [--faults F1,F2 | --no-faults] [--groups G1,G2] [--seed N] [--keep]';
 const DEFAULT_SEED = 20261120;
 const LEVELS: Level[] = ['MUST', 'CONTRACT', 'SHOULD', 'PROFILE', 'INFO'];
 const EXECUTED_GOAL = 0.95;
@@ -189,6 +189,7 @@ async function main(): Promise<void> {
             list_and_envelope: share(bound.scores, ['list', 'envelope']),
             query: share(bound.scores, ['query']),
             fields_and_states: share(bound.scores, ['fields', 'states']),
+            values_events_errors: share(bound.scores, ['values', 'events', 'errors']),
             wrong: bound.scores.filter((s) => !s.right),
           }
         : null,
@@ -199,7 +200,7 @@ async function main(): Promise<void> {
   console.log(`\nreference run: ${reference.verdict}; executed (not skipped) ${LEVELS.map((l) => `${l} ${reference.executed[l]}`).join(', ')}`);
   console.log(`binding: ${can.bind ? 'bind output' : 'truth binding (no `bind` in this build)'}; run --binding ${can.binding ? 'used' : 'NOT available (runs without a binding)'}\n`);
   printTable(
-    ['dialect', ...LEVELS.map((l) => `${l} exec`), 'verdict', 'same', 'errors', 'bind ops+params', 'bind list+env'],
+    ['dialect', ...LEVELS.map((l) => `${l} exec`), 'verdict', 'same', 'errors', 'bind ops+params', 'bind list+env', 'bind query', 'bind fields+states', 'bind values+events+errors'],
     results.map((r) => [
       r.dialect,
       ...LEVELS.map((l) => `${(r.executed[l]!.share * 100).toFixed(1)}%`),
@@ -208,6 +209,9 @@ async function main(): Promise<void> {
       String(r.errors),
       fraction(r.bind_accuracy?.['operations_and_path_params']),
       fraction(r.bind_accuracy?.['list_and_envelope']),
+      fraction(r.bind_accuracy?.['query']),
+      fraction(r.bind_accuracy?.['fields_and_states']),
+      fraction(r.bind_accuracy?.['values_events_errors']),
     ]),
   );
   if (faultPicks.length > 0) {

@@ -99,7 +99,7 @@ export const flows: CheckDef[] = [
       const cid = await causeCustomer(ctx);
       const got = await received(ctx, { objectId: cid, type: 'customer.created', min: 1 });
       check(got.length > 0, `the receiver got no customer.created delivery for ${cid} within ${ctx.config.webhookWaitMs} ms`);
-      const e = deliveredEvent(got[0]!);
+      const e = deliveredEvent(got[0]!, ctx.binding);
       check(e['type'] === 'customer.created', `the delivery for ${cid} carried type ${JSON.stringify(e['type'])}`);
     },
   },
@@ -194,7 +194,7 @@ export const flows: CheckDef[] = [
       const cid = await causeCustomer(ctx);
       const got = await received(ctx, { objectId: cid, type: 'customer.created', min: 1 });
       if (got.length === 0) ctx.skip(`no delivery arrived for ${cid} within ${ctx.config.webhookWaitMs} ms (FSAPI-WH-003 judges delivery): nothing to compare`, 'prerequisite');
-      const delivered = deliveredEvent(got[0]!);
+      const delivered = deliveredEvent(got[0]!, ctx.binding);
       const id = String(delivered['id']);
       const event = jsonOf(await ctx.call('getWebhookEvent', { pathParams: { event_id: id } }), STATUS.is2xx, `status of GET event ${id} (delivered to the receiver)`);
       check(sameJson(event, delivered), `GET /webhooks/events/${id} differs from the delivered body: ${firstDifference(event, delivered)}`);

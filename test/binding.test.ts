@@ -10,8 +10,14 @@ import { parse, stringify } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Binding } from '../src/binding/binding.js';
 import type { BindingFile } from '../src/binding/format.js';
-import { inferBinding } from '../src/binding/infer.js';
-import { loadBinding } from '../src/binding/load.js';
+import { inferBinding, SUGGESTION_THRESHOLD } from '../src/binding/infer.js';
+import { loadBinding, suggestionsIn } from '../src/binding/load.js';
+import { bindingYaml } from '../src/binding/write.js';
+import { walkPages } from '../src/harness/pages.js';
+import type { HttpResponse } from '../src/http/client.js';
+import { dialect } from './dialects/dialect.js';
+import { writeDialectFiles } from './dialects/target.js';
+import { scoreBinding, type Binding as TruthBinding } from './dialects/truth.js';
 import { loadCatalogue, REFERENCE_SPEC_PATH, type SpecDocument } from '../src/catalogue/index.js';
 import type { RunReport } from '../src/results/model.js';
 import { runCli } from './helpers/cli.js';
@@ -97,6 +103,127 @@ describe('binding file', () => {
   });
 });
 
+describe('binding file: conventions', () => {
+  const lineOf = async (text: string): Promise<{ where: string | undefined; message: string }> => {
+    const p = join(dir, 'conventions-bad.yaml');
+    writeFileSync(p, text);
+    const { UsageError } = await import('../src/errors.js');
+    try {
+      loadBinding(p, vendor, reference);
+    } catch (e) {
+      expect(e).toBeInstanceOf(UsageError);
+      return { where: (e as InstanceType<typeof UsageError>).where, message: (e as Error).message };
+    }
+    return expect.unreachable('loaded');
+  };
+
+  it('loads values, errors, offset paging and totals', () => {
+    const p = join(dir, 'conventions.yaml');
+    writeFileSync(p, [
+      'binding: 1',
+      'values:',
+      '  type: { passport: PASSPORT }',
+      'errors: { code: error.code, message: error.message }',
+      'operations:',
+      '  listCustomers:',
+      '    operation: customers.list',
+      '    list: { items: results, total: total, offset_param: offset, limit_param: limit }',
+      '',
+    ].join('\n'));
+    const b = loadBinding(p, vendor, reference);
+    expect(b.values).toEqual({ type: { passport: 'PASSPORT' } });
+    expect(b.errors).toEqual({ code: 'error.code', message: 'error.message' });
+    expect(b.operations?.['listCustomers']?.list).toEqual({ items: 'results', total: 'total', offset_param: 'offset', limit_param: 'limit' });
+  });
+
+  it('refuses a bad values map, error shape or paging, naming the line and the fix', async () => {
+    expect(await lineOf('binding: 1\nvalues:\n  type: PASSPORT\n')).toMatchObject({ where: '3', message: expect.stringMatching(/values\.type must map names to non-empty names/) });
+    expect(await lineOf('binding: 1\nvalues:\n  type:\n    passport: ""\n')).toMatchObject({ where: '4' });
+    expect(await lineOf('binding: 1\nerrors:\n  code: error.code\n  mesage: error.message\n')).toMatchObject({ where: '4', message: expect.stringMatching(/unknown key "mesage" in errors \(did you mean message\?\)/) });
+    expect(await lineOf('binding: 1\nerrors:\n  code: ""\n')).toMatchObject({ where: '3', message: expect.stringMatching(/errors\.code must be a member name or dotted path/) });
+    expect(await lineOf('binding: 1\nerrors: error.code\n')).toMatchObject({ where: '2' });
+    expect(
+      await lineOf('binding: 1\noperations:\n  listCustomers:\n    operation: customers.list\n    list:\n      items: results\n      cursor_param: after\n      offset_param: offset\n'),
+    ).toMatchObject({ where: '8', message: expect.stringMatching(/has both cursor_param and offset_param/) });
+    expect(await lineOf('binding: 1\noperations:\n  listCustomers:\n    operation: customers.list\n    list: { items: results, totl: total }\n')).toMatchObject({ message: expect.stringMatching(/unknown key "totl".*did you mean total/) });
+  });
+});
+
+describe('translation: conventions', () => {
+  const file: BindingFile = {
+    binding: 1,
+    fields: { customer_id: 'customerId', id_type: 'idType' },
+    states: { active: 'ACTIVE', frozen: 'FROZEN' },
+    values: { type: { passport: 'PASSPORT', virtual: 'VIRTUAL' }, status: { removed: 'GONE' }, feature: { cards: 'CARDS' } },
+    events: { 'customer.created': 'CustomerCreated' },
+    errors: { code: 'error.code', message: 'error.message' },
+    operations: {
+      listCustomers: { operation: 'customers.list', list: { items: 'results', total: 'total', offset_param: 'offset', limit_param: 'limit' } },
+      updateCustomer: { operation: 'customer.update', envelope: 'result' },
+      listWebhookEvents: { operation: 'webhookEvents.list' },
+      getFeatureEligibility: { operation: 'featureEligibility.retrieve', path_params: { customer_id: 'customerId' } },
+      getWebhookEvent: { operation: 'webhookEvent.retrieve' },
+    },
+  };
+
+  it('translates enum values of any member both ways, in bodies, query and path parameters; states merge under values', () => {
+    const b = new Binding(vendor, reference, file);
+    const update = b.resolve('updateCustomer')!;
+    const sent = b.toVendor(update, { pathParams: { customer_id: 'cus_1' }, body: { type: 'passport', status: 'removed', nested: [{ status: 'active', type: 'virtual' }], note: 'passport', metadata: { kind: 'customer.created' } } });
+    expect(sent.body).toEqual({ type: 'PASSPORT', status: 'GONE', nested: [{ status: 'ACTIVE', type: 'VIRTUAL' }], note: 'passport', metadata: { kind: 'CustomerCreated' } });
+    expect(b.toReference(update, { result: { id: 'cus_1', type: 'PASSPORT', status: 'GONE', kycStatus: 'FROZEN', customerId: 'x', idType: 'PASSPORT' } })).toEqual({ id: 'cus_1', type: 'passport', status: 'removed', kycStatus: 'frozen', customer_id: 'x', id_type: 'PASSPORT' });
+    // Query values of that name, and event types anywhere.
+    const events = b.resolve('listWebhookEvents')!;
+    expect(b.queryToVendor(events, { type: 'customer.created', customer_id: 'cus_1' })).toEqual({ type: 'CustomerCreated', customerId: 'cus_1' });
+    // A path parameter's value (a feature name).
+    const feature = b.resolve('getFeatureEligibility')!;
+    expect(b.toVendor(feature, { pathParams: { customer_id: 'cus_1', feature: 'cards' } }).pathParams).toEqual({ customerId: 'cus_1', feature: 'CARDS' });
+    // A delivered webhook event reads as an event read by id does.
+    expect(b.eventToReference({ id: 'evt_1', type: 'CustomerCreated', data: { object: { customerId: 'c', status: 'ACTIVE' } } })).toEqual({ id: 'evt_1', type: 'customer.created', data: { object: { customer_id: 'c', status: 'active' } } });
+    expect(b.eventToVendor('customer.created')).toBe('CustomerCreated');
+  });
+
+  it('reads the bound error shape as a problem: code and detail, the body kept', () => {
+    const b = new Binding(vendor, reference, file);
+    expect(b.errorToReference({ error: { code: 'NOT_FOUND', message: 'No customer cus_1.' } })).toEqual({ error: { code: 'NOT_FOUND', message: 'No customer cus_1.' }, code: 'NOT_FOUND', detail: 'No customer cus_1.' });
+    expect(b.errorToReference({ title: 'x' })).toEqual({ title: 'x' });
+    expect(new Binding(vendor, reference, { binding: 1 }).errorToReference({ error: { code: 'X' } })).toEqual({ error: { code: 'X' } });
+  });
+
+  it('reads request parts in the vendor terms back in the reference terms (the inverse of toVendor)', () => {
+    const b = new Binding(vendor, reference, file);
+    const parts = { pathParams: { customer_id: 'cus_1' }, body: { type: 'passport', customer_id: 'x', status: 'active' } };
+    const update = b.resolve('updateCustomer')!;
+    expect(b.partsToReference(update, b.toVendor(update, parts))).toEqual(parts);
+    const list = b.resolve('listCustomers')!;
+    expect(b.partsToReference(list, { query: { offset: '20', limit: 5, customerId: 'cus_1' } })).toEqual({ query: { cursor: '20', limit: 5, customer_id: 'cus_1' } });
+    const feature = b.resolve('getFeatureEligibility')!;
+    expect(b.partsToReference(feature, { pathParams: { customerId: 'cus_1', feature: 'CARDS' } })).toEqual({ pathParams: { customer_id: 'cus_1', feature: 'cards' } });
+  });
+
+  it('walks an offset list to its end, each object once: next_cursor is the next offset, has_more from the total', async () => {
+    const b = new Binding(vendor, reference, file);
+    const list = b.resolve('listCustomers')!;
+    const all = Array.from({ length: 7 }, (_, i) => ({ id: `cus_${i}`, type: 'PASSPORT' }));
+    const asked: Record<string, unknown>[] = [];
+    const fetch = async (refQuery: { limit: number; cursor?: string }): Promise<HttpResponse> => {
+      const q = b.queryToVendor(list, refQuery);
+      asked.push(q);
+      const offset = Number(q['offset'] ?? 0);
+      const body = { results: all.slice(offset, offset + Number(q['limit'])), total: all.length };
+      return { status: 200, json: b.toReference(list, body, refQuery) } as HttpResponse;
+    };
+    const w = await walkPages(fetch, { limit: 3 });
+    expect(w.pages.map((p) => p.items.map((x) => x['id']))).toEqual([['cus_0', 'cus_1', 'cus_2'], ['cus_3', 'cus_4', 'cus_5'], ['cus_6']]);
+    expect(w.pages.map((p) => [p.hasMore, p.nextCursor])).toEqual([[true, '3'], [true, '6'], [false, undefined]]);
+    expect(asked).toEqual([{ limit: 3 }, { offset: '3', limit: 3 }, { offset: '6', limit: 3 }]);
+    expect(w.pages[0]!.items[0]).toEqual({ id: 'cus_0', type: 'passport' });
+    // Without a total, a short page is the last.
+    expect(b.toReference(list, { results: [{ id: 'a' }] }, { cursor: '4', limit: 2 })).toEqual({ data: [{ id: 'a' }], has_more: false });
+    expect(b.toReference(list, { results: [{ id: 'a' }, { id: 'b' }] }, { cursor: '4', limit: 2 })).toEqual({ data: [{ id: 'a' }, { id: 'b' }], has_more: true, next_cursor: '6' });
+  });
+});
+
 describe('translation', () => {
   it('reads an enveloped resource, a cursor list and a page-number list in the reference terms, and writes requests in the vendor terms', () => {
     const file: BindingFile = {
@@ -177,14 +304,109 @@ describe('bind', () => {
   });
 });
 
+describe('bind: what it will not bind', () => {
+  /** A small vendor document of a few operations (paths, ids and response members as given). */
+  const small = (paths: Record<string, Record<string, unknown>>): Promise<SpecDocument> => {
+    const p = join(dir, `small-${Object.keys(paths).join('').replace(/\W/g, '')}.json`);
+    writeFileSync(p, JSON.stringify({ openapi: '3.1.0', info: { title: 'small', version: '1' }, paths }));
+    return loadCatalogue({ specPath: p }).then((c) => c.spec);
+  };
+  const op = (operationId: string, props: Record<string, unknown> = { id: { type: 'string' } }, extra: Record<string, unknown> = {}) => ({
+    operationId,
+    ...extra,
+    responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: props } } } } },
+  });
+  const idParam = (name: string) => ({ parameters: [{ name, in: 'path', required: true, schema: { type: 'string' } }] });
+
+  it('a vendor operation with the seed-fixed operationId at another path does not play it, implied or inferred', async () => {
+    const spec = await small({ '/clients': { post: op('createCustomer') }, '/ledgers': { get: op('listAccounts') }, '/customers/{customer_id}': { get: op('getCustomer', undefined, idParam('customer_id')) } });
+    const b = new Binding(spec, reference, undefined);
+    expect(b.resolve('createCustomer')).toBeUndefined();
+    expect(b.resolve('listAccounts')).toBeUndefined();
+    expect(b.resolve('getCustomer')?.vendor.path).toBe('/customers/{customer_id}');
+    expect(inferBinding(spec, reference, 'small').binding.operations?.['createCustomer']).toBeUndefined();
+  });
+
+  it('pairs no operation whose action contradicts the reference operation’s (an image upload does not freeze a card)', async () => {
+    const spec = await small({
+      '/cards/{card_id}/image': { post: op('uploadCardImageData', undefined, idParam('card_id')) },
+      '/cards/{card_id}/renew': { post: op('postCardRenew', undefined, idParam('card_id')) },
+      '/statements': { get: op('listStatements', { data: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } } } } }) },
+    });
+    const { binding, suggestions } = inferBinding(spec, reference, 'small', { threshold: 0 });
+    const pairs = [...Object.entries(binding.operations ?? {}), ...suggestions.map((x) => [x.reference, x.entry] as const)].map(([r, e]) => `${r} <- ${e.operation}`);
+    expect(pairs.filter((p) => /freezeCard|unfreezeCard|issueCard|listTransactions/.test(p))).toEqual([]);
+  });
+
+  it('writes a pairing below the threshold as a commented suggestion, which a load counts and a run does not use', async () => {
+    // A payment schedule takes what a transfer takes, but its resource is a schedule: proposed, never active.
+    const transferFields = { source_account_id: { type: 'string' }, amount: { type: 'string' }, currency: { type: 'string' }, description: { type: 'string' } };
+    const schedule = { ...op('createPaymentSchedule', { id: { type: 'string' }, status: { type: 'string' }, ...transferFields }), requestBody: { content: { 'application/json': { schema: { type: 'object', properties: transferFields } } } } };
+    const spec = await small({ '/payment-schedules': { post: schedule } });
+    const all = inferBinding(spec, reference, 'small', { threshold: 0 });
+    const weak = all.binding.operations?.['createTransfer'];
+    expect(weak, 'the schedule is proposed at all for createTransfer').toBeDefined();
+    expect(weak!.confidence!).toBeLessThan(SUGGESTION_THRESHOLD);
+    const { binding, suggestions, threshold } = inferBinding(spec, reference, 'small');
+    expect(binding.operations?.['createTransfer']).toBeUndefined();
+    expect(suggestions.map((x) => x.reference)).toContain('createTransfer');
+    const text = bindingYaml(binding, suggestions, threshold);
+    expect(parse(text)['operations'] ?? null).toBeNull();
+    expect(suggestionsIn(text)).toEqual([expect.objectContaining({ reference: 'createTransfer', operation: 'createPaymentSchedule' })]);
+    // Uncommented, the entry is a valid one.
+    const p = join(dir, 'suggested.yaml');
+    writeFileSync(p, text);
+    const loaded = loadBinding(p, spec, reference);
+    expect(loaded.suggestions).toHaveLength(1);
+    const b = new Binding(spec, reference, loaded);
+    expect(b.resolve('createTransfer')).toBeUndefined();
+    expect(b.summary('suggested.yaml')).toMatch(/0 operation entries active, 1 suggestion \(commented out, not used: createTransfer <- createPaymentSchedule\)/);
+    writeFileSync(p, text.replace(/^ {2}# (?!suggestion)/gm, '  '));
+    const taken = new Binding(spec, reference, loadBinding(p, spec, reference));
+    expect(taken.resolve('createTransfer')?.vendor.operationId).toBe('createPaymentSchedule');
+    expect(taken.summary('suggested.yaml')).toMatch(/1 operation entry active, 0 suggestions/);
+  });
+
+  it('prefers the vendor’s own spelling of a state to a synonym (FROZEN, not INACTIVE, is frozen)', async () => {
+    const card = { id: { type: 'string' }, status: { type: 'string', enum: ['ACTIVE', 'FROZEN', 'INACTIVE'] }, last4: { type: 'string' }, brand: { type: 'string' } };
+    const transfer = { id: { type: 'string' }, status: { type: 'string', enum: ['PENDING', 'PROCESSING', 'SUCCEEDED', 'FAILED'] }, amount: { type: 'string' }, currency: { type: 'string' } };
+    const spec = await small({ '/cards/{card_id}': { get: op('getCard', card, idParam('card_id')) }, '/transfers/{transfer_id}': { get: op('getTransfer', transfer, idParam('transfer_id')) } });
+    const { binding } = inferBinding(spec, reference, 'small');
+    expect(binding.states).toMatchObject({ active: 'ACTIVE', frozen: 'FROZEN', pending: 'PENDING', processing: 'PROCESSING', failed: 'FAILED' });
+    // SUCCEEDED is a reference state's own spelling (a collection's): never `completed`, which states map everywhere.
+    expect(binding.states?.['completed']).toBeUndefined();
+  });
+});
+
+describe('bind: the conventions dialect', () => {
+  it('infers every convention right: camelCase names and query parameters, UPPERCASE values in every oneOf branch, offset paging and totals, envelopes, events, errors', async () => {
+    const files = writeDialectFiles('conventions', dir);
+    const spec = (await loadCatalogue({ specPath: files.specPath })).spec;
+    const { binding, suggestions } = inferBinding(spec, reference, 'conventions.openapi.yaml');
+    expect(suggestions).toEqual([]);
+    const truth = parse(readFileSync(files.truthBindingPath, 'utf8')) as TruthBinding;
+    expect(scoreBinding(dialect('conventions'), truth, binding as Partial<TruthBinding>).filter((x) => !x.right)).toEqual([]);
+    // Spot checks of what the score covers: a member only the second oneOf branch has, an exact state over a
+    // synonym, an event, the error shape, an offset list.
+    expect(binding.fields?.['payer_bank']).toBe('payerBank');
+    expect(binding.states).toMatchObject({ succeeded: 'SUCCEEDED', completed: 'COMPLETED', inactive: 'INACTIVE', processing: 'PROCESSING' });
+    expect(binding.values?.['type']).toMatchObject({ passport: 'PASSPORT', mobile_money: 'MOBILE_MONEY' });
+    expect(binding.events?.['external_account.created']).toBe('ExternalAccountCreated');
+    expect(binding.errors).toEqual({ code: 'error.code', message: 'error.message' });
+    expect(binding.operations?.['listCards']).toMatchObject({ list: { items: 'results', total: 'total', offset_param: 'offset', limit_param: 'limit' }, query: { customer_id: 'customerId', account_id: 'accountId' } });
+    expect(binding.operations?.['getCard']?.envelope).toBe('result');
+  });
+});
+
 describe('a run through a binding', { timeout: 300_000 }, () => {
   it('bind then run on the names dialect: conformant, no errors, as many executed checks as the reference run', async () => {
     const bindingPath = join(dir, 'cli-binding.yaml');
     const bind = await runCli(['bind', '--spec', names.path, '--out', bindingPath], {});
     expect(bind.code, bind.stderr).toBe(0);
-    expect(bind.stdout).toMatch(/46 of 46 reference operations bound/);
+    expect(bind.stdout).toMatch(/46 of 46 reference operations bound \(active entries\), 0 suggestions below/);
     const check = await runCli(['bind', '--spec', names.path, '--check', bindingPath], {});
     expect(check.code, check.stderr).toBe(0);
+    expect(check.stdout).toMatch(/: 46 operation entries active, 0 suggestions/);
     const groups = ['--groups', 'customers,cards,kyc', '--seed', '7'];
     const [dialect, ref] = await Promise.all([
       runCli(['run', '--spec', names.path, '--binding', bindingPath, ...groups, '--report-dir', join(dir, 'rd')], {}),
@@ -192,6 +414,8 @@ describe('a run through a binding', { timeout: 300_000 }, () => {
     ]);
     expect(dialect.code, dialect.stdout + dialect.stderr).toBe(0);
     expect(ref.code, ref.stderr).toBe(0);
+    // Its first lines say what the binding holds: what the run uses, and the suggestions it does not.
+    expect(dialect.stderr.split('\n').slice(0, 4).join('\n')).toMatch(/binding .*cli-binding\.yaml: 46 operation entries active, 0 suggestions/);
     const load = (d: string) => JSON.parse(readFileSync(join(dir, d, 'latest', 'conformance.json'), 'utf8')) as RunReport;
     const d = load('rd');
     const r = load('rr');

@@ -1,5 +1,5 @@
 /**
- * Self-verification on targets spelled otherwise: three vendor dialects of the reference profile (test/dialects/),
+ * Self-verification on targets spelled otherwise: four vendor dialects of the reference profile (test/dialects/),
  * each served by a translating proxy in front of the sandbox. Here: the documents are valid OpenAPI 3.1 and
  * describe what the proxy serves, the proxy translates a few hand-checked requests, and a plain run against each
  * dialect completes. (The end-to-end `bind` then `run --binding` per dialect is in bench/dialects.ts; to gate on
@@ -116,11 +116,51 @@ describe('the translating proxy', () => {
   let paths: Awaited<ReturnType<typeof open>>;
   let shapes: Awaited<ReturnType<typeof open>>;
   let names: Awaited<ReturnType<typeof open>>;
+  let conventions: Awaited<ReturnType<typeof open>>;
   beforeAll(async () => {
-    [paths, shapes, names] = await Promise.all([open('paths'), open('shapes'), open('names')]);
+    [paths, shapes, names, conventions] = await Promise.all([open('paths'), open('shapes'), open('names'), open('conventions')]);
   });
   afterAll(async () => {
-    await Promise.all([paths?.close(), shapes?.close(), names?.close()]);
+    await Promise.all([paths?.close(), shapes?.close(), names?.close(), conventions?.close()]);
+  });
+
+  it('conventions: CUST- ids, result envelopes, UPPERCASE values both ways, offset lists with totals, {error: {code, message}}, PascalCase event filters', async () => {
+    const created = await conventions.api.send('POST', '/customers', customerBody(11), 'createCustomer');
+    expect(created.status).toBe(201);
+    const customer = created.body['result'] as JsonObject;
+    expect(customer['id']).toMatch(/^CUST-[A-Za-z0-9]{16}$/);
+    expect(customer).toMatchObject({ object: 'CUSTOMER', type: 'individual', kycStatus: 'NOT_STARTED' });
+    const id = String(customer['id']);
+    const doc = await conventions.api.send('POST', `/customers/${id}/kyc/documents`, { type: 'PASSPORT', side: 'FRONT', fileName: 'p.png', contentType: 'image/png', content: 'iVBORw0KGgo=' }, 'uploadKycDocument');
+    expect(doc.status, JSON.stringify(doc.body)).toBe(201);
+    expect(doc.body['result']).toMatchObject({ type: 'PASSPORT', status: 'UPLOADED', customerId: id });
+    const feature = await conventions.api.send('GET', `/customers/${id}/features/CARDS`, undefined, 'getFeatureEligibility');
+    expect(feature.body['result']).toMatchObject({ name: 'CARDS', status: 'INACTIVE', reasons: ['KYC_NOT_APPROVED'] });
+    await conventions.api.send('POST', '/customers', customerBody(12), 'createCustomer');
+    await conventions.api.send('POST', '/customers', customerBody(13), 'createCustomer');
+    const page1 = await conventions.api.send('GET', '/customers?limit=2', undefined, 'listCustomers');
+    expect(Object.keys(page1.body).sort()).toEqual(['results', 'total']);
+    expect(page1.body['results']).toHaveLength(2);
+    const total = Number(page1.body['total']);
+    expect(total).toBeGreaterThanOrEqual(3);
+    // Objects created during a walk do not shift its pages: the walk holds the list as it was at offset 0.
+    await conventions.api.send('POST', '/customers', customerBody(14), 'createCustomer');
+    const page2 = await conventions.api.send('GET', '/customers?limit=2&offset=2', undefined, 'listCustomers');
+    expect(page2.body['total']).toBe(total);
+    const seen = [...(page1.body['results'] as JsonObject[]), ...(page2.body['results'] as JsonObject[])].map((c) => c['id']);
+    expect(new Set(seen).size).toBe(seen.length);
+    // Another list of the same query is another walk (the snapshot is the list's own).
+    const accounts = await conventions.api.send('GET', '/accounts?limit=2&offset=2', undefined, 'listAccounts');
+    expect((accounts.body['results'] as JsonObject[]).every((a) => String(a['id']).startsWith('ACCT-'))).toBe(true);
+    const bad = await conventions.api.send('GET', '/customers/CUST-0000000000000000');
+    expect(bad.status).toBe(404);
+    expect(bad.headers['content-type']).toMatch(/^application\/json/);
+    expect(bad.body).toEqual({ error: { code: 'not_found', message: expect.stringMatching(/No customer cus_0000000000000000/) } });
+    const events = await conventions.api.send('GET', '/webhooks/events?type=CustomerCreated&limit=100', undefined, 'listWebhookEvents');
+    expect(events.status).toBe(200);
+    const mine = (events.body['results'] as JsonObject[]).filter((e) => ((e['data'] as JsonObject)['object'] as JsonObject)['id'] === id);
+    expect(mine.map((e) => e['type'])).toEqual(['CustomerCreated']);
+    expect((await conventions.api.send('GET', '/webhooks/events?type=customer.created')).status).toBe(400);
   });
 
   it('paths: a moved resource answers at the vendor’s path in its document’s shape; the reference path is unknown there', async () => {

@@ -1,7 +1,7 @@
 import type { GroupSlug } from '../catalogue/groups.js';
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import type { RequestParts } from '../harness/check.js';
-import { SEED_CUSTOMER_FIELDS, SEED_FIXED, type BindingFile, type OperationBinding } from './format.js';
+import { isStateMember, SEED_CUSTOMER_FIELDS, SEED_FIXED, type BindingFile, type ListShape, type OperationBinding } from './format.js';
 import { findOperation, pathParamOf } from './load.js';
 import { isObj, type Json } from '../json.js';
 
@@ -34,6 +34,9 @@ export class BindingGap extends Error {
 
 const get = (o: unknown, path: string): unknown => (path === '' ? o : path.split('.').reduce<unknown>((x, k) => (isObj(x) ? x[k] : undefined), o));
 
+/** A string value, or each string of an array, through a map; anything else as it is. */
+type ValueMap = Record<string, string>;
+
 /**
  * Translates between the reference profile, which drivers, worlds and flows speak, and the vendor's document, which
  * the target speaks. Built from a binding file, or implied (a vendor operation with a reference operationId and
@@ -44,9 +47,11 @@ export class Binding {
   private readonly byVendor = new Map<string, BoundOperation>();
   private readonly fields: Record<string, string>;
   private readonly states: Record<string, string>;
-  private readonly statesBack: Record<string, string>;
+  private readonly values: Record<string, ValueMap>;
   private readonly events: Record<string, string>;
   private readonly eventsBack: Record<string, string>;
+  /** Per reference member name: its value map (states merged under values for status/state members), and back. */
+  private readonly valueMaps = new Map<string, { to: ValueMap; back: ValueMap }>();
   /** Each vendor operation's group by its tags, as loaded (before the binding regroups the document). */
   private readonly tagGroup: Map<string, GroupSlug | undefined>;
 
@@ -59,7 +64,7 @@ export class Binding {
   ) {
     this.fields = file?.fields ?? {};
     this.states = file?.states ?? {};
-    this.statesBack = invert(this.states);
+    this.values = file?.values ?? {};
     this.events = file?.events ?? {};
     this.eventsBack = invert(this.events);
     this.tagGroup = new Map(vendor.operations.map((o) => [o.operationId, o.group === 'unbound' ? undefined : o.group]));
@@ -69,15 +74,93 @@ export class Binding {
       if (ref && v) this.add({ refId, ref, vendor: v, entry, identity: false });
     }
     // Implied entries: the vendor kept the reference operationId and method (and the binding did not place it).
+    // What the seed fixes is played only at the seed's own path: a vendor's createCustomer elsewhere is not it.
     for (const ref of reference.operations) {
       if (this.bound.has(ref.operationId)) continue;
       const v = vendor.byId.get(ref.operationId);
       if (!v || v.method !== ref.method || this.byVendor.has(v.operationId)) continue;
+      const fixed = SEED_FIXED[ref.operationId];
+      if (fixed && v.path !== fixed.path) continue;
       const entry: OperationBinding = { operation: v.operationId };
       if (!ref.parameters.every((p) => p.in !== 'path' || pathParamOf(entry, p.name, v))) continue;
-      const plain = isIdentity || (v.path === ref.path && Object.keys(this.fields).length === 0 && Object.keys(this.states).length === 0);
+      const plain = isIdentity || (v.path === ref.path && !this.translatesNames());
       this.add({ refId: ref.operationId, ref, vendor: v, entry, identity: plain });
     }
+  }
+
+  /** The binding renames members or values, so even an operation at the reference's path is translated. */
+  private translatesNames(): boolean {
+    return [this.fields, this.states, this.values, this.events].some((m) => Object.keys(m).length > 0) || this.file?.errors !== undefined;
+  }
+
+  /** How many operation entries are active, implied by operationId, and suggested (commented, not used). */
+  counts(): { active: number; implied: number; suggestions: number } {
+    const active = Object.keys(this.file?.operations ?? {}).filter((k) => this.bound.get(k)?.entry === this.file?.operations?.[k]).length;
+    return { active, implied: this.bound.size - active, suggestions: this.file?.suggestions?.length ?? 0 };
+  }
+
+  /** The binding's entries in one line, for `run` and `bind` to print: what a run uses, and what it does not. */
+  summary(label: string): string {
+    const c = this.counts();
+    const names = (this.file?.suggestions ?? []).map((x) => `${x.reference} <- ${x.operation}`);
+    return (
+      `binding ${label}: ${c.active} operation entr${c.active === 1 ? 'y' : 'ies'} active` +
+      (c.implied ? ` (+${c.implied} implied by a matching operationId)` : '') +
+      `, ${c.suggestions} suggestion${c.suggestions === 1 ? '' : 's'} (commented out, not used${names.length ? `: ${names.slice(0, 5).join(', ')}${names.length > 5 ? ', ...' : ''}` : ''})`
+    );
+  }
+
+  /** A reference member's (or parameter's) value map both ways: `values` over `states` for status/state members. */
+  private valueMap(refName: string | undefined): { to: ValueMap; back: ValueMap } | undefined {
+    if (refName === undefined) return undefined;
+    let m = this.valueMaps.get(refName);
+    if (!m) {
+      const to = { ...(isStateMember(refName) ? this.states : {}), ...this.values[refName] };
+      m = { to, back: invert(to) };
+      this.valueMaps.set(refName, m);
+    }
+    return m;
+  }
+
+  /** A value of a reference member (or parameter) in the vendor's terms: an event type, or that member's value. */
+  private valueToVendor(refName: string | undefined, v: string): string {
+    return this.events[v] ?? this.valueMap(refName)?.to[v] ?? v;
+  }
+
+  private valueToReference(refName: string | undefined, v: string): string {
+    return this.eventsBack[v] ?? this.valueMap(refName)?.back[v] ?? v;
+  }
+
+  /** An event type in the vendor's terms (a webhook receiver's filter), and a delivered event in the reference's. */
+  eventToVendor(type: string): string {
+    return this.events[type] ?? type;
+  }
+
+  /**
+   * A delivered webhook event read as the reference profile reads one: the event as the operation playing
+   * getWebhookEvent answers it (its fields, values and event type back), without that answer's envelope.
+   */
+  eventToReference(event: unknown): unknown {
+    const b = this.bound.get('getWebhookEvent');
+    return b && !b.identity ? this.resourceToReference(b, event) : event;
+  }
+
+  /**
+   * An error answer in the reference's terms: where the binding says the vendor keeps an error's code and message
+   * (`errors`), they are read as the problem document's `code` and `detail` (the body's own members kept).
+   */
+  errorToReference(json: unknown): unknown {
+    const shape = this.file?.errors;
+    if (!shape || !isObj(json)) return json;
+    const code = shape.code ? get(json, shape.code) : undefined;
+    const message = shape.message ? get(json, shape.message) : undefined;
+    if (typeof code !== 'string' && typeof message !== 'string') return json;
+    return { ...json, ...(typeof code === 'string' ? { code } : {}), ...(typeof message === 'string' ? { detail: message } : {}) };
+  }
+
+  /** The vendor's error shape is bound (an error's code and message are read where the binding says). */
+  get boundErrors(): boolean {
+    return this.file?.errors !== undefined;
   }
 
   private add(b: BoundOperation): void {
@@ -131,7 +214,7 @@ export class Binding {
         const known = b.ref.parameters.some((p) => p.in === 'path' && p.name === name);
         const v = known ? pathParamOf(b.entry, name, b.vendor) : undefined;
         if (!v) throw new BindingGap(`the binding names no path parameter of ${b.vendor.operationId} (${b.vendor.method} ${b.vendor.path}) for ${b.refId}'s ${name}: add operations.${b.refId}.path_params.${name}`);
-        pp[v] = value;
+        pp[v] = this.valueToVendor(name, value);
       }
       out.pathParams = pp;
     }
@@ -147,9 +230,9 @@ export class Binding {
     const out: Record<string, string | number | boolean | undefined> = {};
     for (const [k, v] of Object.entries(query)) {
       if (v === undefined) continue;
-      if (k === 'cursor' && list) {
-        if (list.page_param) out[list.page_param] = v;
-        else if (list.cursor_param) out[list.cursor_param] = v;
+      const paging = pagingParam(list);
+      if (k === 'cursor' && paging) {
+        out[paging] = v;
         continue;
       }
       if (k === 'limit' && list?.limit_param) {
@@ -157,7 +240,7 @@ export class Binding {
         continue;
       }
       const name = b.entry.query?.[k] ?? this.fieldName(b, k);
-      out[name] = typeof v === 'string' ? this.stateToVendor(v) : v;
+      out[name] = typeof v === 'string' ? this.valueToVendor(k, v) : v;
     }
     return out;
   }
@@ -166,23 +249,54 @@ export class Binding {
     return b.entry.fields?.[refName] ?? this.fields[refName] ?? refName;
   }
 
-  private stateToVendor(v: string): string {
-    return this.states[v] ?? this.events[v] ?? v;
-  }
-
   bodyToVendor(b: BoundOperation, body: unknown): unknown {
     if (b.identity) return body;
     const keepSeed = SEED_FIXED[b.refId]?.fixedFields === true;
     const map = { ...this.fields, ...b.entry.fields };
-    const walk = (v: unknown, key: string | undefined): unknown => {
-      if (Array.isArray(v)) return v.map((x) => walk(x, key));
-      if (typeof v === 'string') return this.events[v] ?? (isStateMember(key) ? this.stateToVendor(v) : v);
+    const walk = (v: unknown, key: string | undefined, seed: boolean): unknown => {
+      if (Array.isArray(v)) return v.map((x) => walk(x, key, seed));
+      // The seed's customer fields keep the seed's values too ("individual" is a value of type).
+      if (typeof v === 'string') return seed ? v : this.valueToVendor(key, v);
       if (!isObj(v)) return v;
       const o: Json = {};
-      for (const [k, x] of Object.entries(v)) o[keepSeed && SEED_CUSTOMER_FIELDS.includes(k) ? k : (map[k] ?? k)] = walk(x, k);
+      for (const [k, x] of Object.entries(v)) {
+        const fixed = keepSeed && SEED_CUSTOMER_FIELDS.includes(k);
+        o[fixed ? k : (map[k] ?? k)] = walk(x, k, fixed || seed);
+      }
       return o;
     };
-    return walk(body, undefined);
+    return walk(body, undefined, false);
+  }
+
+  /**
+   * Request parts in the vendor's terms (the document's own examples, say) as the reference profile spells them:
+   * the inverse of toVendor, so a driver's effects() can read a request it did not build.
+   */
+  partsToReference(b: BoundOperation, parts: RequestParts): RequestParts {
+    if (b.identity) return parts;
+    const out: RequestParts = {};
+    if (parts.pathParams) {
+      const pp: Record<string, string> = {};
+      const refParams = b.ref.parameters.filter((p) => p.in === 'path').map((p) => p.name);
+      for (const [name, value] of Object.entries(parts.pathParams)) {
+        const ref = refParams.find((r) => pathParamOf(b.entry, r, b.vendor) === name) ?? name;
+        pp[ref] = this.valueToReference(ref, value);
+      }
+      out.pathParams = pp;
+    }
+    if (parts.query) {
+      const list = b.entry.list;
+      const queryBack = invert(b.entry.query ?? {});
+      const fieldsBack = invert({ ...this.fields, ...b.entry.fields });
+      const q: Record<string, string | number | boolean | undefined> = {};
+      for (const [k, v] of Object.entries(parts.query)) {
+        const name = list && k === pagingParam(list) ? 'cursor' : list?.limit_param === k ? 'limit' : (queryBack[k] ?? fieldsBack[k] ?? k);
+        q[name] = typeof v === 'string' ? this.valueToReference(name, v) : v;
+      }
+      out.query = q;
+    }
+    if (parts.body !== undefined) out.body = this.resourceToReference(b, parts.body);
+    return out;
   }
 
   /**
@@ -199,7 +313,15 @@ export class Binding {
       const data = items.map((x) => this.resourceToReference(b, x));
       let hasMore: boolean;
       let next: string | undefined;
-      if (list.page_param) {
+      if (list.offset_param) {
+        const offset = Number(query['cursor'] ?? 0) || 0;
+        const total = list.total ? Number(get(json, list.total)) : NaN;
+        const limit = Number(query['limit'] ?? NaN);
+        const nextOffset = offset + items.length;
+        hasMore = Number.isFinite(total) ? nextOffset < total && items.length > 0 : Number.isFinite(limit) ? items.length >= limit && items.length > 0 : false;
+        if (list.has_more && typeof get(json, list.has_more) === 'boolean') hasMore = get(json, list.has_more) === true;
+        next = hasMore ? String(nextOffset) : undefined;
+      } else if (list.page_param) {
         const page = Number(query['cursor'] ?? 1) || 1;
         const total = list.total_pages ? Number(get(json, list.total_pages)) : NaN;
         const limit = Number(query['limit'] ?? NaN);
@@ -222,7 +344,7 @@ export class Binding {
     const back = invert({ ...this.fields, ...b.entry.fields });
     const walk = (x: unknown, key: string | undefined): unknown => {
       if (Array.isArray(x)) return x.map((y) => walk(y, key));
-      if (typeof x === 'string') return this.eventsBack[x] ?? (isStateMember(key) ? (this.statesBack[x] ?? x) : x);
+      if (typeof x === 'string') return this.valueToReference(key, x);
       if (!isObj(x)) return x;
       const o: Json = {};
       for (const [k, y] of Object.entries(x)) {
@@ -235,8 +357,9 @@ export class Binding {
   }
 }
 
-/** A member holding a state: status, state, kyc_status, kycStatus, card_state, ... */
-const isStateMember = (key: string | undefined): boolean => key !== undefined && /(^|_)(status|state)$|[a-z](Status|State)$/.test(key);
+
+/** The query parameter that takes the reference's `cursor`: the cursor, page number or offset. */
+const pagingParam = (list: ListShape | undefined): string | undefined => list?.page_param ?? list?.offset_param ?? list?.cursor_param;
 
 function invert(m: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(m).map(([k, v]) => [v, k]));

@@ -3,13 +3,18 @@ import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import { displayPath, readSourceFile } from '../catalogue/yaml-file.js';
 import { nearest } from '../cli/command.js';
 import { UsageError } from '../errors.js';
-import { SEED_CUSTOMER_FIELDS, SEED_FIXED, type BindingFile, type ListShape, type OperationBinding } from './format.js';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { SEED_CUSTOMER_FIELDS, SEED_FIXED, type BindingFile, type ErrorShape, type ListShape, type OperationBinding, type Suggestion } from './format.js';
 import { isObj, type Json } from '../json.js';
 
 
-const TOP_KEYS = ['binding', 'spec', 'fields', 'states', 'events', 'operations', 'groups', 'unbound'];
+const TOP_KEYS = ['binding', 'spec', 'fields', 'states', 'values', 'events', 'errors', 'operations', 'groups', 'unbound'];
 const OP_KEYS = ['operation', 'path_params', 'query', 'fields', 'envelope', 'list', 'confidence', 'reason'];
-const LIST_KEYS = ['items', 'has_more', 'next_cursor', 'cursor_param', 'page_param', 'total_pages', 'limit_param'];
+const LIST_KEYS = ['items', 'has_more', 'next_cursor', 'cursor_param', 'page_param', 'total_pages', 'offset_param', 'total', 'limit_param'];
+const ERROR_KEYS = ['code', 'message'];
+/** The comment line `bind` opens each suggestion with; the commented entry follows it. */
+export const SUGGESTION_MARK = 'suggestion';
 
 /** The vendor operation a binding entry names: its operationId, or "METHOD /path" as the document writes it. */
 export function findOperation(spec: SpecDocument, name: string): Operation | undefined {
@@ -53,6 +58,13 @@ export function loadBinding(path: string, vendor: SpecDocument, reference: SpecD
   if (states) out.states = states;
   const events = names('events', ['events']);
   if (events) out.events = events;
+  const values = data['values'];
+  if (values !== undefined && values !== null) {
+    if (!isObj(values)) fail('values must map member names to value maps', ['values'], 'e.g. values: { type: { passport: PASSPORT } }');
+    out.values = {};
+    for (const member of Object.keys(values as Json)) out.values[member] = names(`values.${member}`, ['values', member]) ?? {};
+  }
+  if (data['errors'] !== undefined && data['errors'] !== null) out.errors = errorShape(data['errors'], fail);
 
   const ops = data['operations'];
   if (ops !== undefined && ops !== null) {
@@ -128,7 +140,50 @@ export function loadBinding(path: string, vendor: SpecDocument, reference: SpecD
   if (Array.isArray(data['unbound'])) {
     out.unbound = (data['unbound'] as unknown[]).filter(isObj).map((u) => ({ operation: String(u['operation']), reason: String(u['reason'] ?? '') }));
   }
+  const suggestions = suggestionsIn(readFileSync(path, 'utf8'));
+  if (suggestions.length) out.suggestions = suggestions;
   return out;
+}
+
+/**
+ * The commented suggestions of a binding file: each a `# suggestion ...` line, then the commented entry
+ * (`#   <reference operationId>:` and its keys). They are comments, so no run uses them; they are read only to be
+ * counted and named.
+ */
+export function suggestionsIn(text: string): Suggestion[] {
+  const lines = text.split(/\r?\n/);
+  const out: Suggestion[] = [];
+  const mark = new RegExp(`^\\s*#\\s*${SUGGESTION_MARK}\\b`);
+  for (let i = 0; i < lines.length; i++) {
+    if (!mark.test(lines[i]!)) continue;
+    const body: string[] = [];
+    for (let j = i + 1; j < lines.length && /^\s*#/.test(lines[j]!) && !mark.test(lines[j]!); j++) body.push(lines[j]!.replace(/^\s*# ?/, ''));
+    let entry: unknown;
+    try {
+      entry = parse(body.join('\n'));
+    } catch {
+      entry = undefined;
+    }
+    const [reference, e] = isObj(entry) ? (Object.entries(entry)[0] ?? []) : [];
+    const op = isObj(e) ? e : undefined;
+    // A mark whose entry was uncommented (taken into operations) is no suggestion any more.
+    if (!op) continue;
+    out.push({
+      reference: String(reference),
+      operation: typeof op?.['operation'] === 'string' ? op['operation'] : '?',
+      ...(typeof op?.['confidence'] === 'number' ? { confidence: op['confidence'] } : {}),
+    });
+  }
+  return out;
+}
+
+function errorShape(v: unknown, fail: (msg: string, at: (string | number)[], fix: string) => never): ErrorShape {
+  const fix = 'e.g. errors: { code: error.code, message: error.message } (dotted paths in the error body)';
+  if (!isObj(v)) return fail('errors must say where an error answer keeps its code and message', ['errors'], fix);
+  for (const k of Object.keys(v)) if (!ERROR_KEYS.includes(k)) fail(`unknown key "${k}" in errors${hint(k, ERROR_KEYS)}`, ['errors', k], `allowed keys: ${ERROR_KEYS.join(', ')}`);
+  for (const [k, x] of Object.entries(v)) if (typeof x !== 'string' || x === '') fail(`errors.${k} must be a member name or dotted path`, ['errors', k], fix);
+  if (v['code'] === undefined && v['message'] === undefined) fail('errors names neither code nor message', ['errors'], fix);
+  return v as ErrorShape;
 }
 
 /** The vendor's name of a reference path parameter: bound, or the same name when the vendor's path has it. */
@@ -146,7 +201,8 @@ function listShape(v: unknown, at: (string | number)[], fail: (msg: string, at: 
   for (const k of Object.keys(v)) if (!LIST_KEYS.includes(k)) fail(`unknown key "${k}" in ${at.join('.')}${hint(k, LIST_KEYS)}`, [...at, k], `allowed keys: ${LIST_KEYS.join(', ')}`);
   for (const [k, x] of Object.entries(v)) if (typeof x !== 'string') fail(`${at.join('.')}.${k} must be a name`, [...at, k], 'write the member or parameter name');
   if (v['items'] === undefined) fail(`${at.join('.')} says nothing of where the items are`, at, 'add items: <member holding the array> ("" when the body is the array)');
-  if (v['page_param'] !== undefined && v['cursor_param'] !== undefined) fail(`${at.join('.')} has both cursor_param and page_param`, at, 'a list pages by cursor or by page number, not both');
+  const paging = ['cursor_param', 'page_param', 'offset_param'].filter((k) => v[k] !== undefined);
+  if (paging.length > 1) fail(`${at.join('.')} has both ${paging[0]} and ${paging[1]}`, [...at, paging[1]!], 'a list pages by cursor, by page number or by offset: keep one');
   return v as unknown as ListShape;
 }
 

@@ -106,7 +106,8 @@ function unknownIdCheck(op: Operation, binding: Binding | undefined): CheckDef |
       const known = parts.pathParams?.[idParam.name];
       if (!known) return ctx.skip(`no valid ${idParam.name} to model an unknown one on`);
       // Same prefix and length, another random tail: valid in form, found nowhere.
-      const prefix = /^[A-Za-z]+_/.exec(known)?.[0] ?? '';
+      // A vendor's prefix is its own (cus_, CUST-, ...): an id without it is malformed, not unknown.
+      const prefix = /^[A-Za-z]+[_-]/.exec(known)?.[0] ?? '';
       const tail = ctx.faker.string.alphanumeric(Math.max(8, known.length - prefix.length));
       const unknown = `${prefix}${tail}`;
       const res = await ctx.call(op, { ...parts, pathParams: { ...parts.pathParams, [idParam.name]: unknown } }, { probe: 'unknown-id' });

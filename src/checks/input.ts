@@ -98,11 +98,17 @@ function noServerErrors(op: Operation): CheckDef {
   };
 }
 
-/** Whether a problem's errors list names the broken field (JSON pointer, or the same path dotted). */
-export function namesField(res: HttpResponse, m: Mutation): boolean {
+/**
+ * Whether a problem's errors list names the broken field (JSON pointer, or the same path dotted). A vendor whose
+ * error shape the binding declares (`errors`: a code and a message, no list) names it in its message.
+ */
+export function namesField(res: HttpResponse, m: Mutation, boundErrors = false): boolean {
   const errors = (res.json as { errors?: unknown } | undefined)?.errors;
-  if (!Array.isArray(errors)) return false;
   const pointer = pointerOf(m);
+  if (!Array.isArray(errors)) {
+    const message = (res.json as { detail?: unknown } | undefined)?.detail;
+    return boundErrors && typeof message === 'string' && (message.includes(pointer) || new RegExp(`(^|[^\\w.])${dottedOf(m).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\w.])`).test(message));
+  }
   const names = new Set([pointer, pointer.slice(1), dottedOf(m)]);
   const parent = `/${m.path.slice(0, -1).join('/')}`;
   const leaf = m.path[m.path.length - 1]!;
@@ -134,9 +140,9 @@ function namedErrors(op: Operation): CheckDef {
         if (!STATUS.is4xx(res.status)) continue; // accepted or a server error: FSAPI-INPUT-001/002 judge those
         refused++;
         if (res.status !== 400 && res.status !== 422) wrong.push(`${c.what} answered ${res.status}, not 400 or 422`);
-        else if (!namesField(res, c.m!)) {
+        else if (!namesField(res, c.m!, ctx.binding.boundErrors)) {
           const listed = (res.json as { errors?: { field?: unknown }[] } | undefined)?.errors;
-          wrong.push(`${c.what} answered ${res.status} ${Array.isArray(listed) ? `with errors naming ${listed.map((e) => String(e?.field)).slice(0, 3).join(', ') || 'nothing'}` : 'without an errors list'}, not ${pointerOf(c.m!)}`);
+          wrong.push(`${c.what} answered ${res.status} ${Array.isArray(listed) ? `with errors naming ${listed.map((e) => String(e?.field)).slice(0, 3).join(', ') || 'nothing'}` : ctx.binding.boundErrors ? 'with a message that does not name it' : 'without an errors list'}, not ${pointerOf(c.m!)}`);
         }
       }
       if (refused === 0) ctx.skip(`none of the ${cases.length} invalid bodies was refused (FSAPI-INPUT-001 judges that)`);

@@ -160,5 +160,9 @@ export async function validRequest(ctx: CheckContext, op: Operation, opts: { fre
       madeUp.push(...madeUpBodyValues(parts.body, 'generated'));
     }
   }
-  return withMadeUp(parts, madeUp);
+  const out = withMadeUp(parts, madeUp);
+  // The document's examples and made-up values are in the vendor's terms; a driver's vary() reads its own.
+  const bound = driver ? ctx.binding.referenceOf(op) : undefined;
+  if (bound && !bound.identity) REFERENCE_PARTS.set(out, ctx.binding.partsToReference(bound, out));
+  return out;
 }

@@ -49,7 +49,9 @@ export function bindCall(binding: Binding, cfg: Pick<WorkerConfig, 'capabilities
   if (excluded && (excluded.includes(op.operationId) || (typeof target === 'string' && excluded.includes(target)))) {
     throw new CheckSkipped(`operation ${op.operationId} is not implemented (capabilities file)`, 'capabilities');
   }
-  if (!bound || bound.identity) return { op, parts, opts, view: asIs };
+  // An error answer's code and message are read where the binding says the vendor keeps them, whatever the operation.
+  const errors = binding.boundErrors ? (res: HttpResponse): HttpResponse => (res.status >= 400 ? { ...res, json: binding.errorToReference(res.json) } : res) : asIs;
+  if (!bound || bound.identity) return { op, parts, opts, view: errors };
   const b = bound;
   const refQuery = { ...parts.query, ...opts.query };
   let sent: { parts: RequestParts; opts: CallOptions };
@@ -62,5 +64,5 @@ export function bindCall(binding: Binding, cfg: Pick<WorkerConfig, 'capabilities
     if (e instanceof BindingGap) throw new CheckSkipped(e.message, 'binding');
     throw e;
   }
-  return { op, ...sent, view: (res) => ({ ...res, json: binding.toReference(b, res.json, refQuery) }) };
+  return { op, ...sent, view: (res) => errors({ ...res, json: binding.toReference(b, res.json, refQuery) }) };
 }

@@ -72,6 +72,7 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
   const runId = newRunId(startedAt);
   const phases: Phases = { startup_ms: 0, preflight_ms: 0, suites_ms: 0 };
   const catalogue = await loadCatalogue({ ...(given.specPath ? { specPath: given.specPath } : {}), ...(given.bindingPath ? { bindingPath: given.bindingPath } : {}) });
+  if (given.bindingPath) log(catalogue.binding.summary(relative(process.cwd(), given.bindingPath) || given.bindingPath));
   for (const w of catalogue.spec.warnings) log(`warning: ${catalogue.spec.path}#${w.pointer}: ${w.message}`);
   // A suite's weight is its number of checks: it balances shards and orders the files of a run.
   const plan = { spec: catalogue.spec, isReferenceProfile: catalogue.isReferenceProfile, binding: catalogue.binding };

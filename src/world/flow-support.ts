@@ -3,6 +3,7 @@
  * exact decimal arithmetic, bounded waits for asynchronous state, and the webhook receiver's inspection endpoint.
  * Every request goes through the check's context, so it is recorded as the check's evidence.
  */
+import type { Binding } from '../binding/binding.js';
 import { check, CheckSkipped, describeRequest, expectStatus, fail, readableItems, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckContext, RequestParts } from '../harness/check.js';
 import { walkPages } from '../harness/pages.js';
@@ -154,18 +155,22 @@ export async function received(ctx: CheckContext, q: { objectId?: string; type?:
   const res = await ctx.send({
     method: 'GET',
     path: receiver.inspectUrl,
-    query: { object_id: q.objectId, type: q.type, min: q.min ?? 1, timeout_ms: q.min === 0 ? 0 : wait },
+    // The receiver files deliveries under the type they carry: the vendor's spelling of the event type.
+    query: { object_id: q.objectId, type: q.type === undefined ? undefined : ctx.binding.eventToVendor(q.type), min: q.min ?? 1, timeout_ms: q.min === 0 ? 0 : wait },
     timeoutMs: wait + 10_000,
   });
   if (res.status !== 200 || !Array.isArray(res.json)) throw new Error(`the webhook receiver's inspection answered ${res.status}`);
   return res.json as Received[];
 }
 
-/** The event a delivery carried (its body parsed), or a failure naming the attempt. */
-export function deliveredEvent(d: Received): Json {
+/**
+ * The event a delivery carried (its body parsed; through the binding, when given, in the reference's terms, as an
+ * event read by id is), or a failure naming the attempt.
+ */
+export function deliveredEvent(d: Received, binding?: Binding): Json {
   try {
     const j = JSON.parse(d.body) as unknown;
-    if (j && typeof j === 'object' && !Array.isArray(j)) return j as Json;
+    if (j && typeof j === 'object' && !Array.isArray(j)) return (binding ? binding.eventToReference(j) : j) as Json;
   } catch {
     // fall through
   }

@@ -7,17 +7,34 @@
  * the /v1/ base and the headers (Api-Key, Idempotency-Key, x-tenant-id).
  */
 
-export type DialectName = 'names' | 'paths' | 'shapes';
-export const DIALECT_NAMES: readonly DialectName[] = ['names', 'paths', 'shapes'];
+export type DialectName = 'names' | 'paths' | 'shapes' | 'conventions';
+export const DIALECT_NAMES: readonly DialectName[] = ['names', 'paths', 'shapes', 'conventions'];
 
 /** A cursor-paginated list spelled otherwise: `{ <items>: [...], <next_cursor>: "..." | null }`. */
-export interface ListShape {
+export interface CursorListShape {
   items: string;
   next_cursor: string;
   /** Omitted: the vendor says "no more pages" only by a null cursor. */
   has_more?: string;
   cursor_param: string;
   limit_param: string;
+}
+
+/** An offset-paginated list: `?<offset_param>=&<limit_param>=` answering `{ <items>: [...], <total>: n }`. */
+export interface OffsetListShape {
+  items: string;
+  total: string;
+  offset_param: string;
+  limit_param: string;
+}
+
+export type ListShape = CursorListShape | OffsetListShape;
+export const isOffsetList = (l: ListShape | undefined): l is OffsetListShape => l !== undefined && 'offset_param' in l;
+
+/** Where an error answer keeps its code and message (dotted paths), instead of an RFC 9457 problem document. */
+export interface ErrorShape {
+  code: string;
+  message: string;
 }
 
 export interface DialectDefinition {
@@ -34,8 +51,21 @@ export interface DialectDefinition {
   tags: Record<string, string>;
   /** Field names in bodies, resources and query parameters: derived (camelCase) when true. */
   camelCaseFields?: boolean;
+  /** Path parameter names camelCased (customer_id -> customerId) on every path not listed in `paths`. */
+  camelCasePathParams?: boolean;
   /** Reference state value -> vendor value, in `status`/`state` members. */
   states?: Record<string, string>;
+  /**
+   * Every enum value spelled as a word (not_started, passport, bitcoin) in UPPER_SNAKE_CASE, states included,
+   * except the values the seed fixes (the customer create's); event types excepted (see `events`).
+   */
+  upperCaseValues?: boolean;
+  /** Event types in PascalCase (customer.created -> CustomerCreated). */
+  pascalCaseEvents?: boolean;
+  /** Reference id prefix -> the vendor's (cus -> CUST-: cus_7Hq2... is CUST-7Hq2...). */
+  idPrefixes?: Record<string, string>;
+  /** Errors as `{ error: { code, message } }` (application/json) instead of RFC 9457 problem documents. */
+  errors?: ErrorShape;
   /** Single-resource responses sit under this member. */
   envelope?: string;
   list?: ListShape;
@@ -255,7 +285,34 @@ const shapes: DialectDefinition = {
   list: { items: 'items', next_cursor: 'next_page_token', cursor_param: 'page_token', limit_param: 'page_size' },
 };
 
-export const DIALECTS: Record<DialectName, DialectDefinition> = { names, paths, shapes };
+/**
+ * A vendor with every convention at once, as many real ones have several: camelCase members, query and path
+ * parameters; UPPER_CASE enum values (types and states alike); offset/limit lists answering `{ results, total }`;
+ * single resources under `result`; errors as `{ error: { code, message } }`; PascalCase event types; ids with other
+ * prefixes (CUST-..., not cus_...). Paths and operationIds are the reference's, so this dialect measures the
+ * conventions alone.
+ */
+const conventions: DialectDefinition = {
+  name: 'conventions',
+  title: 'Atlas Ledger API',
+  style: 'camelCase members and parameters, UPPER_CASE enums, offset/limit lists with totals, result envelopes, {error:{code,message}} errors, PascalCase events, CUST- style ids',
+  paths: {},
+  operationIds: {},
+  tags: {},
+  camelCaseFields: true,
+  camelCasePathParams: true,
+  upperCaseValues: true,
+  pascalCaseEvents: true,
+  idPrefixes: {
+    cus: 'CUST-', kyc: 'KYCV-', doc: 'DOC-', acc: 'ACCT-', ext: 'EXTA-', tr: 'TRF-', card: 'CARD-', col: 'COLL-',
+    wal: 'WALT-', fxq: 'FXQ-', fxt: 'FXT-', txn: 'TXN-', evt: 'EVT-', whd: 'WHD-',
+  },
+  errors: { code: 'error.code', message: 'error.message' },
+  envelope: 'result',
+  list: { items: 'results', total: 'total', offset_param: 'offset', limit_param: 'limit' },
+};
+
+export const DIALECTS: Record<DialectName, DialectDefinition> = { names, paths, shapes, conventions };
 
 export function isDialectName(s: string): s is DialectName {
   return (DIALECT_NAMES as readonly string[]).includes(s);

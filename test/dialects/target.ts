@@ -12,7 +12,7 @@ import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import type { DialectName } from './definitions.js';
 import { dialect } from './dialect.js';
 import { dialectDocument } from './document.js';
-import { startDialectProxy, type DialectProxy } from './proxy.js';
+import { startDialectProxy, startWebhookForwarder, type DialectProxy, type WebhookForwarder } from './proxy.js';
 import { truthBinding } from './truth.js';
 
 export interface DialectFiles {
@@ -58,15 +58,20 @@ export async function startDialectTarget(name: DialectName | 'reference', opts: 
   const dir = mkdtempSync(join(tmpdir(), `fsapi-dialect-files-${name}-`));
   const files = name === 'reference' ? { specPath: '', truthBindingPath: '' } : writeDialectFiles(name, dir);
   const sandbox = await startSandbox({ faults: opts.faults ?? [], ...(opts.plainHttp ? { httpPort: 0 } : {}) });
-  if (opts.webhookPort !== undefined) {
-    for (const t of sandbox.tenants) sandbox.setWebhook(t.tenant_id, { url: `http://127.0.0.1:${opts.webhookPort}/webhooks`, secret: sandbox.webhook_secret });
-  }
   let proxy: DialectProxy | undefined;
+  let forwarder: WebhookForwarder | undefined;
   try {
+    if (opts.webhookPort !== undefined) {
+      // A dialect's deliveries go through a forwarder that spells them as the vendor's.
+      const receiver = `http://127.0.0.1:${opts.webhookPort}/webhooks`;
+      forwarder = name === 'reference' ? undefined : await startWebhookForwarder(dialect(name), receiver, sandbox.webhook_secret);
+      for (const t of sandbox.tenants) sandbox.setWebhook(t.tenant_id, { url: forwarder?.url ?? receiver, secret: sandbox.webhook_secret });
+    }
     if (name !== 'reference') {
       proxy = await startDialectProxy(dialect(name), { baseUrl: sandbox.base_url, caPem: sandbox.ca_pem, ...(sandbox.plain_http_url ? { plainHttpUrl: sandbox.plain_http_url } : {}) });
     }
   } catch (e) {
+    await forwarder?.close();
     await sandbox.close();
     throw e;
   }
@@ -85,6 +90,7 @@ export async function startDialectTarget(name: DialectName | 'reference', opts: 
     async close() {
       await proxy?.close();
       await sandbox.close();
+      await forwarder?.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

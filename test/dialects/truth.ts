@@ -17,9 +17,14 @@ export interface Binding {
   spec: string;
   fields?: Record<string, string>;
   states?: Record<string, string>;
+  values?: Record<string, Record<string, string>>;
   events?: Record<string, string>;
+  errors?: { code: string; message: string };
   operations: Record<string, BindingOperation>;
 }
+
+/** A member holding a state (status, state, kyc_status): its values go under `states`, the others under `values`. */
+const isStateMember = (name: string): boolean => /(^|_)(status|state)$/.test(name);
 
 export function truthBinding(d: Dialect, specFile: string): Binding {
   const operations: Record<string, BindingOperation> = {};
@@ -31,21 +36,35 @@ export function truthBinding(d: Dialect, specFile: string): Binding {
     const query = Object.fromEntries(op.query.filter((q) => d.fields.has(q)).map((q) => [q, d.fields.get(q)!]));
     if (Object.keys(query).length > 0) entry.query = query;
     if (op.kind === 'resource' && d.def.envelope) entry.envelope = d.def.envelope;
-    if (op.kind === 'list' && d.def.list) entry.list = { ...d.def.list } as unknown as Record<string, string>;
+    if (op.kind === 'list' && d.def.list) {
+      const list = { ...d.def.list } as Record<string, string>;
+      // A list without paging parameters (listFeatures) has only the members.
+      if (!op.paged) for (const k of ['cursor_param', 'offset_param', 'limit_param']) delete list[k];
+      entry.list = list;
+    }
     operations[op.id] = entry;
+  }
+  const states: Record<string, string> = {};
+  const values: Record<string, Record<string, string>> = {};
+  for (const [member, m] of d.values) {
+    if (isStateMember(member)) Object.assign(states, Object.fromEntries(m));
+    else values[member] = Object.fromEntries(m);
   }
   return {
     binding: 1,
     spec: specFile,
     ...(d.fields.size > 0 ? { fields: Object.fromEntries(d.fields) } : {}),
-    ...(d.states.size > 0 ? { states: Object.fromEntries(d.states) } : {}),
+    ...(Object.keys(states).length > 0 ? { states } : {}),
+    ...(Object.keys(values).length > 0 ? { values } : {}),
+    ...(d.events.size > 0 ? { events: Object.fromEntries(d.events) } : {}),
+    ...(d.def.errors ? { errors: { ...d.def.errors } } : {}),
     operations,
   };
 }
 
 /** One scored entry: a reference operation's mapping, path parameters, query, envelope or list shape, or a global map. */
 export interface EntryScore {
-  kind: 'operation' | 'path_params' | 'query' | 'envelope' | 'list' | 'fields' | 'states';
+  kind: 'operation' | 'path_params' | 'query' | 'envelope' | 'list' | 'fields' | 'states' | 'values' | 'events' | 'errors';
   key: string;
   right: boolean;
   expected: unknown;
@@ -86,12 +105,19 @@ export function scoreBinding(d: Dialect, truth: Binding, got: Partial<Binding>):
       scores.push({ kind: k, key: refId, right: same(want[k] ?? null, have[k] ?? null), expected: want[k] ?? null, got: have[k] ?? null });
     }
   }
-  for (const k of ['fields', 'states'] as const) {
+  for (const k of ['fields', 'states', 'events'] as const) {
     const want = truth[k] ?? {};
     const have = got[k] ?? {};
     for (const key of new Set([...Object.keys(want), ...Object.keys(have)])) {
       scores.push({ kind: k, key, right: want[key] === have[key], expected: want[key] ?? null, got: have[key] ?? null });
     }
   }
+  const flat = (v: Binding['values']) => Object.fromEntries(Object.entries(v ?? {}).flatMap(([member, m]) => Object.entries(m).map(([from, to]) => [`${member}: ${from}`, to])));
+  const want = flat(truth.values);
+  const have = flat(got.values);
+  for (const key of new Set([...Object.keys(want), ...Object.keys(have)])) {
+    scores.push({ kind: 'values', key, right: want[key] === have[key], expected: want[key] ?? null, got: have[key] ?? null });
+  }
+  if (truth.errors || got.errors) scores.push({ kind: 'errors', key: 'errors', right: same(truth.errors ?? null, got.errors ?? null), expected: truth.errors ?? null, got: got.errors ?? null });
   return scores;
 }

@@ -43,6 +43,7 @@ GET /accounts, the headers and the /v1/ base) is never bound elsewhere. docs/bin
       }
       const missing = cat.binding.reference.operations.filter((o) => !cat.binding.resolve(o.operationId)).map((o) => o.operationId);
       process.stdout.write(`\n${checkPath}: valid. ${rows.length} operations: ${by('bound').length} bound, ${by('group-only').length} in a group only, ${by('unbound').length} unbound\n`);
+      process.stdout.write(`${cat.binding.summary(checkPath)}\n`);
       if (missing.length) process.stdout.write(`reference operations no operation plays (their flows are skipped with this reason): ${missing.join(', ')}\n`);
       return EXIT.conformant;
     }
@@ -50,28 +51,28 @@ GET /accounts, the headers and the /v1/ base) is never bound elsewhere. docs/bin
     if (existsSync(out) && !args.values['force']) throw new UsageError(`${relative(process.cwd(), out) || out} exists`, { fix: 'give another --out, or --force to overwrite it' });
     const [vendor, reference] = await Promise.all([loadCatalogue({ specPath }), loadCatalogue()]);
     const { inferBinding } = await import('../../binding/infer.js');
-    const { binding, missing } = inferBinding(vendor.spec, reference.spec, relative(process.cwd(), specPath) || specPath);
-    const { stringify } = await import('yaml');
+    const inferred = inferBinding(vendor.spec, reference.spec, relative(process.cwd(), specPath) || specPath);
+    const { binding, missing, suggestions, threshold } = inferred;
     const ops = Object.values(binding.operations ?? {});
-    const low = Object.entries(binding.operations ?? {}).filter(([, e]) => (e.confidence ?? 0) < 0.6).map(([k]) => k);
     const header = [
       `# fsapi-conformance binding for ${binding.spec}, inferred by \`fsapi-conformance bind\`: review before use.`,
       '# Each operation entry names the vendor operation that plays a reference operation, with a confidence (0-1) and',
-      '# the reasons. `groups`: operations given only a group (its generic checks run); `unbound`: neither (the seed\'s',
-      '# rules still apply to them). docs/binding.md describes every key.',
+      `# the reasons. Pairings below ${threshold} are suggestions: commented out under operations, never used by a run`,
+      '# until you uncomment them. `groups`: operations given only a group (its generic checks run); `unbound`: neither',
+      "# (the seed's rules still apply to them). docs/binding.md describes every key.",
       ...(missing.length ? [`# Reference operations nothing plays (their flows will be skipped): ${missing.join(', ')}`] : []),
-      ...(low.length ? [`# Low confidence, check first: ${low.join(', ')}`] : []),
       '',
     ].join('\n');
     try {
-      writeFileSync(out, `${header}${stringify(binding, { lineWidth: 0 })}`);
+      writeFileSync(out, `${header}${(await import('../../binding/write.js')).bindingYaml(binding, suggestions, threshold)}`);
     } catch (e) {
       throw new UsageError(`cannot write the binding (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { file: out, fix: 'give a writable path for --out' });
     }
     const shown = relative(process.cwd(), out) || out;
     process.stdout.write(
-      `${shown}: ${ops.length} of ${reference.spec.operations.length} reference operations bound (${low.length} below 0.6 confidence), ` +
+      `${shown}: ${ops.length} of ${reference.spec.operations.length} reference operations bound (active entries), ${suggestions.length} suggestion${suggestions.length === 1 ? '' : 's'} below ${threshold} confidence (commented out, not used), ` +
         `${Object.keys(binding.groups ?? {}).length} operations in a group only, ${(binding.unbound ?? []).length} unbound, of ${vendor.spec.operations.length} in the document\n` +
+        (suggestions.length ? `suggestions: ${suggestions.map((x) => `${x.reference} <- ${x.entry.operation} (${x.entry.confidence})`).join(', ')}\n` : '') +
         `review it, then: fsapi-conformance run --spec ${relative(process.cwd(), specPath) || specPath} --binding ${shown}\n`,
     );
     return EXIT.conformant;
