@@ -1,6 +1,6 @@
 /**
  * The one rule on made-up values (the document's examples, values made from its schemas): an answer that only says
- * the made-up resource does not exist (404, 410, or a 422 that names the made-up value) is not a verdict on the
+ * the made-up resource does not exist (404, 410, or a 422 that names the made-up value or its member) is not a verdict on the
  * requirement under test. The check is skipped as a refused prerequisite, with the cause; and the traffic observer
  * counts such a 4xx as one the suite provoked. A check whose expected answer comes whatever the id (401 without a
  * valid key; 404 for an id made unknown on purpose) is judged on it as usual.
@@ -25,8 +25,14 @@ export function notFoundMadeUp(res: Pick<HttpResponse, 'status' | 'text'>, value
     const inPath = named.filter((v) => v.in === 'path');
     return inPath.length ? inPath : named;
   }
-  if (res.status === 422) return named.filter((v) => v.value.length >= 3 && res.text.includes(v.value));
+  if (res.status === 422) return named.filter((v) => (v.value.length >= 3 && res.text.includes(v.value)) || mentions(res.text, v.name));
   return [];
+}
+
+/** Whether an error text names a member or parameter (its last segment, as a word: "/customerId: no such customer"). */
+function mentions(text: string, name: string): boolean {
+  const member = name.split('.').at(-1)!;
+  return member.length >= 3 && new RegExp(`(^|[^A-Za-z0-9_])${member.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([^A-Za-z0-9_]|$)`).test(text);
 }
 
 /** Why the answer is no verdict on the check's requirement, or undefined when it is one. */
