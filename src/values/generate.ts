@@ -129,7 +129,12 @@ const ATTEMPTS = 5;
  * A value valid for a schema of the document (a parameter's, a request body's), seeded for repeatable runs.
  * `adjust` lets the caller mark what it makes (a run label in e-mail members) before it is validated.
  */
-export function generateValid(spec: SpecDocument, schema: unknown, seed: number, adjust: (v: unknown) => unknown = (v) => v): Generated {
+export interface GenerateOptions {
+  /** How likely each optional member is made (0: required members only, the default; 1: every one). */
+  optionals?: number;
+}
+
+export function generateValid(spec: SpecDocument, schema: unknown, seed: number, adjust: (v: unknown) => unknown = (v) => v, opts: GenerateOptions = {}): Generated {
   if (schema === undefined || schema === true) return { ok: true, value: 'fsapi' };
   const own = inlineForeignRefs(spec, schema) as Json;
   let validate: ReturnType<SpecDocument['validator']>;
@@ -144,7 +149,7 @@ export function generateValid(spec: SpecDocument, schema: unknown, seed: number,
     let value: unknown;
     try {
       const documented = i === 0;
-      value = adjust(load().generateSync(prepared as never, { seed: seed + i, useExamplesValue: documented, useDefaultValue: documented, optionalsProbability: 0, maxDepth: 8 }));
+      value = adjust(load().generateSync(prepared as never, { seed: seed + i, useExamplesValue: documented, useDefaultValue: documented, optionalsProbability: opts.optionals ?? 0, maxDepth: 8 }));
     } catch (e) {
       problems = [{ pointer: '', message: `the generator could not make a value: ${(e as Error).message}` }];
       continue;
