@@ -161,6 +161,17 @@ describe('the walk against a target that keeps what it is sent', { timeout: 60_0
     }
   });
 
+  it('walks once the other checks are done: it changes and deletes in collections whose listed items they share', () => {
+    // Not the checks that judge what was observed (they come last), nor those that wait, in a file of their own.
+    const others = report.checks.filter((c) => c.family !== 'lifecycle' && !c.id.includes(' observed-') && c.family !== 'observation' && !c.id.endsWith(' replay-delayed'));
+    const lastOther = others.flatMap((c) => c.exchanges.map((x) => x.started_at)).sort().at(-1)!;
+    const firstCreate = report.checks
+      .filter((c) => c.family === 'lifecycle')
+      .flatMap((c) => c.exchanges.filter((x) => x.request.method === 'POST').map((x) => x.started_at))
+      .sort()[0]!;
+    expect(firstCreate > lastOther, `${firstCreate} > ${lastOther}`).toBe(true);
+  });
+
   it('deletes what each check created where the document offers a delete', () => {
     for (const op of ['notes.get', 'notes.list', 'notes.update', 'labels.list', 'labels.get']) {
       const x = walkOf(op).exchanges;
