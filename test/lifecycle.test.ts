@@ -2,7 +2,7 @@
  * The resource lifecycle walk (src/checks/lifecycle.ts) on a small vendor document of our own
  * (test/fixtures/lifecycle/vendor.yaml) against a loopback server that keeps what it is sent: notes behave, and each
  * other collection breaks one step (tags read back another id, labels leave the new one out of their list, pins
- * ignore updates, boxes ignore deletes, locks refuse every create). Each LIFE requirement passes on notes and fails
+ * ignore updates, boxes ignore deletes, locks refuse every create; keys are deleted softly, as documented). Each LIFE requirement passes on notes and fails
  * where its step is broken; a refused create skips the later steps; what a check created is deleted at its end.
  * The resource model (src/values/resources.ts) is checked on the same document, and the reference profile plans no
  * walk (its operations all play themselves).
@@ -25,7 +25,7 @@ const KEY = 'sk_test_lifecycle_fixture';
 
 type Item = Record<string, unknown>;
 /** What the server keeps, by collection, in the order made. */
-const store = new Map<string, Map<string, Item>>([['notes', new Map()], ['tags', new Map()], ['labels', new Map()], ['pins', new Map()], ['boxes', new Map()]]);
+const store = new Map<string, Map<string, Item>>([['notes', new Map()], ['tags', new Map()], ['labels', new Map()], ['pins', new Map()], ['boxes', new Map()], ['keys', new Map()]]);
 for (let i = 1; i <= 25; i++) store.get('notes')!.set(`note_seed${i}`, { id: `note_seed${i}`, title: `seed ${i}`, pinned: false, created_at: '2026-01-01T00:00:00Z' });
 let made = 0;
 
@@ -58,7 +58,7 @@ beforeAll(async () => {
     if (id === undefined && req.method === 'POST') {
       if (collection === 'notes' && typeof sent['title'] !== 'string') return problem(res, 422, 'title is required');
       const key = collection === 'tags' ? 'tag_id' : 'id';
-      const item: Item = { ...sent, [key]: `${collection === 'boxes' ? 'box' : collection!.slice(0, -1)}_${++made}`, ...(collection === 'notes' ? { created_at: new Date().toISOString() } : {}) };
+      const item: Item = { ...sent, [key]: `${collection === 'boxes' ? 'box' : collection!.slice(0, -1)}_${++made}`, ...(collection === 'notes' ? { created_at: new Date().toISOString() } : {}), ...(collection === 'keys' ? { status: 'active' } : {}) };
       items.set(String(item[key]), item);
       return json(res, 201, envelope(item));
     }
@@ -84,6 +84,11 @@ beforeAll(async () => {
       // Pins answer the update and keep nothing of it.
       if (collection !== 'pins') items.set(id!, next);
       return json(res, 200, next);
+    }
+    if (req.method === 'DELETE' && collection === 'keys') {
+      // Keys are revoked, and read so: a soft delete their document describes.
+      one['status'] = 'revoked';
+      return json(res, 200, one);
     }
     if (req.method === 'DELETE') {
       // Boxes answer the delete and keep the box.
@@ -149,6 +154,10 @@ describe('the walk against a target that keeps what it is sent', { timeout: 60_0
     expect(walkOf('labels.list')).toMatchObject({ status: 'warning', message: expect.stringMatching(/label_\d+, the label that POST \/v1\/labels answered 201 created, is not among the 1 item on 1 page of GET \/v1\/labels \(the document gives the list no query parameter to page it by\): it lists label_other/) });
     expect(walkOf('pins.replace')).toMatchObject({ status: 'warning', message: expect.stringMatching(/PUT \/v1\/pins\/pin_\d+ answered 200, but GET \/v1\/pins\/pin_\d+ reads color "\w+" where the update sent "\w+", weight absent where the update sent \d/) });
     expect(walkOf('boxes.delete')).toMatchObject({ status: 'warning', message: expect.stringMatching(/after DELETE \/v1\/boxes\/box_\d+ answered 204, GET \/v1\/boxes\/box_\d+ answered 200 .*still reads; expected 404 or 410/) });
+  });
+
+  it('takes a soft delete the document describes (the state the delete answered reads back) as deleted', () => {
+    expect(walkOf('keys.revoke')).toMatchObject({ status: 'passed', message: expect.stringMatching(/GET \/v1\/keys\/key_\d+ answered 200 with status "revoked", as the delete answered \(the create answered "active"\)/) });
   });
 
   it('skips a list whose further pages it cannot follow, as not known, never failed', () => {

@@ -26,6 +26,8 @@ import { carryByPosition } from '../values/producers.js';
 /** What one create gave: the id that names it, and the create's own path parameters (its parent's ids). */
 interface Made {
   id: string;
+  /** The resource as the create's answer gave it. */
+  resource: Record<string, unknown>;
   /** The create's path parameters, by name. */
   params: Record<string, string>;
   /** "POST /v1/cards answered 201", for messages. */
@@ -47,7 +49,8 @@ async function create(ctx: CheckContext, r: Resource, step: MemberStep): Promise
   if (!STATUS.is2xx(res.status)) ctx.skip(`the create it builds on was refused: ${what}${summariseBody(res)} (FSAPI-CONTRACT-004 judges the create)`, 'prerequisite');
   const id = select(documentBody(res), step.source.select).find(value);
   if (id === undefined) ctx.skip(`${what} without ${step.source.select}, which names the ${r.noun} it created (FSAPI-CONTRACT-001 judges the answer's schema)`, 'prerequisite');
-  return { id: String(id), params: parts.pathParams ?? {}, what };
+  const resource = select(documentBody(res), step.source.select.split('/').slice(0, -1).join('/'))[0];
+  return { id: String(id), resource: isObj(resource) ? resource : {}, params: parts.pathParams ?? {}, what };
 }
 
 /** The path parameters of a member operation for what was made: its parents' ids carried over, and its own. */
@@ -184,7 +187,22 @@ function updateCheck(r: Resource, update: NonNullable<Resource['update']>, read:
   });
 }
 
-function deleteCheck(r: Resource, del: MemberStep, read: NonNullable<Resource['read']>): CheckDef {
+/** Members that carry a resource's state. */
+const STATE = /^(status|state)$/i;
+
+/**
+ * Why a read after a delete that still answers 2xx shows the resource deleted, or undefined when it does not: a
+ * tombstone (`deleted: true`, as Stripe's), or a soft delete the document's own way, the state the delete answered
+ * (and the create did not) read back (the reference profile's external accounts become `removed`).
+ */
+function tombstone(read: Record<string, unknown>, deleteAnswer: unknown, made: Made): string | undefined {
+  if (read['deleted'] === true) return 'deleted: true';
+  const answered = isObj(deleteAnswer) ? deleteAnswer : {};
+  const m = Object.keys(read).find((k) => STATE.test(k) && read[k] !== undefined && same(answered[k], read[k]) && !same(made.resource[k], read[k]));
+  return m ? `${m} ${show(read[m])}, as the delete answered (the create answered ${show(made.resource[m])})` : undefined;
+}
+
+function deleteCheck(r: Resource, del: NonNullable<Resource['delete']>, read: NonNullable<Resource['read']>): CheckDef {
   return walkCheck(del.op, 'FSAPI-LIFE-004', 'delete', `a ${r.noun} made by ${r.create.operationId} and deleted reads 404 or 410`, [r.create, read.op], async (ctx) => {
     await onFreshResource(ctx, r, del, async (made, deleted) => {
       const res = await ctx.call(del.op, memberParts(made, del));
@@ -196,10 +214,10 @@ function deleteCheck(r: Resource, del: MemberStep, read: NonNullable<Resource['r
         ctx.observe(`${describeRequest(res)} answered ${res.status}; ${describeRequest(back)} answered ${back.status}`);
         return;
       }
-      // A tombstone the document's own way (Stripe's `{ id, deleted: true }`) says the same.
-      const tomb = select(documentBody(back), `${read.resourceAt}/deleted`)[0];
-      if (STATUS.is2xx(back.status) && tomb === true) {
-        ctx.observe(`${describeRequest(back)} answered ${back.status} with deleted: true`);
+      const shown = select(documentBody(back), read.resourceAt)[0];
+      const tomb = STATUS.is2xx(back.status) && isObj(shown) ? tombstone(shown, del.resourceAt === undefined ? undefined : select(documentBody(res), del.resourceAt)[0], made) : undefined;
+      if (tomb) {
+        ctx.observe(`${describeRequest(back)} answered ${back.status} with ${tomb}`);
         return;
       }
       fail(`after ${describeRequest(res)} answered ${res.status}, ${describeRequest(back)} answered ${back.status}${summariseBody(back)}: the deleted ${r.noun} ${made.id} still reads; expected 404 or 410`);

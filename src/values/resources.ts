@@ -35,7 +35,10 @@ export interface Resource {
     /** Members the update's request may set (not readOnly) that the read answers (not writeOnly), plain values only. */
     writable: string[];
   };
-  delete?: MemberStep;
+  delete?: MemberStep & {
+    /** Pointer to the resource in the delete's answer, when it documents one (a soft delete answers the resource). */
+    resourceAt?: string;
+  };
   list?: {
     op: Operation;
     /** Pointer to the id of every item (`/data/* /id` without the space). */
@@ -87,7 +90,10 @@ function build(spec: SpecDocument): Resource[] {
     const update = first('PATCH', 'PUT');
     if (update && r.read) r.update = { ...update, writable: writableMembers(spec, update.op, r.read.op).filter((m) => m !== unescape(memberOf(update.source.select))) };
     const del = first('DELETE');
-    if (del) r.delete = del;
+    if (del) {
+      const answered = resourceOf(spec, del.op);
+      r.delete = answered ? { ...del, resourceAt: answered.pointer } : del;
+    }
     const list = listStep(spec, create, steps, collection);
     if (list) r.list = list;
     out.push(r);
