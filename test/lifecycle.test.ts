@@ -25,7 +25,7 @@ const KEY = 'sk_test_lifecycle_fixture';
 
 type Item = Record<string, unknown>;
 /** What the server keeps, by collection, in the order made. */
-const store = new Map<string, Map<string, Item>>([['notes', new Map()], ['tags', new Map()], ['labels', new Map()], ['pins', new Map()], ['boxes', new Map()], ['keys', new Map()]]);
+const store = new Map<string, Map<string, Item>>([['notes', new Map()], ['tags', new Map()], ['labels', new Map()], ['pins', new Map()], ['boxes', new Map()], ['keys', new Map()], ['files', new Map()]]);
 for (let i = 1; i <= 25; i++) store.get('notes')!.set(`note_seed${i}`, { id: `note_seed${i}`, title: `seed ${i}`, pinned: false, created_at: '2026-01-01T00:00:00Z' });
 let made = 0;
 
@@ -38,6 +38,19 @@ const dir = mkdtempSync(join(tmpdir(), 'fsapi-lifecycle-'));
 beforeAll(async () => {
   server = await httpsServer((req, res, body) => {
     const u = new URL(req.url ?? '/', 'https://x');
+    // Files live in folders, whose names must match the pattern their read documents.
+    const file = /^\/v1\/folders\/([^/]+)\/files(?:\/([^/]+))?$/.exec(u.pathname);
+    if (file) {
+      if (!/^fld_[a-z0-9]{4}$/.test(file[1]!)) return problem(res, 422, `folder ${file[1]} is not a folder name`);
+      const files = store.get('files')!;
+      if (req.method === 'POST') {
+        const item = { id: `file_${++made}`, folder: file[1] };
+        files.set(item.id, item);
+        return json(res, 201, item);
+      }
+      const one = files.get(file[2] ?? '');
+      return one && one['folder'] === file[1] ? json(res, 200, one) : problem(res, 404, 'no such file');
+    }
     const [, collection, id] = u.pathname.replace(/^\/v1/, '').split('/');
     if (req.headers['api-key'] !== KEY) return json(res, 401, { title: 'unauthorised' }, { 'www-authenticate': 'ApiKey', 'content-type': 'application/problem+json' });
     const items = store.get(collection ?? '');
@@ -158,6 +171,12 @@ describe('the walk against a target that keeps what it is sent', { timeout: 60_0
 
   it('takes a soft delete the document describes (the state the delete answered reads back) as deleted', () => {
     expect(walkOf('keys.revoke')).toMatchObject({ status: 'passed', message: expect.stringMatching(/GET \/v1\/keys\/key_\d+ answered 200 with status "revoked", as the delete answered \(the create answered "active"\)/) });
+  });
+
+  it('makes a parent value valid for the step as well as the create, where the step documents a stricter one', () => {
+    const read = walkOf('files.get');
+    expect(read.status, read.message).toBe('passed');
+    expect(read.exchanges.find((x) => x.request.method === 'POST')!.request.url).toMatch(/\/v1\/folders\/fld_[a-z0-9]{4}\/files$/);
   });
 
   it('skips a list whose further pages it cannot follow, as not known, never failed', () => {

@@ -10,12 +10,14 @@
  * reference profile every operation plays itself and has a driver, so no resource is walked here.
  */
 import type { Operation } from '../catalogue/openapi.js';
+import { seedFor } from '../harness/runtime.js';
 import { check, describeRequest, documentBody, fail, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckContext, CheckDef, RequestParts } from '../harness/check.js';
 import { walkPages } from '../harness/pages.js';
 import type { HttpResponse } from '../http/client.js';
 import { isObj } from '../json.js';
-import { withMadeUp } from '../values/provenance.js';
+import { documentValue, validForParameter } from '../values/parameter-value.js';
+import { madeUpOf, withMadeUp, type MadeUpValue } from '../values/provenance.js';
 import { resourceOfStep, type MemberStep, type Resource } from '../values/resources.js';
 import { select } from '../values/schema-walk.js';
 import type { CheckFamily, PlanContext } from './plan.js';
@@ -41,9 +43,33 @@ function walked(r: Resource, plan: PlanContext): boolean {
 
 const value = (v: unknown): v is string | number => (typeof v === 'string' && v !== '') || typeof v === 'number';
 
+/**
+ * The create's parent values (its path parameters) as the step will send them too: a value made up from the create's
+ * own schema may break the step's (Twilio's ConferenceSid has a pattern on its reads and none on its create), so it
+ * is made from the step's schema instead where that value suits the create as well; else the check skips, naming it.
+ */
+function parentsForStep(ctx: CheckContext, r: Resource, step: MemberStep, parts: RequestParts): RequestParts {
+  const madeUp = madeUpOf(parts).filter((v) => v.in === 'path');
+  const pathParams = { ...parts.pathParams };
+  const remade: MadeUpValue[] = [];
+  for (const [mine, theirs] of Object.entries(step.source.carry)) {
+    const value = pathParams[mine];
+    const theirParam = step.op.parameters.find((p) => p.in === 'path' && p.name === theirs);
+    if (value === undefined || !theirParam || !madeUp.some((v) => v.name === mine) || validForParameter(ctx.spec, theirParam, value)) continue;
+    const mineParam = r.create.parameters.find((p) => p.in === 'path' && p.name === mine);
+    const other = documentValue(ctx.spec, theirParam, seedFor(ctx.config.seed, `${step.op.operationId}:path:${theirs}`));
+    if (!other || (mineParam && !validForParameter(ctx.spec, mineParam, String(other.value)))) {
+      ctx.skip(`the ${mine} made up for ${r.create.operationId} (${value}) is not valid for ${step.op.operationId}'s ${theirs}, and no value valid for both is known: give the parent an OpenAPI link or a list the suite can read`, 'binding');
+    }
+    pathParams[mine] = String(other.value);
+    remade.push({ in: 'path', name: mine, value: String(other.value), origin: other.origin });
+  }
+  return withMadeUp({ ...parts, pathParams }, remade);
+}
+
 /** Creates one resource for the check, or skips it as a refused prerequisite (the create's own checks judge that). */
 async function create(ctx: CheckContext, r: Resource, step: MemberStep): Promise<Made> {
-  const parts = await validRequest(ctx, r.create, { fresh: true });
+  const parts = parentsForStep(ctx, r, step, await validRequest(ctx, r.create, { fresh: true }));
   const res = await ctx.call(r.create, parts);
   const what = `${describeRequest(res)} answered ${res.status}`;
   if (!STATUS.is2xx(res.status)) ctx.skip(`the create it builds on was refused: ${what}${summariseBody(res)} (FSAPI-CONTRACT-004 judges the create)`, 'prerequisite');
@@ -95,7 +121,7 @@ function walkCheck(op: Operation, requirement: string, variant: string, title: s
 const show = (v: unknown): string => (v === undefined ? 'absent' : JSON.stringify(v).slice(0, 80));
 
 function readBackCheck(r: Resource, read: NonNullable<Resource['read']>): CheckDef {
-  return walkCheck(read.op, 'FSAPI-LIFE-001', 'read', `a ${r.noun} made by ${r.create.operationId} reads back by its id, with that id`, [r.create], async (ctx) => {
+  return walkCheck(read.op, 'FSAPI-LIFE-001', 'read', `the ${r.noun} ${r.create.operationId} made reads back by its id, with that id`, [r.create], async (ctx) => {
     await onFreshResource(ctx, r, read, async (made) => {
       const res = await ctx.call(read.op, memberParts(made, read));
       expectSuccess(read.op, res, made, r, 'to a read of');
@@ -116,7 +142,7 @@ const PAGES = 10;
 
 function listedCheck(r: Resource, list: NonNullable<Resource['list']>, step: MemberStep): CheckDef {
   const itemsAt = list.select.slice(0, list.select.indexOf('/*/'));
-  return walkCheck(list.op, 'FSAPI-LIFE-002', 'list', `a ${r.noun} made by ${r.create.operationId} is found in its list`, [r.create], async (ctx) => {
+  return walkCheck(list.op, 'FSAPI-LIFE-002', 'list', `the ${r.noun} ${r.create.operationId} made is found in its list`, [r.create], async (ctx) => {
     await onFreshResource(ctx, r, step, async (made) => {
       const base = await validRequest(ctx, list.op);
       const parts: RequestParts = { ...base, pathParams: { ...base.pathParams } };
@@ -165,7 +191,7 @@ function same(sent: unknown, back: unknown): boolean {
 }
 
 function updateCheck(r: Resource, update: NonNullable<Resource['update']>, read: NonNullable<Resource['read']>): CheckDef {
-  return walkCheck(update.op, 'FSAPI-LIFE-003', 'update', `an update of a ${r.noun} made by ${r.create.operationId} reads back as sent`, [r.create, read.op], async (ctx) => {
+  return walkCheck(update.op, 'FSAPI-LIFE-003', 'update', `an update of the ${r.noun} ${r.create.operationId} made reads back as sent`, [r.create, read.op], async (ctx) => {
     await onFreshResource(ctx, r, update, async (made) => {
       const sent = bodyFromDocument(ctx, update.op, { alsoSet: update.writable });
       const body = isObj(sent.body) ? sent.body : {};
@@ -203,7 +229,7 @@ function tombstone(read: Record<string, unknown>, deleteAnswer: unknown, made: M
 }
 
 function deleteCheck(r: Resource, del: NonNullable<Resource['delete']>, read: NonNullable<Resource['read']>): CheckDef {
-  return walkCheck(del.op, 'FSAPI-LIFE-004', 'delete', `a ${r.noun} made by ${r.create.operationId} and deleted reads 404 or 410`, [r.create, read.op], async (ctx) => {
+  return walkCheck(del.op, 'FSAPI-LIFE-004', 'delete', `the ${r.noun} ${r.create.operationId} made, once deleted, reads 404 or 410 (or deleted, where deletes are soft)`, [r.create, read.op], async (ctx) => {
     await onFreshResource(ctx, r, del, async (made, deleted) => {
       const res = await ctx.call(del.op, memberParts(made, del));
       expectSuccess(del.op, res, made, r, 'to deleting');
