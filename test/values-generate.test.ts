@@ -67,6 +67,12 @@ describe('request bodies made from the schema', () => {
     expect(['OPEN', 'PAUSED']).toContain(made.value['state']);
   });
 
+  it('fills optional members where a oneOf branch is told apart only by them', () => {
+    const schema = { oneOf: [{ type: 'object', properties: { removed: { type: 'boolean' } }, additionalProperties: false }, { type: 'object', properties: { name: { type: 'string' } }, additionalProperties: false }] };
+    const made = generateValid(spec, schema, 1);
+    expect(made.ok).toBe(true);
+  });
+
   it('says why when no valid value exists', () => {
     const made = generateValid(spec, { type: 'string', minLength: 5, maxLength: 2 }, 1);
     expect(made.ok).toBe(false);

@@ -14,6 +14,12 @@ describe('an answer that only says a made-up resource does not exist', () => {
     expect(notFoundMadeUp({ status: 422, text: '{"message":"amount must be positive"}' }, [id, ref])).toEqual([]);
     expect(notFoundMadeUp({ status: 400, text: 'card_x1y2z3' }, [id])).toEqual([]);
     expect(notFoundMadeUp({ status: 404, text: '' }, [])).toEqual([]);
+    // A made-up date or enum beside real ids names nothing: the target's 404 is its own.
+    const since: MadeUpValue = { in: 'query', name: 'since', value: '2026-10-26', origin: 'generated' };
+    expect(notFoundMadeUp({ status: 404, text: '' }, [since])).toEqual([]);
+    expect(notFoundMadeUp({ status: 422, text: 'since 2026-10-26 is too early' }, [since])).toEqual([]);
+    const account: MadeUpValue = { in: 'query', name: 'accountId', value: '42', origin: 'generated' };
+    expect(notFoundMadeUp({ status: 404, text: '' }, [since, account])).toEqual([account]);
   });
 
   it('skips the check with the cause, except where the answer must come whatever the id', () => {

@@ -15,7 +15,7 @@ import { runCli } from './helpers/cli.js';
 import { httpsServer, json, type Cert, type TestServer } from './helpers/servers.js';
 
 const KEY = 'sk_test_values_fixture';
-const CARD = { token: 'card_abc123', state: 'OPEN' };
+const CARD: Record<string, string> = { token: 'card_abc123', state: 'OPEN' };
 const STATEMENT = '7f8a2c9e-1d3b-4e5f-9a6b-0c1d2e3f4a5b';
 
 let server: TestServer & { cert: Cert };
@@ -39,6 +39,11 @@ beforeAll(async () => {
     if (route === 'GET /cards') return json(res, 200, { data: [CARD], has_more: false });
     if (route === 'POST /cards') return String(req.headers['content-type']).startsWith('application/x-www-form-urlencoded') && body.includes('memo=') ? json(res, 201, CARD) : json(res, 415, { message: 'a form, please' });
     if (route === `GET /cards/${CARD.token}`) return json(res, 200, CARD);
+    if (route === `PATCH /cards/${CARD.token}`) {
+      // Every valid update changes the one card every check reads: other checks' writes land on it too.
+      Object.assign(CARD, { memo: `m${server.requests.length}` });
+      return json(res, 200, CARD);
+    }
     if (route === 'GET /ledgers') return json(res, 200, [{ id: 42, name: 'main' }]);
     if (route === 'GET /ledgers/42/statements') return json(res, 200, { items: [{ statement_id: STATEMENT, period: '2026-10' }] });
     if (route === `GET /ledgers/42/statements/${STATEMENT}`) return json(res, 200, { statement_id: STATEMENT, period: '2026-10' });
@@ -52,6 +57,8 @@ beforeAll(async () => {
     }
     if (route === 'GET /payments/tr_1') return json(res, 200, { id: 'tr_1', amount: 5 });
     if (route === 'GET /widgets') return json(res, 200, {});
+    if (route === 'GET /ledger-accounts') return json(res, 200, { data: [{ id: 'la_1', amount: 1 }] });
+    if (route === 'GET /ledger-accounts/la_1') return json(res, 200, { id: 'la_1', amount: 1 });
     return json(res, 404, { message: 'not found' });
   });
   writeFileSync(join(dir, 'ca.pem'), server.cert.cert);
@@ -91,6 +98,11 @@ describe('values on a vendor document', { timeout: 60_000 }, () => {
     expect(get.exchanges.some((x) => x.request.url.endsWith('/ledgers/42/statements'))).toBe(true);
   });
 
+  it("falls back to the target's values when the driver of the reference operation it plays cannot build its request", () => {
+    expect(sent('GET', '/ledger-accounts/la_1').length).toBeGreaterThan(0);
+    expect(check('FSAPI-CONTRACT-004', 'getAccount')!.status).toBe('passed');
+  });
+
   it('takes a required query parameter that names a resource from that resource list (an integer id)', () => {
     const asked = sent('GET', '/transactions').filter((r) => r.headers['api-key'] === KEY);
     expect(asked.length).toBeGreaterThan(0);
@@ -127,6 +139,12 @@ describe('values on a vendor document', { timeout: 60_000 }, () => {
     expect(check('FSAPI-AUTH-001', 'widgets.get')!.status).toBe('failed');
     // The undocumented 404 is the suite's doing: not the target's contract failure.
     expect(check('FSAPI-CONTRACT-002', 'widgets.get')?.status).not.toBe('failed');
+  });
+
+  it("does not judge a write's effect by re-reading a resource other checks share", () => {
+    const noEffect = check('FSAPI-AUTH-007', 'cards.update', 'no-key-no-effect')!;
+    expect(noEffect.status).toBe('skipped');
+    expect(noEffect.message).toMatch(/did not make for itself/);
   });
 
   it('shows where each value comes from in conformance.json', () => {

@@ -1,11 +1,12 @@
 import { requestMediaOf, type Operation, type Parameter } from '../catalogue/openapi.js';
 import { isObj } from '../json.js';
-import { seedFor } from '../harness/runtime.js';
+import { seedFor } from '../harness/seed.js';
 import { documentValue } from '../values/parameter-value.js';
 import { loadGenerator } from '../values/generate.js';
-import { withMadeUp, type MadeUpValue } from '../values/provenance.js';
+import { namesResource, withMadeUp, type MadeUpValue } from '../values/provenance.js';
 import { targetValue } from '../values/target-values.js';
 import { BindingGap } from '../binding/binding.js';
+import { CheckSkipped } from '../harness/assert.js';
 import { DRIVERS } from '../drivers/index.js';
 import { generatedBody } from './generated-body.js';
 import type { DriverScope, OperationDriver } from '../drivers/types.js';
@@ -20,6 +21,11 @@ export function driverFor(ctx: CheckContext, op: Operation): OperationDriver | u
   const bound = ctx.binding.referenceOf(op);
   return bound ? DRIVERS.get(bound.refId) : undefined;
 }
+
+/** Parts a driver built (its effects() and vary() read only those). */
+const BY_DRIVER = new WeakSet<RequestParts>();
+const byDriver = (parts: RequestParts): RequestParts => (BY_DRIVER.add(parts), parts);
+export const builtByDriver = (parts: RequestParts): boolean => BY_DRIVER.has(parts);
 
 /** The reference-profile parts a driver built, by the vendor parts they became (drivers read their own terms). */
 const REFERENCE_PARTS = new WeakMap<RequestParts, RequestParts>();
@@ -46,14 +52,11 @@ export function scopeOf(ctx: CheckContext, as: 'primary' | 'second' = 'primary')
   return { ctx, world: as === 'second' ? ctx.secondWorld : ctx.world, as };
 }
 
-/** Ids, tokens and references in a body: the values a target may look up (and refuse as unknown). */
-const ID_MEMBER = /(^id$|_id$|Id$|_ids?$|Ids$|token$|Token$|[sS]id$|_ref$|Ref$)/;
-
 function madeUpBodyValues(body: unknown, origin: MadeUpValue['origin'], at = ''): MadeUpValue[] {
   if (Array.isArray(body)) return body.flatMap((v) => madeUpBodyValues(v, origin, at));
   if (!isObj(body)) return [];
   return Object.entries(body).flatMap(([k, v]) =>
-    (typeof v === 'string' || typeof v === 'number') && ID_MEMBER.test(k) ? [{ in: 'body' as const, name: `${at}${k}`, value: String(v), origin }] : madeUpBodyValues(v, origin, `${at}${k}.`),
+    (typeof v === 'string' || typeof v === 'number') && namesResource(k) ? [{ in: 'body' as const, name: `${at}${k}`, value: String(v), origin }] : madeUpBodyValues(v, origin, `${at}${k}.`),
   );
 }
 
@@ -113,12 +116,21 @@ export async function validRequest(ctx: CheckContext, op: Operation, opts: { fre
   const driver = driverFor(ctx, op);
   let refused: string | undefined;
   if (driver) {
-    const built = vendorParts(ctx, op, await driver.build(scopeOf(ctx, opts.as), { fresh: opts.fresh ?? false }));
+    let built: RequestParts | undefined;
+    try {
+      built = vendorParts(ctx, op, await driver.build(scopeOf(ctx, opts.as), { fresh: opts.fresh ?? false }));
+    } catch (e) {
+      // On a vendor's document a driver whose prerequisites the binding or the target cannot give (a create that
+      // answers no body) leaves the operation to the values any operation gets, below; the reference profile's
+      // drivers are its whole story.
+      if (ctx.config.isReferenceProfile || !(e instanceof CheckSkipped)) throw e;
+      refused = `the driver of ${op.operationId} could not build its request (${e.message})`;
+    }
     // On a vendor's document the reference body is used only where it is valid for the vendor's own schema.
-    if (ctx.config.isReferenceProfile || built.body === undefined) return built;
-    const problems = ctx.spec.validateRequestBody(op, built.body);
-    if (problems.length === 0) return built;
-    refused = `the driver's body for ${op.operationId} does not fit its request schema (${problems.slice(0, 2).map((p) => `${p.pointer || "(body)"} ${p.message}`).join('; ')}): bind its field names (fields) in the binding file`;
+    if (built && (ctx.config.isReferenceProfile || built.body === undefined)) return byDriver(built);
+    const problems = built ? ctx.spec.validateRequestBody(op, built.body) : [];
+    if (built && problems.length === 0) return byDriver(built);
+    if (built) refused = `the driver's body for ${op.operationId} does not fit its request schema (${problems.slice(0, 2).map((p) => `${p.pointer || "(body)"} ${p.message}`).join('; ')}): bind its field names (fields) in the binding file`;
   }
   // The reference profile's examples name objects that exist nowhere: without a driver they would only get 404s.
   if (ctx.config.isReferenceProfile && (op.requestBody || op.parameters.some((p) => p.in === 'path'))) {

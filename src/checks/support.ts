@@ -8,7 +8,7 @@ import type { DriverScope, OperationDriver } from '../drivers/types.js';
 import { CheckSkipped, describeRequest, fail, summariseBody } from '../harness/assert.js';
 import type { CheckContext, RequestParts } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
-import { driverFor, referencePartsOf, scopeOf, validRequest } from './requests.js';
+import { builtByDriver, driverFor, referencePartsOf, scopeOf, validRequest } from './requests.js';
 
 // --- Classification (from the spec in use only, so it holds for a vendor's document too) -----------------------
 
@@ -96,9 +96,10 @@ export interface Scoped {
 /** A valid request (in a fresh scope of its own when asked) with its effect counter when the driver has one. */
 export async function scoped(ctx: CheckContext, op: Operation, opts: { fresh?: boolean; as?: 'primary' | 'second' } = {}): Promise<Scoped> {
   const as = opts.as ?? 'primary';
-  const driver = driverFor(ctx, op);
   const scope = scopeOf(ctx, as);
   const parts = await validRequest(ctx, op, { fresh: opts.fresh ?? false, as });
+  // A driver sees the effects of the requests it built, not of values found elsewhere (requests.ts).
+  const driver = builtByDriver(parts) ? driverFor(ctx, op) : undefined;
   const effects = driver?.effects;
   const why = !ctx.config.isReferenceProfile
     ? `the spec in use is a vendor's own, and no driver knows how to see the effects of ${op.operationId}`
@@ -164,6 +165,11 @@ export function stateProbe(ctx: CheckContext, s: Scoped): StateProbe | string {
     return { read: async () => String(await count()), what: `effects of ${s.op.operationId} in its scope` };
   }
   const reader = s.op.method === 'PATCH' || s.op.method === 'DELETE' ? readerOf(ctx.spec, s.op) : undefined;
+  // A re-read shows this request's doing only on a resource the check made for itself (a driver's fresh scope):
+  // one whose id the target listed, or the document gave, is the suite's other checks' to change at the same time.
+  if (reader && !builtByDriver(s.parts)) {
+    return `${s.op.operationId} names a resource the check did not make for itself (its id came from the target's answers or the document), so a change seen on re-reading it may be another check's`;
+  }
   if (reader) {
     return {
       what: `${reader.operationId} of the same resource`,

@@ -16,6 +16,7 @@ import { CheckSkipped } from './assert.js';
 import type { CallOptions, RequestParts } from './check.js';
 import type { Probe } from './probe.js';
 import type { WorkerConfig } from './worker-config.js';
+import { seedFor } from './seed.js';
 import { documentValue } from '../values/parameter-value.js';
 import { loadGenerator } from '../values/generate.js';
 import { madeUpOf, type MadeUpValue } from '../values/provenance.js';
@@ -68,10 +69,7 @@ export function runCancellation(cfg: Pick<WorkerConfig, 'concurrency' | 'idempot
   return abort;
 }
 
-/** A 32-bit seed from the run seed and a label (check id, suite name): order-independent determinism. */
-export function seedFor(runSeed: number, label: string): number {
-  return createHash('sha256').update(`${runSeed}:${label}`).digest().readUInt32BE(0);
-}
+export { seedFor };
 
 /**
  * The package root loads every locale (3.7 MB of JavaScript, 0.3 s in each thread that imports it); the English

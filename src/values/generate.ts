@@ -122,8 +122,21 @@ function readOnlyNames(spec: SpecDocument, schema: unknown): Set<string> {
 
 export type Generated = { ok: true; value: unknown } | { ok: false; problems: SchemaProblem[] };
 
-/** Tries: the schema's own examples and defaults first, then plain generation under a few seeds (another oneOf branch). */
+/** Tries of the whole schema: its own examples and defaults first, then required members only under other seeds. */
 const ATTEMPTS = 5;
+/** At most this many branches of a top-level oneOf/anyOf are tried one by one, each with every member filled. */
+const BRANCHES = 8;
+
+/**
+ * The schema's top-level oneOf/anyOf branches, each as a schema of its own (with the members beside the oneOf):
+ * the generator makes `{}` of a oneOf whose branches differ only by optional members, which matches them all.
+ */
+function branchesOf(prepared: Json): Json[] {
+  const key = Array.isArray(prepared['oneOf']) ? 'oneOf' : Array.isArray(prepared['anyOf']) ? 'anyOf' : undefined;
+  if (!key) return [];
+  const { [key]: branches, $defs, ...rest } = prepared;
+  return (branches as unknown[]).slice(0, BRANCHES).map((b) => ({ allOf: [rest, b], $defs }));
+}
 
 /**
  * A value valid for a schema of the document (a parameter's, a request body's), seeded for repeatable runs.
@@ -144,12 +157,15 @@ export function generateValid(spec: SpecDocument, schema: unknown, seed: number,
     return { ok: false, problems: [{ pointer: '', message: `the schema cannot be compiled (${(e as Error).message}), so no value can be proven valid` }] };
   }
   const prepared = isObj(own) ? { ...(forClient(own) as Json), $defs: defsOf(spec) } : own;
+  const tries: { schema: unknown; options: Record<string, unknown> }[] = [
+    ...Array.from({ length: ATTEMPTS }, (_, i) => ({ schema: prepared, options: { seed: seed + i, useExamplesValue: i === 0, useDefaultValue: i === 0, optionalsProbability: opts.optionals ?? 0 } })),
+    ...(isObj(prepared) ? branchesOf(prepared) : []).map((b, i) => ({ schema: b, options: { seed: seed + i, alwaysFakeOptionals: true } })),
+  ];
   let problems: SchemaProblem[] = [{ pointer: '', message: 'no value could be generated' }];
-  for (let i = 0; i < ATTEMPTS; i++) {
+  for (const t of tries) {
     let value: unknown;
     try {
-      const documented = i === 0;
-      value = adjust(load().generateSync(prepared as never, { seed: seed + i, useExamplesValue: documented, useDefaultValue: documented, optionalsProbability: opts.optionals ?? 0, maxDepth: 8 }));
+      value = adjust(load().generateSync(t.schema as never, { maxDepth: 8, ...t.options }));
     } catch (e) {
       problems = [{ pointer: '', message: `the generator could not make a value: ${(e as Error).message}` }];
       continue;

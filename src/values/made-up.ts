@@ -7,20 +7,25 @@
  */
 import type { HttpResponse } from '../http/client.js';
 import type { Probe } from '../harness/probe.js';
-import type { MadeUpValue } from './provenance.js';
+import { namesResource, type MadeUpValue } from './provenance.js';
 
 /** Probes whose expected answer does not depend on the resource existing. */
 const JUDGED_WHATEVER_THE_ID: ReadonlySet<Probe> = new Set<Probe>(['no-key', 'bad-key', 'unknown-id']);
 
-/** The made-up values an answer says do not exist, or none when the answer is anything else. */
+/**
+ * The made-up values an answer says do not exist, or none when the answer is anything else. Only values that name a
+ * resource count: every path parameter, and the query parameters and body members named like ids; a made-up date
+ * or enum next to a real id is no reason for the target not to find it.
+ */
 export function notFoundMadeUp(res: Pick<HttpResponse, 'status' | 'text'>, values: readonly MadeUpValue[] | undefined): MadeUpValue[] {
-  if (!values?.length) return [];
+  const named = (values ?? []).filter((v) => v.in === 'path' || (v.in !== 'header' && namesResource(v.name)));
+  if (named.length === 0) return [];
   // A path names the resource; failing that, a query parameter or body member that refers to one.
   if (res.status === 404 || res.status === 410) {
-    const inPath = values.filter((v) => v.in === 'path');
-    return inPath.length ? inPath : values.filter((v) => v.in !== 'header');
+    const inPath = named.filter((v) => v.in === 'path');
+    return inPath.length ? inPath : named;
   }
-  if (res.status === 422) return values.filter((v) => v.value.length >= 3 && res.text.includes(v.value));
+  if (res.status === 422) return named.filter((v) => v.value.length >= 3 && res.text.includes(v.value));
   return [];
 }
 

@@ -24,3 +24,7 @@ export function withMadeUp<T extends Traced>(parts: T, values: readonly MadeUpVa
   if (values.length === 0) return parts;
   return { ...parts, [MADE_UP]: [...madeUpOf(parts), ...values] };
 }
+
+/** Ids, tokens and references by their member or parameter name: the values a target looks up (and may not find). */
+const RESOURCE_NAME = /(^id$|_id$|Id$|_ids?$|Ids$|ID$|token$|Token$|[sS]id$|_ref$|Ref$|_key$|Key$)/;
+export const namesResource = (name: string): boolean => RESOURCE_NAME.test(name.split('.').at(-1)!);

@@ -7,7 +7,7 @@
 import { requestMediaOf, type Operation, type Parameter } from '../catalogue/openapi.js';
 import { CheckSkipped, STATUS, describeRequest, documentBody } from '../harness/assert.js';
 import type { CheckContext, RequestParts } from '../harness/check.js';
-import { seedFor } from '../harness/runtime.js';
+import { seedFor } from '../harness/seed.js';
 import type { World } from '../harness/world.js';
 import type { RecordedExchange } from '../results/model.js';
 import { generateValid } from './generate.js';
