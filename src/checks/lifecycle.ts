@@ -10,7 +10,7 @@
  * reference profile every operation plays itself and has a driver, so no resource is walked here.
  */
 import type { Operation } from '../catalogue/openapi.js';
-import { seedFor } from '../harness/runtime.js';
+import { seedFor } from '../harness/seed.js';
 import { check, describeRequest, documentBody, fail, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckContext, CheckDef, RequestParts } from '../harness/check.js';
 import { walkPages } from '../harness/pages.js';
