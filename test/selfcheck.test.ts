@@ -44,7 +44,10 @@ describe('the recorded full matrix', () => {
 describe('coverage', () => {
   it('verifies every MUST and SHOULD requirement of a target by at least one check', () => {
     const checked = new Set(planned.map((p) => p.def.requirement));
-    const missing = catalogue.requirements.all.filter((r) => r.scope === 'target' && (r.level === 'MUST' || r.level === 'SHOULD') && !checked.has(r.id));
+    // A requirement checked only on a vendor's own operations (the lifecycle walk) names the test that plans and
+    // breaks its checks on a document of ours, and says why no sandbox fault can (tested_by, not_tested).
+    const vendorOnly = (r: (typeof catalogue.requirements.all)[number]) => r.level !== 'MUST' && r.testedBy !== undefined && r.notTested !== undefined;
+    const missing = catalogue.requirements.all.filter((r) => r.scope === 'target' && (r.level === 'MUST' || r.level === 'SHOULD') && !checked.has(r.id) && !vendorOnly(r));
     expect(missing.map((r) => r.id)).toEqual([]);
   });
 

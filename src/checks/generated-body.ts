@@ -7,9 +7,9 @@
 import type { Faker } from '@faker-js/faker';
 import { requestMediaOf, type Operation, type SpecDocument } from '../catalogue/openapi.js';
 import { isObj } from '../json.js';
-import { generateValid, type Generated } from '../values/generate.js';
+import { generateValid, type GenerateOptions, type Generated } from '../values/generate.js';
 
-export function generatedBody(spec: SpecDocument, op: Operation, faker: Faker, label: { emailDomain: string; metadataValue: string }, seed: number): Generated {
+export function generatedBody(spec: SpecDocument, op: Operation, faker: Faker, label: { emailDomain: string; metadataValue: string }, seed: number, opts: GenerateOptions = {}): Generated {
   const media = requestMediaOf(op);
   const mark = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(mark);
@@ -20,5 +20,5 @@ export function generatedBody(spec: SpecDocument, op: Operation, faker: Faker, l
     }
     return out;
   };
-  return generateValid(spec, media?.schema, seed, mark);
+  return generateValid(spec, media?.schema, seed, mark, opts);
 }

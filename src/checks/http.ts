@@ -12,7 +12,7 @@ import type { CheckDef } from '../harness/check.js';
 import { fillList, itemKey, walk } from './lists.js';
 import type { CheckFamily } from './plan.js';
 import { driverFor, validRequest } from './requests.js';
-import { creatorOf, credentialHeaders, effectsOf, isCreate, isGetById, limitParamOf, opsOfGroup, pagesAsReference, pathParamsOf, scoped, skipEffects } from './support.js';
+import { creatorOf, credentialHeaders, effectsOf, isCreate, isGetById, maxPageSize, opsOfGroup, pagesAsReference, pathParamsOf, scoped, skipEffects } from './support.js';
 
 const TWO_MIB = 2 * 1024 * 1024;
 const ABSURD_LIMIT = 100_000;
@@ -141,13 +141,6 @@ function oversizedCheck(op: Operation): CheckDef {
   };
 }
 
-/** The documented page-size maximum of a list (its page-size parameter's schema), if any. */
-function maxLimit(op: Operation, binding: Binding): number | undefined {
-  const name = limitParamOf(op, binding);
-  const s = op.parameters.find((p) => p.in === 'query' && p.name === name)?.schema;
-  return typeof s === 'object' && typeof s['maximum'] === 'number' ? s['maximum'] : undefined;
-}
-
 function absurdLimitCheck(op: Operation, spec: SpecDocument): CheckDef {
   // One list is made to hold more objects than a page may: a child collection of a fresh parent (documents of one customer).
   const creator = creatorOf(spec, op);
@@ -161,7 +154,7 @@ function absurdLimitCheck(op: Operation, spec: SpecDocument): CheckDef {
     title: `limit=${ABSURD_LIMIT} is refused (4xx) or capped at the documented maximum`,
     ...(overfill ? { writes: true, uses: [creator.operationId], timeoutMs: 120_000 } : {}),
     async run(ctx) {
-      const max = maxLimit(op, ctx.binding) ?? 100;
+      const max = maxPageSize(op, ctx.binding) ?? 100;
       let parts = await validRequest(ctx, op);
       let existing: number | undefined;
       if (overfill && driverFor(ctx, creator)) {

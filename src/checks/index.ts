@@ -7,6 +7,7 @@ import { headersFamily } from './headers.js';
 import { httpFamily } from './http.js';
 import { idempotencyFamily } from './idempotency.js';
 import { inputFamily } from './input.js';
+import { lifecycleFamily } from './lifecycle.js';
 import { observationFamily } from './observations.js';
 import { schemaFamily } from './schema.js';
 import { tenancyFamily } from './tenancy.js';
@@ -29,6 +30,7 @@ export const FAMILIES: CheckFamily[] = [
   idempotencyFamily,
   inputFamily,
   httpFamily,
+  lifecycleFamily,
   observationFamily,
   // Judgements over everything observed (run last).
   trafficFamily,

@@ -143,26 +143,49 @@ export async function validRequest(ctx: CheckContext, op: Operation, opts: { fre
   // A body only where the operation takes one: never on a GET or DELETE that merely declares an optional one.
   const takesBody = op.requestBody !== undefined && ((op.method !== 'GET' && op.method !== 'DELETE') || op.requestBody.required);
   if (takesBody) {
-    const media = requestMediaOf(op);
-    // The example fallback: the document's first example that is valid for its own schema.
-    const example = media?.examples.find((e) => validBody(ctx, op, e, media.mediaType));
-    if (example !== undefined) {
-      parts.body = structuredClone(example);
-      madeUp.push(...madeUpBodyValues(parts.body, 'example'));
-    } else {
-      // No driver body fits and the document gives no valid example: one made from the schema, valid for it.
-      const made = generatedBody(ctx.spec, op, ctx.faker, ctx.config.label, seedFor(ctx.config.seed, `${op.operationId}:body`));
-      if (!made.ok) {
-        const p = made.problems[0];
-        ctx.skip(refused ?? `no driver, no valid request body example, and no body made from the schema of ${op.operationId} is valid for it${p ? ` (${p.pointer || '(body)'} ${p.message})` : ''}: bind it to a reference operation (fsapi-conformance bind), or add a valid example to its request body`, 'binding');
-      }
-      parts.body = made.value;
-      madeUp.push(...madeUpBodyValues(parts.body, 'generated'));
-    }
+    const made = bodyFromDocument(ctx, op, { refused });
+    parts.body = made.body;
+    madeUp.push(...made.madeUp);
   }
   const out = withMadeUp(parts, madeUp);
   // The document's examples and made-up values are in the vendor's terms; a driver's vary() reads its own.
   const bound = driver ? ctx.binding.referenceOf(op) : undefined;
   if (bound && !bound.identity) REFERENCE_PARTS.set(out, ctx.binding.partsToReference(bound, out));
   return out;
+}
+
+/**
+ * A request body from the document: its first example valid for the schema, else one made from the schema and
+ * validated. With `alsoSet`, an example counts only if it sets one of those members, and a made body sets each
+ * of them that keeps it valid (an update that a read can show). Skips the check, naming the fix, when none is valid.
+ */
+export function bodyFromDocument(ctx: CheckContext, op: Operation, opts: { refused?: string | undefined; alsoSet?: readonly string[] } = {}): { body: unknown; madeUp: MadeUpValue[] } {
+  const media = requestMediaOf(op);
+  const also = opts.alsoSet ?? [];
+  const sets = (b: unknown) => also.length === 0 || (isObj(b) && also.some((m) => b[m] !== undefined));
+  // The example fallback: the document's first example that is valid for its own schema.
+  const example = media?.examples.find((e) => validBody(ctx, op, e, media.mediaType) && sets(e));
+  if (example !== undefined) {
+    const body = structuredClone(example);
+    return { body, madeUp: madeUpBodyValues(body, 'example') };
+  }
+  // No driver body fits and the document gives no valid example: one made from the schema, valid for it.
+  const seed = seedFor(ctx.config.seed, `${op.operationId}:body`);
+  const made = generatedBody(ctx.spec, op, ctx.faker, ctx.config.label, seed);
+  if (!made.ok) {
+    const p = made.problems[0];
+    ctx.skip(opts.refused ?? `no driver, no valid request body example, and no body made from the schema of ${op.operationId} is valid for it${p ? ` (${p.pointer || '(body)'} ${p.message})` : ''}: bind it to a reference operation (fsapi-conformance bind), or add a valid example to its request body`, 'binding');
+  }
+  let body = made.value;
+  if (also.length && isObj(body)) {
+    // Every optional member made too, and the wanted ones taken over one by one while the body stays valid.
+    const full = generatedBody(ctx.spec, op, ctx.faker, ctx.config.label, seed, { optionals: 1 });
+    for (const m of also) {
+      const v = full.ok && isObj(full.value) ? full.value[m] : undefined;
+      if (v === undefined || !isObj(body)) continue;
+      const candidate = { ...body, [m]: v };
+      if (validBody(ctx, op, candidate, media?.mediaType ?? 'application/json')) body = candidate;
+    }
+  }
+  return { body, madeUp: madeUpBodyValues(body, 'generated') };
 }

@@ -38,6 +38,13 @@ export const pagesAsReference = (op: Operation, binding: Binding | undefined): b
 /** The name of a list's page-size parameter in the document in use (the binding's, else `limit`). */
 export const limitParamOf = (op: Operation, binding: Binding | undefined): string => binding?.referenceOf(op)?.entry.list?.limit_param ?? 'limit';
 
+/** The documented page-size maximum of a list (its page-size parameter's schema), if any. */
+export function maxPageSize(op: Operation, binding: Binding | undefined): number | undefined {
+  const name = limitParamOf(op, binding);
+  const s = op.parameters.find((p) => p.in === 'query' && p.name === name)?.schema;
+  return typeof s === 'object' && typeof s['maximum'] === 'number' ? s['maximum'] : undefined;
+}
+
 /** A GET of one object (or one customer's sub-resource) named by path parameters. */
 export const isGetById = (op: Operation): boolean => op.method === 'GET' && !isList(op) && pathParamsOf(op).length > 0;
 

@@ -81,6 +81,18 @@ export function summariseBody(res: HttpResponse): string {
   return ` (body: ${t}${res.text.length > 120 ? '...' : ''})`;
 }
 
+/**
+ * An answer's JSON body in the document's own terms: what the target sent, even where `json` is a bound operation's
+ * view in the reference's terms. Undefined when the body is not JSON.
+ */
+export function documentBody(res: Pick<HttpResponse, 'json' | 'text'>): unknown {
+  try {
+    return JSON.parse(res.text) as unknown;
+  } catch {
+    return res.json;
+  }
+}
+
 /** The `id` member of an answer's JSON body, if any (judging what a target answered: none is an answer too). */
 export function answeredId(res: HttpResponse): string | undefined {
   const j = res.json as { id?: unknown } | undefined;

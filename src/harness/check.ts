@@ -41,6 +41,11 @@ export interface CheckDef {
   referenceOnly?: boolean;
   /** Runs after every concurrent check of its suite (checks over all observed traffic). */
   last?: boolean;
+  /**
+   * Runs once the suite's other checks are done, concurrently with its like and before the `last` ones: it updates or
+   * deletes what it made, in collections whose first listed item the others may share as a value.
+   */
+  after?: boolean;
   /** Holds its slot through a deliberate wait (the replay delay): started first, so the wait overlaps other checks. */
   waits?: boolean;
   timeoutMs?: number;

@@ -24,18 +24,19 @@ export interface Walk {
 
 /**
  * Reads pages of `limit` by `fetch(query)`, following next_cursor while has_more is true, until `maxPages` or
- * `stop(page)` says enough.
+ * `stop(page)` says enough. `itemsOf` reads a page's items where they are not the reference's `data` (a list of the
+ * document's own shape); has_more and next_cursor are read as the reference names them either way.
  */
 export async function walkPages(
   fetch: (query: { limit: number; cursor?: string }) => Promise<HttpResponse>,
-  opts: { limit: number; maxPages?: number; stop?: (page: Page) => boolean },
+  opts: { limit: number; maxPages?: number; stop?: (page: Page) => boolean; itemsOf?: (res: HttpResponse) => Record<string, unknown>[] | undefined },
 ): Promise<Walk> {
   const pages: Page[] = [];
   let cursor: string | undefined;
   for (let i = 0; i < (opts.maxPages ?? LIST_PAGE_CAP); i++) {
     const res = await fetch({ limit: opts.limit, ...(cursor ? { cursor } : {}) });
     if (!STATUS.is2xx(res.status)) return { pages, stopped: { res, why: 'status' } };
-    const items = listItems(res);
+    const items = (opts.itemsOf ?? listItems)(res);
     if (!items) return { pages, stopped: { res, why: 'shape' } };
     const j = res.json as { has_more?: unknown; next_cursor?: unknown };
     const page: Page = {

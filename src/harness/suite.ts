@@ -118,7 +118,14 @@ function registerChecks(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FIL
   };
 
   describe.concurrent(suite, () => {
-    for (const def of defs.filter((d) => !d.last)) register(def);
+    for (const def of defs.filter((d) => !d.last && !d.after)) register(def);
+  });
+  // Sibling describe blocks run in order, but consecutive concurrent ones together: the concurrent block of the
+  // checks that come after sits in a plain one.
+  describe(`${suite}: after`, () => {
+    describe.concurrent(`${suite}: lifecycle`, () => {
+      for (const def of defs.filter((d) => d.after && !d.last)) register(def);
+    });
   });
   // Checks over everything the suite observed run after all the others (describe blocks run in order).
   describe(`${suite}: observed traffic`, () => {

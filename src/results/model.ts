@@ -31,6 +31,7 @@ export type Family =
   | 'transport'
   | 'versioning'
   | 'http'
+  | 'lifecycle'
   | 'flow'
   | 'observation';
 

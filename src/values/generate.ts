@@ -142,7 +142,12 @@ function branchesOf(prepared: Json): Json[] {
  * A value valid for a schema of the document (a parameter's, a request body's), seeded for repeatable runs.
  * `adjust` lets the caller mark what it makes (a run label in e-mail members) before it is validated.
  */
-export function generateValid(spec: SpecDocument, schema: unknown, seed: number, adjust: (v: unknown) => unknown = (v) => v): Generated {
+export interface GenerateOptions {
+  /** How likely each optional member is made (0: required members only, the default; 1: every one). */
+  optionals?: number;
+}
+
+export function generateValid(spec: SpecDocument, schema: unknown, seed: number, adjust: (v: unknown) => unknown = (v) => v, opts: GenerateOptions = {}): Generated {
   if (schema === undefined || schema === true) return { ok: true, value: 'fsapi' };
   const own = inlineForeignRefs(spec, schema) as Json;
   let validate: ReturnType<SpecDocument['validator']>;
@@ -153,7 +158,7 @@ export function generateValid(spec: SpecDocument, schema: unknown, seed: number,
   }
   const prepared = isObj(own) ? { ...(forClient(own) as Json), $defs: defsOf(spec) } : own;
   const tries: { schema: unknown; options: Record<string, unknown> }[] = [
-    ...Array.from({ length: ATTEMPTS }, (_, i) => ({ schema: prepared, options: { seed: seed + i, useExamplesValue: i === 0, useDefaultValue: i === 0, optionalsProbability: 0 } })),
+    ...Array.from({ length: ATTEMPTS }, (_, i) => ({ schema: prepared, options: { seed: seed + i, useExamplesValue: i === 0, useDefaultValue: i === 0, optionalsProbability: opts.optionals ?? 0 } })),
     ...(isObj(prepared) ? branchesOf(prepared) : []).map((b, i) => ({ schema: b, options: { seed: seed + i, alwaysFakeOptionals: true } })),
   ];
   let problems: SchemaProblem[] = [{ pointer: '', message: 'no value could be generated' }];

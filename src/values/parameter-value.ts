@@ -26,21 +26,37 @@ function dateFor(name: string, format: unknown): string | undefined {
   return format === 'date' ? iso.slice(0, 10) : iso;
 }
 
-/** The parameter's value from the document (seeded where it is generated), or undefined when none is valid. */
-export function documentValue(spec: SpecDocument, p: Pick<Parameter, 'name' | 'example' | 'schema'> & { in?: Parameter['in'] }, seed: number): DocumentValue | undefined {
+type ParameterLike = Pick<Parameter, 'name' | 'example' | 'schema'> & { in?: Parameter['in'] };
+
+/** The parameter's schema as its values are checked: a path segment cannot be empty (`/beneficial-owners/` is another path). */
+function ownSchema(spec: SpecDocument, p: ParameterLike): { inlined: JsonSchema | undefined; own: JsonSchema | undefined } {
   const inlined = p.schema === undefined ? undefined : (inlineForeignRefs(spec, p.schema) as JsonSchema);
-  // A path segment cannot be empty: `/beneficial-owners/` is another path (or none).
-  const own = p.in === 'path' && inlined !== undefined ? { allOf: [inlined], not: { const: '' } } : inlined;
-  const schema = deref(spec, inlined) ?? {};
-  let validate: ((v: unknown) => boolean) | undefined;
+  return { inlined, own: p.in === 'path' && inlined !== undefined ? { allOf: [inlined], not: { const: '' } } : inlined };
+}
+
+/** Whether a value is valid for the parameter's schema (any value, when the schema cannot be compiled). */
+function validatorOf(spec: SpecDocument, own: JsonSchema | undefined): (v: unknown) => boolean {
+  if (own === undefined) return () => true;
   try {
-    validate = own === undefined ? () => true : (v) => spec.validator(own)(v) === true;
-    validate('');
+    const fn = spec.validator(own);
+    return (v) => fn(v) === true;
   } catch {
     // A schema no validator compiles: the document's own values are taken as they are.
-    validate = () => true;
+    return () => true;
   }
-  const valid = validate;
+}
+
+/** Whether a value as it travels in a path or query (text) is valid for the parameter: as it is, or as the number it spells. */
+export function validForParameter(spec: SpecDocument, p: ParameterLike, value: string): boolean {
+  const valid = validatorOf(spec, ownSchema(spec, p).own);
+  return valid(value) || (value.trim() !== '' && !Number.isNaN(Number(value)) && valid(Number(value)));
+}
+
+/** The parameter's value from the document (seeded where it is generated), or undefined when none is valid. */
+export function documentValue(spec: SpecDocument, p: ParameterLike, seed: number): DocumentValue | undefined {
+  const { inlined, own } = ownSchema(spec, p);
+  const schema = deref(spec, inlined) ?? {};
+  const valid = validatorOf(spec, own);
   const documented = [p.example, schema['default'], schema['example'], Array.isArray(schema['examples']) ? schema['examples'][0] : undefined, Array.isArray(schema['enum']) ? schema['enum'][0] : undefined];
   for (const v of documented) if (plain(v) && valid(v)) return { value: v, origin: 'example' };
   // An array parameter (`?ids=a&ids=b`) is sent as one value of its items: what a form-exploded query carries.

@@ -165,7 +165,7 @@ function kindOf(op: Operation): ProducerKind {
 const PARAM = /\{([^}]+)\}/;
 const segmentsOf = (path: string): string[] => path.split('/').filter((s) => s !== '');
 /** The path with parameter names blanked: `/a/{x}/b` and `/a/{y}/b` are the same place. */
-const shape = (path: string): string => path.replace(/\{[^}]+\}/g, '{}');
+export const pathShape = (path: string): string => path.replace(/\{[^}]+\}/g, '{}');
 
 /** cards -> card, companies -> company, addresses -> address, statuses -> status. */
 export function singular(word: string): string {
@@ -199,7 +199,7 @@ function memberFor(members: string[], param: string, resource: string | undefine
 }
 
 /** Where in a producer's answer the resource (create, read) sits: the body, or an envelope member holding it. */
-function resourceOf(spec: SpecDocument, producer: Operation): { pointer: string; members: string[] } | undefined {
+export function resourceOf(spec: SpecDocument, producer: Operation): { pointer: string; members: string[] } | undefined {
   const schema = successSchema(producer);
   const props = propertiesOf(spec, schema);
   if (props.size === 0) return undefined;
@@ -231,7 +231,7 @@ function locate(spec: SpecDocument, producer: Operation, kind: ProducerKind, col
 }
 
 /** The producer's path parameters carried from the consumer's, by position in the shared path. */
-function carryByPosition(producer: Operation, consumer: Operation): Record<string, string> {
+export function carryByPosition(producer: Operation, consumer: Operation): Record<string, string> {
   const out: Record<string, string> = {};
   const mine = segmentsOf(producer.path);
   const theirs = segmentsOf(consumer.path);
@@ -253,7 +253,7 @@ function indexOf(spec: SpecDocument): OperationIndex {
   const byShape = new Map<string, Operation[]>();
   const listsOf = new Map<string, { op: Operation; last: string }[]>();
   for (const op of spec.operations) {
-    const k = shape(op.path);
+    const k = pathShape(op.path);
     byShape.set(k, [...(byShape.get(k) ?? []), op]);
     const last = segmentsOf(op.path).at(-1)?.replace(/\.[a-z]+$/i, '');
     if (op.method !== 'GET' || PARAM.test(op.path) || !last) continue;
@@ -263,15 +263,25 @@ function indexOf(spec: SpecDocument): OperationIndex {
   return { byShape, listsOf };
 }
 
+/**
+ * The collection a path parameter names a member of: the segment before it, and the path (parameters blanked) where
+ * that collection is listed and created. `/cards/{card_token}/freeze` -> cards at `/cards`; `/Calls/{Sid}.json` ->
+ * Calls at `/Calls.json`. Undefined when the parameter follows no collection segment.
+ */
+export function collectionOf(path: string, param: string): { collection: string; listPath: string; last: boolean } | undefined {
+  const segs = segmentsOf(path);
+  const at = segs.findIndex((s) => PARAM.exec(s)?.[1] === param);
+  const collection = at > 0 ? segs[at - 1]! : undefined;
+  if (!collection || PARAM.test(collection) || !segs[at]!.startsWith('{')) return undefined;
+  const suffix = segs[at]!.slice(segs[at]!.indexOf('}') + 1);
+  return { collection, listPath: pathShape(`/${segs.slice(0, at).join('/')}${suffix}`), last: at === segs.length - 1 };
+}
+
 /** A path parameter after a collection segment: the collection's list and create on that path produce it. */
 function byCollection(spec: SpecDocument, index: OperationIndex, op: Operation, p: Parameter): Omit<ValueSource, 'active'>[] {
-  const segs = segmentsOf(op.path);
-  const at = segs.findIndex((s) => PARAM.exec(s)?.[1] === p.name);
-  const collection = at > 0 ? segs[at - 1]! : undefined;
-  if (!collection || PARAM.test(collection) || !segs[at]!.startsWith('{')) return [];
-  // `/Calls/{Sid}.json` lists at `/Calls.json`.
-  const suffix = segs[at]!.slice(segs[at]!.indexOf('}') + 1);
-  const listPath = shape(`/${segs.slice(0, at).join('/')}${suffix}`);
+  const place = collectionOf(op.path, p.name);
+  if (!place) return [];
+  const { collection, listPath } = place;
   const out: Omit<ValueSource, 'active'>[] = [];
   for (const producer of index.byShape.get(listPath) ?? []) {
     if (producer === op || (producer.method !== 'GET' && producer.method !== 'POST')) continue;

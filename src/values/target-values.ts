@@ -5,7 +5,7 @@
  * that needs it, and each of them carries the exchange that gave the value as evidence.
  */
 import { requestMediaOf, type Operation, type Parameter } from '../catalogue/openapi.js';
-import { CheckSkipped, STATUS, describeRequest } from '../harness/assert.js';
+import { CheckSkipped, STATUS, describeRequest, documentBody } from '../harness/assert.js';
 import type { CheckContext, RequestParts } from '../harness/check.js';
 import { seedFor } from '../harness/seed.js';
 import type { World } from '../harness/world.js';
@@ -83,13 +83,7 @@ async function call(ctx: CheckContext, producer: Operation, pathParams: Record<s
     const what = describeRequest(res);
     if (!STATUS.is2xx(res.status)) return { why: `${what} answered ${res.status}` };
     // The raw answer, in the document's own terms (a bound operation's view is the reference's).
-    let body: unknown = res.json;
-    try {
-      body = JSON.parse(res.text);
-    } catch {
-      // not JSON: the view is all there is
-    }
-    return { body, exchange: res.exchange, what };
+    return { body: documentBody(res), exchange: res.exchange, what };
   } catch (e) {
     // A producer the run may not call (live writes, the capabilities file) gives nothing: the next source is tried.
     if (e instanceof CheckSkipped) return { why: `${producer.operationId}: ${e.message}` };
