@@ -327,6 +327,14 @@ describe('bind: what it will not bind', () => {
     expect(inferBinding(spec, reference, 'small').binding.operations?.['createCustomer']).toBeUndefined();
   });
 
+  it('names a path parameter that shares its segment with a suffix (Twilio\'s /Cards/{Sid}.json) by its own name', async () => {
+    const spec = await small({ '/Cards/{Sid}.json': { get: op('FetchCard', { id: { type: 'string' }, status: { type: 'string' }, last4: { type: 'string' } }, idParam('Sid')) } });
+    const { binding, suggestions } = inferBinding(spec, reference, 'small', { threshold: 0 });
+    const entries = [...Object.values(binding.operations ?? {}), ...suggestions.map((x) => x.entry)].filter((e) => e.operation === 'FetchCard');
+    expect(entries.length).toBeGreaterThan(0);
+    for (const e of entries) expect(Object.values(e.path_params ?? { card_id: 'Sid' })).toEqual(['Sid']);
+  });
+
   it('pairs no operation whose action contradicts the reference operation’s (an image upload does not freeze a card)', async () => {
     const spec = await small({
       '/cards/{card_id}/image': { post: op('uploadCardImageData', undefined, idParam('card_id')) },

@@ -11,6 +11,7 @@ import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import { GROUPS, type GroupSlug } from '../catalogue/groups.js';
 import { isStateMember, SEED_FIXED, type BindingFile, type ErrorShape, type ListShape, type OperationBinding } from './format.js';
 import { isObj, type Json } from '../json.js';
+import { pathParamNames } from '../http/path-template.js';
 
 
 /** Words a vendor uses for the same thing, folded onto one. Verbs first, then the resources of the seed's groups. */
@@ -260,7 +261,7 @@ function resourceOf(op: Operation): { words: Set<string>; head: string | undefin
 
 function shapeOf(spec: SpecDocument, op: Operation): Shape {
   const segments = op.path.split('/').filter(Boolean);
-  const params = segments.filter((s) => s.startsWith('{')).map((s) => s.slice(1, -1));
+  const params = pathParamNames(op.path);
   const body = propertiesOf(spec, successSchema(op));
   let resourceFields = Object.keys(body);
   let envelope: string | undefined;

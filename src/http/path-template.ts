@@ -13,7 +13,10 @@ export function fillPath(template: string, params: Record<string, string>): stri
   });
 }
 
+/** The template's parameters in order: a segment may hold one with more around it (Twilio's `{Sid}.json`). */
+export const pathParamNames = (template: string): string[] => [...template.matchAll(PARAM)].map((m) => m[1]!);
+
 /** The template's parameters that `params` gives no value for. */
 export function missingPathParams(template: string, params: Record<string, string>): string[] {
-  return [...template.matchAll(PARAM)].map((m) => m[1]!).filter((name) => params[name] === undefined);
+  return pathParamNames(template).filter((name) => params[name] === undefined);
 }
