@@ -327,6 +327,16 @@ describe('bind: what it will not bind', () => {
     expect(inferBinding(spec, reference, 'small').binding.operations?.['createCustomer']).toBeUndefined();
   });
 
+  it('takes a resource that is a customer only by a synonym for customers when the document writes them, not when it only reads them (a console\'s users)', async () => {
+    const userFields = { id: { type: 'string' }, first_name: { type: 'string' }, last_name: { type: 'string' }, email: { type: 'string' } };
+    const paths = { '/users': { get: op('listUsers', { data: { type: 'array', items: { type: 'object', properties: userFields } } }) }, '/users/{user_id}': { get: op('getUser', userFields, idParam('user_id')) } };
+    const readOnly = inferBinding(await small(paths), reference, 'small');
+    expect(Object.values(readOnly.binding.operations ?? {}).map((e) => e.operation)).toEqual([]);
+    expect(readOnly.suggestions.map((x) => x.entry.reason).join(' ')).toMatch(/only by a synonym, and the document writes none at \/users/);
+    const created = inferBinding(await small({ ...paths, '/users': { ...paths['/users'], post: op('createUser', userFields) } }), reference, 'small');
+    expect(created.binding.operations?.['getCustomer']?.operation).toBe('getUser');
+  });
+
   it('names a path parameter that shares its segment with a suffix (Twilio\'s /Cards/{Sid}.json) by its own name', async () => {
     const spec = await small({ '/Cards/{Sid}.json': { get: op('FetchCard', { id: { type: 'string' }, status: { type: 'string' }, last4: { type: 'string' } }, idParam('Sid')) } });
     const { binding, suggestions } = inferBinding(spec, reference, 'small', { threshold: 0 });

@@ -181,6 +181,10 @@ interface Shape {
   /** Words naming its resource (path and operationId, actions and verbs aside), and the head noun among them. */
   resourceWords: Set<string>;
   head: string | undefined;
+  /** The head noun only by a synonym (a "user" read as a customer). */
+  headBySynonym: boolean;
+  /** The collection its path addresses (the path without a trailing parameter). */
+  collection: string;
   /** Its resource segment is spelled as a plural (/accounts), not a singular (/account). */
   plural: boolean | undefined;
 }
@@ -248,7 +252,7 @@ function actionsOf(op: Operation): Set<string> {
 const CRUD = new Set(['get', 'list', 'create', 'update', 'delete']);
 
 /** The words naming an operation's resource, and its head noun (the last static path segment's last word). */
-function resourceOf(op: Operation): { words: Set<string>; head: string | undefined } {
+function resourceOf(op: Operation): { words: Set<string>; head: string | undefined; bySynonym: boolean } {
   const isNoun = (w: string) => !CRUD.has(SYNONYMS[w] ?? w) && !ACTION_OF.has(w) && !PATH_ACTIONS[w];
   const statics = op.path.split('/').filter((s) => s && !s.startsWith('{'));
   const nounSegments = statics.map((s) => rawWords(s).filter(isNoun)).filter((ws) => ws.length > 0);
@@ -256,7 +260,8 @@ function resourceOf(op: Operation): { words: Set<string>; head: string | undefin
   const last = nounSegments[nounSegments.length - 1] ?? [];
   const meaningful = last.filter((w) => !GENERIC_HEADS.has(w));
   const headRaw = meaningful[meaningful.length - 1] ?? [...nounSegments.flat()].reverse().find((w) => !GENERIC_HEADS.has(w));
-  return { words: ws, head: headRaw === undefined ? undefined : UNFOLDED_HEADS.has(headRaw) ? headRaw : (SYNONYMS[headRaw] ?? headRaw) };
+  const head = headRaw === undefined ? undefined : UNFOLDED_HEADS.has(headRaw) ? headRaw : (SYNONYMS[headRaw] ?? headRaw);
+  return { words: ws, head, bySynonym: head !== undefined && head !== headRaw };
 }
 
 function shapeOf(spec: SpecDocument, op: Operation): Shape {
@@ -298,6 +303,8 @@ function shapeOf(spec: SpecDocument, op: Operation): Shape {
     actions: actionsOf(op),
     resourceWords: resource.words,
     head: resource.head,
+    headBySynonym: resource.bySynonym,
+    collection: op.path.replace(/\/\{[^}]+\}$/, ''),
   };
 }
 
@@ -323,7 +330,7 @@ function contradiction(v: Shape, r: Shape): string | undefined {
  * How well a vendor operation plays a reference operation, with the reasons (0 when the methods differ).
  * `pluralApi`: the vendor names its collections in the plural, so a singular path is one object of its own.
  */
-function score(v: Shape, r: Shape, pluralApi: boolean): { score: number; reasons: string[] } {
+function score(v: Shape, r: Shape, pluralApi: boolean, creates: { vendor: ReadonlySet<string>; reference: ReadonlySet<string> }): { score: number; reasons: string[] } {
   if (v.op.method !== r.op.method) return { score: 0, reasons: [] };
   const reasons: string[] = [];
   let s = 0;
@@ -375,6 +382,12 @@ function score(v: Shape, r: Shape, pluralApi: boolean): { score: number; reasons
     s -= 1;
     reasons.push(`its resource is a "${v.head}", which ${r.op.operationId} does not name`);
   }
+  // A resource that is the reference's only by a synonym, and that the document never writes, is the platform's
+  // own (Fireblocks' and Xero's console users read as customers): the API's customers are made through the API.
+  if (v.headBySynonym && creates.reference.has(r.collection) && !creates.vendor.has(v.collection)) {
+    s -= 1.5;
+    reasons.push(`its resource is a ${r.head ?? 'reference resource'} only by a synonym, and the document writes none at ${v.collection}: likely the platform's own, not the API's`);
+  }
   if (r.actions.size > 0) reasons.push(`the same action (${[...r.actions].join(', ')})`);
   return { score: s, reasons };
 }
@@ -404,6 +417,10 @@ export function inferBinding(vendor: SpecDocument, reference: SpecDocument, spec
   const rs = reference.operations.map((o) => shapeOf(reference, o));
   const spelled = vs.filter((v) => v.plural !== undefined);
   const pluralApi = spelled.filter((v) => v.plural).length > spelled.length / 2;
+  // Collections the API writes: a POST, PUT or PATCH on the collection or on a member of it (a KYC singleton is
+  // submitted at /identity-verifications/{customer}; Xero creates with a PUT).
+  const creatableIn = (ops: readonly Operation[]) => new Set(ops.filter((o) => o.method === 'POST' || o.method === 'PUT' || o.method === 'PATCH').map((o) => o.path.replace(/\/\{[^}]+\}$/, '')));
+  const creates = { vendor: creatableIn(vendor.operations), reference: creatableIn(reference.operations) };
   const pairs: { v: Shape; r: Shape; score: number; reasons: string[] }[] = [];
   for (const v of vs) {
     for (const r of rs) {
@@ -413,7 +430,7 @@ export function inferBinding(vendor: SpecDocument, reference: SpecDocument, spec
       // What the seed fixes is played only by the seed's own method and path.
       if (fixed && (v.op.method !== fixed.method || v.op.path !== fixed.path)) continue;
       if (v.op.method !== r.op.method || contradiction(v, r)) continue;
-      const sc = score(v, r, pluralApi);
+      const sc = score(v, r, pluralApi, creates);
       if (sc.score >= THRESHOLD) pairs.push({ v, r, ...sc });
     }
   }
