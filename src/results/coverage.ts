@@ -85,6 +85,14 @@ export function absentFromRun(plan: RequirementPlan, groups: readonly string[]):
   };
 }
 
+/**
+ * Why a requirement has no check in an interrupted run: when this run planned checks of it (`planned`), the
+ * interrupt came before they ran, whatever the document holds; otherwise what `absent` says.
+ */
+export function absentWhenInterrupted(absent: (id: string) => Absent, planned: ReadonlySet<string>): (id: string) => Absent {
+  return (id) => (planned.has(id) ? { status: 'not-verified', cause: 'interrupted', reason: 'the run was interrupted before any of its checks ran' } : absent(id));
+}
+
 export interface DocumentOperation {
   operationId: string;
   method: string;

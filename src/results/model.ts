@@ -198,7 +198,7 @@ export interface RequirementCoverage {
   level: Level;
   status: RequirementStatus;
   /** For not-verified, waived and not-applicable: the kind of reason (suite-obligation: a client-scope requirement, proven by the project's own tests). */
-  cause?: SkipCause | 'rate-limited' | 'suite-obligation';
+  cause?: SkipCause | 'rate-limited' | 'suite-obligation' | 'interrupted';
   reason?: string;
   /** Checks of the run for it: executed (passed, failed, warning) of total. */
   checks: { executed: number; total: number };
@@ -231,4 +231,8 @@ export interface Diagnostic {
   message: string;
   /** What to change. */
   fix: string;
+  /** unverified-must: why those requirements were not verified (one diagnostic per cause). */
+  cause?: RequirementCoverage['cause'];
+  /** unverified-must: the requirements it is about. */
+  requirements?: string[];
 }
