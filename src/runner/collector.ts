@@ -31,8 +31,17 @@ export class ResultCollector implements Reporter {
   /** Tests ended, by id (counted once, as results are). */
   private readonly ended = new Set<string>();
 
+  /** Called once, when the run queues its first file. */
+  onFirstQueued: (() => void) | undefined;
+
   /** `print` writes one line of output (through the live progress, when it is shown). */
   constructor(private readonly print: (line: string) => void) {}
+
+  onTestModuleQueued(): void {
+    const first = this.onFirstQueued;
+    this.onFirstQueued = undefined;
+    first?.();
+  }
 
   onTestCaseResult(test: TestCase): void {
     const meta = test.meta() as { fsapi?: CheckResult; fsapi_stats?: SuiteStats & { suite: string } };

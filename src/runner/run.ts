@@ -18,7 +18,7 @@ import { ALLURE_RESULTS_DIR, gapsFromChecks, prepareReportValidator, writeReport
 import type { CheckResult, RunReport } from '../results/model.js';
 import type { TestSpecification, Vitest } from 'vitest/node';
 import { countStatuses } from '../results/verdict.js';
-import { absentFromRun, assessRun } from '../results/assess.js';
+import { absentFromRun, absentWhenInterrupted, assessRun } from '../results/assess.js';
 import { securitySchemeNote } from '../results/diagnostics.js';
 import { leftOutBy, referencePlan } from './coverage-plan.js';
 import type { RunningSandbox } from '../../sandbox/index.js';
@@ -28,9 +28,11 @@ import type { LiveProgress, ProgressCounts } from './progress.js';
 import { progressCounts } from './progress-counts.js';
 import { shardSuites } from './shards.js';
 import { genericChecks } from '../checks/index.js';
+import { planChecks } from '../checks/planner.js';
 import type { CheckDef } from '../harness/check.js';
 import { WebhookReceiver } from './receiver.js';
 import { beginRun, endRun, type RunStart } from './begin.js';
+import { announceInterrupts, type RunStage } from './interrupt.js';
 
 
 export interface RunOutcome {
@@ -99,6 +101,8 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
   let ran = false;
   let prepared: PreparedSuites | undefined;
   let stopCounting: (() => void) | undefined;
+  let stage: RunStage = 'checks';
+  let stopAnnouncing: (() => void) | undefined;
   try {
     // Target: the configured one, or the embedded reference sandbox with every optional credential.
     let baseUrl: string;
@@ -142,16 +146,22 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
       if (sandbox) for (const t of sandbox.tenants) sandbox.setWebhook(t.tenant_id, { url: r.url, secret: credentials.webhookSecret! });
     }
     phases.startup_ms = performance.now() - t0;
+    // From here a report can always be written: an interrupt (also one that came while the run started) is
+    // announced, and the run goes straight to its report.
+    stopAnnouncing = announceInterrupts(interrupt, () => stage, log);
 
     const redactor = new Redactor(secretsOf(credentials));
     // A configured target is preflighted. The embedded sandbox is not: the run started it, and it gave its own
     // address, certificate and keys once it listened, so there is nothing the one request could find wrong that
     // the checks would not (and the main thread then never loads an HTTP client: ~0.1 s less before the checks).
-    if (cfg.target) {
+    if (cfg.target && !interrupt.aborted) {
       const tp = performance.now();
       const [{ TargetClient }, { preflight }] = await Promise.all([import('../http/client.js'), import('./preflight.js')]);
       client = new TargetClient({ baseUrl, ...(caPem ? { caPem } : {}), timeoutMs: cfg.timeoutMs, maxResponseBytes: cfg.maxResponseBytes, redactor, limiter, signal: interrupt });
-      await preflight(client, catalogue.spec, credentials, baseUrl);
+      // An interrupt ends the preflight's request: what it then says of the target is no finding.
+      await preflight(client, catalogue.spec, credentials, baseUrl).catch((e: unknown) => {
+        if (!interrupt.aborted) throw e;
+      });
       phases.preflight_ms = performance.now() - tp;
     }
 
@@ -185,21 +195,30 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
 
     mkdirSync(dir, { recursive: true });
     const ts = performance.now();
-    preparing ??= prepare();
-    ran = true;
-    prepared = await preparing;
-    const shown = progress && { display: progress, ...progressCounts({ runId, catalogue, groups: cfg.groups, collector: prepared.collector, mainThreadRequests: () => client?.requestsSent ?? 0 }) };
-    stopCounting = shown?.close;
-    const { results, suiteErrors, interrupted, stats } = await runSuites(prepared, cfg, worker, workers, log, interrupt, shown);
+    // An interrupt before the checks start leaves none run: the report says so.
+    let outcome: SuitesOutcome = { results: [], suiteErrors: [], interrupted: true, stats: { requests: 0, created: {} } };
+    if (!interrupt.aborted) {
+      preparing ??= prepare();
+      ran = true;
+      prepared = await preparing;
+      const shown = progress && { display: progress, ...progressCounts({ runId, catalogue, groups: cfg.groups, collector: prepared.collector, mainThreadRequests: () => client?.requestsSent ?? 0 }) };
+      stopCounting = shown?.close;
+      outcome = await runSuites(prepared, cfg, worker, workers, log, interrupt, shown);
+    }
+    const { results, suiteErrors, interrupted, stats } = outcome;
     phases.suites_ms = performance.now() - ts;
+    // Past the checks: an interrupt now only hurries the report of a finished run.
+    stage = 'reporting';
 
     const tr = performance.now();
     const incompleteReason = interrupted
-      ? 'the run was interrupted (SIGINT/SIGTERM) before every check finished'
+      ? `the run was interrupted (SIGINT/SIGTERM) before ${results.length ? 'every check finished' : 'its checks began'}`
       : suiteErrors.length
         ? `a suite could not run: ${suiteErrors[0]}`
         : undefined;
     const referenceChecks = catalogue.isReferenceProfile ? checksOf : await referenceChecksOf();
+    // An interrupted run did not reach some of its checks: the requirements they verify were planned, not absent.
+    const plannedRequirements = interrupted ? new Set((await planChecks(catalogue, declaredGroups(cfg))).map((p) => p.def.requirement)) : undefined;
     const report = buildReport({
       cfg,
       catalogue,
@@ -212,16 +231,18 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
       credentials,
       sandbox,
       incompleteReason,
+      plannedRequirements,
       stats: { requests: stats.requests + (client?.requestsSent ?? 0), created: stats.created },
       throttling: limiter.figures,
     });
     for (const e of suiteErrors.slice(0, 5)) log(`  suite error: ${redactor.text(e)}`);
     // The Allure files (one per check, and its evidence) are report writing: after the run's duration is taken,
     // before the reports that checksum them.
-    const knownHashes = flushAllure(prepared, log);
+    const knownHashes = prepared ? flushAllure(prepared, log) : new Map<string, string>();
     const written = await writeReports(report, { dir, reportRoot: cfg.reportDir, html: cfg.html, knownHashes, ...(cfg.baseline ? { baselinePath: cfg.baseline } : {}) });
     return { report: written.report, written, reportsMs: Math.round(performance.now() - tr) };
   } finally {
+    stopAnnouncing?.();
     stopCounting?.();
     // A run that failed after its checks began keeps the Allure results of those it finished.
     if (prepared) flushAllure(prepared, log);
@@ -231,6 +252,13 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
     await receiver?.close();
     await sandbox?.close();
   }
+}
+
+interface SuitesOutcome {
+  results: CheckResult[];
+  suiteErrors: string[];
+  interrupted: boolean;
+  stats: SuiteStats;
 }
 
 interface PreparedSuites {
@@ -253,7 +281,13 @@ async function prepareSuites(cfg: RunConfig, weight: (g: SuiteSlug) => number, d
   }
   const collector = new ResultCollector(print);
   const signalsBefore = new Map((['SIGINT', 'SIGTERM'] as const).map((sig) => [sig, new Set(process.listeners(sig))]));
-  const vitest = await createVitest(
+  // vitest's logger exits the process on SIGINT/SIGTERM; the CLI's own handler must decide instead, so the report
+  // of an interrupted run is still written. createVitest adds those listeners before it first awaits, so they come
+  // off here, before any signal can reach them (and again once it resolves, should a later vitest add them later).
+  const dropVitestSignalListeners = () => {
+    for (const [sig, before] of signalsBefore) for (const l of process.listeners(sig)) if (!before.has(l)) process.off(sig, l);
+  };
+  const creating = createVitest(
     'test',
     {
       config: false,
@@ -281,9 +315,9 @@ async function prepareSuites(cfg: RunConfig, weight: (g: SuiteSlug) => number, d
     // vite's cache (vitest's result cache) in this user's own folder; a fresh one when that cannot be had.
     { cacheDir: privateCacheDir('fsapi-conformance-vite') ?? mkdtempSync(join(tmpdir(), 'fsapi-conformance-vite-')), logLevel: 'silent', server: { watch: null } },
   );
-  // vitest's logger exits the process on SIGINT/SIGTERM; the CLI's own handler must decide instead, so the
-  // report of an interrupted run is still written.
-  for (const [sig, before] of signalsBefore) for (const l of process.listeners(sig)) if (!before.has(l)) process.off(sig, l);
+  dropVitestSignalListeners();
+  const vitest = await creating;
+  dropVitestSignalListeners();
   return { vitest, collector, allure };
 }
 
@@ -295,12 +329,18 @@ async function runSuites(
   log: (line: string) => void,
   interrupt: AbortSignal,
   progress: { display: LiveProgress; counts: () => ProgressCounts } | undefined,
-): Promise<{ results: CheckResult[]; suiteErrors: string[]; interrupted: boolean; stats: SuiteStats }> {
+): Promise<SuitesOutcome> {
   vitest.provide('fsapi', worker);
   let interrupted = false;
+  const cancel = () => void vitest.cancelCurrentRun('keyboard-input');
   const onInterrupt = () => {
     interrupted = true;
-    void vitest.cancelCurrentRun('keyboard-input');
+    cancel();
+  };
+  // vitest forgets a cancel that comes while its run starts up (it clears it before queueing the first file): once
+  // files are queued, an interrupt that came before is given again.
+  collector.onFirstQueued = () => {
+    if (interrupted) cancel();
   };
   interrupt.addEventListener('abort', onInterrupt, { once: true });
   try {
@@ -345,6 +385,11 @@ async function referenceChecksOf(): Promise<(suite: SuiteSlug) => CheckDef[]> {
   return (suite) => genericChecks(suite, { spec, isReferenceProfile: true });
 }
 
+/** The run's suites that are its to verify: a group the capabilities file does not declare is not, whatever its document lacks. */
+function declaredGroups(cfg: RunConfig): SuiteSlug[] {
+  return cfg.groups.filter((g) => !cfg.capabilities?.groups || !isGroupSlug(g) || cfg.capabilities.groups.includes(g));
+}
+
 function defaultPlainHttpUrl(baseUrl: string): string {
   const u = new URL(baseUrl);
   u.protocol = 'http:';
@@ -364,6 +409,8 @@ function buildReport(a: {
   credentials: Credentials;
   sandbox: RunningSandbox | undefined;
   incompleteReason: string | undefined;
+  /** In an interrupted run: the requirements its suites planned checks for. */
+  plannedRequirements: ReadonlySet<string> | undefined;
   stats: SuiteStats;
   throttling: ThrottleFigures;
 }): RunReport {
@@ -398,12 +445,12 @@ function buildReport(a: {
     ...(a.incompleteReason ? { incomplete_reason: a.incompleteReason } : {}),
     ...(waivers.length ? { waivers } : {}),
   };
+  const absent = absentFromRun(referencePlan(a.referenceChecks), declaredGroups(cfg));
   const assessed = assessRun({
     checks,
     requirements: catalogue.requirements.all,
     waivers,
-    // A group the capabilities file does not declare is not this run's to verify, whatever its document lacks.
-    absent: absentFromRun(referencePlan(a.referenceChecks), cfg.groups.filter((g) => !cfg.capabilities?.groups || !isGroupSlug(g) || cfg.capabilities.groups.includes(g))),
+    absent: a.plannedRequirements ? absentWhenInterrupted(absent, a.plannedRequirements) : absent,
     operations: catalogue.spec.operations,
     baseUrl: a.baseUrl,
     leftOut: leftOutBy(cfg.groups, cfg.capabilities),
