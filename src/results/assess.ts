@@ -21,7 +21,8 @@ export interface AssessInput {
   incompleteReason?: string | undefined;
   throttling?: { responses: number; waited_ms: number } | undefined;
   durationMs: number;
-  documentNotes?: readonly Diagnostic[];
+  /** Diagnostics the checks cannot show (the document's security scheme, a webhook receiver nothing reached), carried as they are. */
+  notes?: readonly Diagnostic[];
 }
 
 export interface Assessment {
@@ -36,7 +37,7 @@ export function assessRun(a: AssessInput): Assessment {
   const coverage = buildCoverage(reqs, operationCoverage(a.checks, a.operations, { baseUrl: a.baseUrl, leftOut: a.leftOut }));
   const verdict = computeVerdict(a.checks, { incomplete: a.incompleteReason !== undefined, coverage });
   const headline = renderHeadline(verdict, coverage, { rateLimited: a.checks.filter(isRateLimited).length, incompleteReason: a.incompleteReason });
-  const diagnostics = runDiagnostics({ checks: a.checks, coverage, throttling: a.throttling, durationMs: a.durationMs, ...(a.documentNotes ? { documentNotes: a.documentNotes } : {}) });
+  const diagnostics = runDiagnostics({ checks: a.checks, coverage, throttling: a.throttling, durationMs: a.durationMs, ...(a.notes ? { notes: a.notes } : {}) });
   return { verdict, headline, diagnostics, coverage };
 }
 

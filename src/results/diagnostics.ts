@@ -25,8 +25,8 @@ export interface DiagnosticsInput {
   coverage?: Coverage | undefined;
   throttling?: { responses: number; waited_ms: number } | undefined;
   durationMs: number;
-  /** Diagnostics about the document that the checks cannot show (its security scheme): carried as they are. */
-  documentNotes?: readonly Diagnostic[];
+  /** Diagnostics the checks cannot show (the document's security scheme, a webhook receiver nothing reached): carried as they are. */
+  notes?: readonly Diagnostic[];
 }
 
 export function runDiagnostics(input: DiagnosticsInput): Diagnostic[] {
@@ -86,7 +86,7 @@ export function runDiagnostics(input: DiagnosticsInput): Diagnostic[] {
     });
   }
 
-  out.push(...(input.documentNotes ?? []));
+  out.push(...(input.notes ?? []));
 
   const unbound = input.coverage?.operations.list.filter((o) => !o.group) ?? [];
   if (unbound.length) {
@@ -188,6 +188,19 @@ function unverifiedMust(reqs: readonly RequirementCoverage[]): Diagnostic[] {
 }
 
 const rank = (c: Cause | undefined) => (c === undefined ? CAUSE_ORDER.length : CAUSE_ORDER.indexOf(c) === -1 ? CAUSE_ORDER.length : CAUSE_ORDER.indexOf(c));
+
+/**
+ * The suite's webhook receiver got no delivery in a run that waited for some: against a remote target the path
+ * from the target to FSAPI_WEBHOOK_LISTEN is the user's to build, so the webhook checks' failures and skips may
+ * tell of that path rather than of the target.
+ */
+export function silentReceiverNote(listen: string): Diagnostic {
+  return {
+    kind: 'no-webhook-delivery',
+    message: `the suite's webhook receiver (FSAPI_WEBHOOK_LISTEN ${listen}) got no delivery in the whole run: the webhook checks that failed or were skipped for want of one may tell of the way from the target to the receiver, not of the target`,
+    fix: `make the target deliver to an address that reaches ${listen} on this machine (in CI: the runner's address, or a tunnel to that port), and check its webhook secret is FSAPI_WEBHOOK_SECRET; or unset FSAPI_WEBHOOK_LISTEN and FSAPI_WEBHOOK_SECRET (the webhook MUST requirements then stay not verified)`,
+  };
+}
 
 /**
  * The document's security scheme, when it is not the seed's Api-Key header: the suite sends the key as Api-Key, so

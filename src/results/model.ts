@@ -223,7 +223,7 @@ export interface Coverage {
   operations: { total: number; exercised: number; not_in_run: number; list: OperationCoverage[] };
 }
 
-export type DiagnosticKind = 'unauthorized' | 'not-found' | 'writes-refused' | 'rate-limited' | 'security-scheme' | 'unbound-operations' | 'unverified-must';
+export type DiagnosticKind = 'unauthorized' | 'not-found' | 'writes-refused' | 'rate-limited' | 'security-scheme' | 'no-webhook-delivery' | 'unbound-operations' | 'unverified-must';
 
 export interface Diagnostic {
   kind: DiagnosticKind;

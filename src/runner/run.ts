@@ -19,7 +19,7 @@ import type { CheckResult, RunReport } from '../results/model.js';
 import type { TestSpecification, Vitest } from 'vitest/node';
 import { countStatuses } from '../results/verdict.js';
 import { absentFromRun, absentWhenInterrupted, assessRun } from '../results/assess.js';
-import { securitySchemeNote } from '../results/diagnostics.js';
+import { securitySchemeNote, silentReceiverNote } from '../results/diagnostics.js';
 import { leftOutBy, referencePlan } from './coverage-plan.js';
 import type { RunningSandbox } from '../../sandbox/index.js';
 import { allureReporter, type AllureResultsReporter } from './allure-writer.js';
@@ -88,7 +88,7 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
   let receiver: WebhookReceiver | undefined;
   let client: TargetClient | undefined;
   // One pacing for the whole run, shared with every worker: a 429 any of them sees slows them all.
-  const throttle = RateLimiter.shared(cfg.rateLimit);
+  const throttle = RateLimiter.shared(cfg.pacing);
   const limiter = new RateLimiter(throttle);
   const workers = harnessWorkers(cfg.groups.length);
   const dir = join(cfg.reportDir, runId);
@@ -201,7 +201,7 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
       preparing ??= prepare();
       ran = true;
       prepared = await preparing;
-      const shown = progress && { display: progress, ...progressCounts({ runId, catalogue, groups: cfg.groups, collector: prepared.collector, mainThreadRequests: () => client?.requestsSent ?? 0 }) };
+      const shown = progress && { display: progress, ...progressCounts({ runId, catalogue, groups: cfg.groups, collector: prepared.collector, mainThreadRequests: () => client?.requestsSent ?? 0, pacing: () => limiter.current }) };
       stopCounting = shown?.close;
       outcome = await runSuites(prepared, cfg, worker, workers, log, interrupt, shown);
     }
@@ -232,6 +232,7 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
       sandbox,
       incompleteReason,
       plannedRequirements,
+      silentReceiver: cfg.webhookListen && receiver?.count === 0 && results.some((c) => c.group === 'webhooks' && c.status !== 'skipped') ? `${cfg.webhookListen.host}:${cfg.webhookListen.port}` : undefined,
       stats: { requests: stats.requests + (client?.requestsSent ?? 0), created: stats.created },
       throttling: limiter.figures,
     });
@@ -409,6 +410,8 @@ function buildReport(a: {
   credentials: Credentials;
   sandbox: RunningSandbox | undefined;
   incompleteReason: string | undefined;
+  /** FSAPI_WEBHOOK_LISTEN, when the receiver there got no delivery in a run whose webhook checks waited for some. */
+  silentReceiver: string | undefined;
   /** In an interrupted run: the requirements its suites planned checks for. */
   plannedRequirements: ReadonlySet<string> | undefined;
   stats: SuiteStats;
@@ -457,7 +460,7 @@ function buildReport(a: {
     incompleteReason: a.incompleteReason,
     throttling: run.throttling,
     durationMs,
-    ...(securityNote ? { documentNotes: [securityNote] } : {}),
+    notes: [...(securityNote ? [securityNote] : []), ...(a.silentReceiver ? [silentReceiverNote(a.silentReceiver)] : [])],
   });
   return {
     schema_version: 1,

@@ -156,6 +156,7 @@ export async function received(ctx: CheckContext, q: { objectId?: string; type?:
     path: receiver.inspectUrl,
     query: { object_id: q.objectId, type: q.type, min: q.min ?? 1, timeout_ms: q.min === 0 ? 0 : wait },
     timeoutMs: wait + 10_000,
+    unpaced: true,
   });
   if (res.status !== 200 || !Array.isArray(res.json)) throw new Error(`the webhook receiver's inspection answered ${res.status}`);
   return res.json as Received[];

@@ -1,4 +1,5 @@
 import { relative } from 'node:path';
+import { describePacing } from '../../config/pacing.js';
 import { loadRunConfig } from '../../config/run-config.js';
 import { renderEnvExample } from '../../config/env-example.js';
 import { SETTINGS } from '../../config/variables.js';
@@ -62,6 +63,7 @@ and <report-dir>/latest points at the newest.`,
     const target = cfg.target ? `${cfg.target.baseUrl} (${cfg.environment})` : `embedded reference sandbox${cfg.sandboxFaults.length ? ` with fault(s) ${cfg.sandboxFaults.join(', ')}` : ''}`;
     log(`fsapi-conformance: ${target}`);
     log(`seed ${cfg.seed}${cfg.seedGiven ? '' : ` (repeat this run with --seed ${cfg.seed})`}${cfg.shard ? `, shard ${cfg.shard.index}/${cfg.shard.count}` : ''}${cfg.strict ? ', strict' : ''}`);
+    log(describePacing(cfg.pacing, !cfg.target));
     try {
       // The embedded sandbox's thread starts before the runner loads, so the two load side by side.
       const { beginRun, endRun } = await import('../../runner/begin.js');
