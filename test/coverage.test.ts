@@ -3,7 +3,7 @@
  * its exit code, the one-line headline, and the run diagnostics (a wrong key, a wrong base path, throttling).
  */
 import { describe, expect, it } from 'vitest';
-import { absentFromRun, absentWhenInterrupted, assessRun, type AssessInput } from '../src/results/assess.js';
+import { absentFromRun, absentWhenCut, assessRun, type AssessInput } from '../src/results/assess.js';
 import type { RequirementEntry } from '../src/results/coverage.js';
 import { runDiagnostics, securitySchemeNote } from '../src/results/diagnostics.js';
 import type { CheckResult } from '../src/results/model.js';
@@ -196,7 +196,7 @@ describe('run diagnostics', () => {
     const live = skipped('FSAPI-AUTH-001', 'live-environment', 'writes are not sent to a live target');
     const a = assess([live, skipped('FSAPI-TEN-001', 'credential', second), skipped('FSAPI-WH-001', 'credential', 'needs FSAPI_WEBHOOK_SECRET and FSAPI_WEBHOOK_LISTEN')], {
       waivers: [{ requirement: 'FSAPI-TEN-002', reason: 'one business' }],
-      absent: absentWhenInterrupted(absentFromRun(PLAN, ['accounts', 'transfers']), new Set(['FSAPI-IDEM-002'])),
+      absent: absentWhenCut(absentFromRun(PLAN, ['accounts', 'transfers']), new Set(['FSAPI-IDEM-002']), { cause: 'interrupted', reason: 'the run was interrupted before any of its checks ran' }),
       incompleteReason: 'the run was interrupted',
     });
     const byCause = new Map(a.diagnostics.filter((d) => d.kind === 'unverified-must').map((d) => [d.cause, d]));

@@ -2,6 +2,7 @@
  * An interrupt keeps the run's word at any moment after the command starts: either the console promises the
  * report (verdict incomplete) and the run writes it and exits 5, or the console promises nothing. Each case
  * interrupts on an event the run shows (a line it prints, the preflight's request arriving), never after a sleep.
+ * And a run cut short by its own test runner says so, rather than blaming the document.
  */
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
@@ -11,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalogue } from '../src/catalogue/index.js';
 import { planChecks } from '../src/checks/planner.js';
 import type { RunReport } from '../src/results/model.js';
-import { spawnCli, type SpawnedCli } from './helpers/cli.js';
+import { runCli, spawnCli, type SpawnedCli } from './helpers/cli.js';
 import { HOSTILE_KEY, HOSTILE_TENANT } from './helpers/hostile.js';
 import { httpsServer, type TestServer } from './helpers/servers.js';
 
@@ -98,5 +99,21 @@ describe('an interrupt keeps the word the console gives', { timeout: 120_000 }, 
       expect(r.stderr).not.toMatch(/report/);
       expect(existsSync(join(r.dir, 'latest'))).toBe(false);
     }
+  });
+});
+
+describe('a suite the test runner could not start', { timeout: 120_000 }, () => {
+  it('is a suite error (verdict incomplete, exit 5), its requirements not verified for that cause, not "not in the document"', async () => {
+    // vitest hands --cpu-prof-dir to its worker threads without its value, so none of them starts: a runner fault.
+    const dir = mkdtempSync(join(tmpdir(), 'fsapi-cut-'));
+    const r = await runCli(['run', '--groups', 'accounts', '--seed', '7', '--report-dir', join(dir, 'reports')], {}, dir, ['--cpu-prof', '--cpu-prof-dir', join(dir, 'profiles')]);
+    expect(r.code, r.stderr).toBe(5);
+    expect(r.stderr).toMatch(/suite error: suite accounts: it never ran/);
+    const report = reportOf(join(dir, 'reports'));
+    expect(report.verdict).toBe('incomplete');
+    const unverified = report.coverage!.requirements.filter((q) => q.level === 'MUST' && q.status === 'not-verified');
+    expect(unverified.length).toBeGreaterThan(0);
+    expect([...new Set(unverified.map((q) => q.cause))]).toEqual(['suite-error']);
+    expect(report.diagnostics!.filter((d) => d.kind === 'unverified-must').map((d) => d.cause)).toEqual(['suite-error']);
   });
 });

@@ -2,7 +2,7 @@
  * What a run's checks add up to: coverage, verdict, headline and diagnostics, computed the same way for a run
  * (src/runner/run.ts) and for merged shards (src/reports/merge.ts).
  */
-import { absentFromRun, absentWhenInterrupted, buildCoverage, operationCoverage, requirementCoverage, type Absent, type DocumentOperation, type RequirementEntry } from './coverage.js';
+import { absentFromRun, absentWhenCut, buildCoverage, operationCoverage, requirementCoverage, type Absent, type DocumentOperation, type RequirementEntry } from './coverage.js';
 import { runDiagnostics } from './diagnostics.js';
 import { renderHeadline } from './headline.js';
 import type { CheckResult, Coverage, Diagnostic, Verdict, Waiver } from './model.js';
@@ -41,4 +41,4 @@ export function assessRun(a: AssessInput): Assessment {
   return { verdict, headline, diagnostics, coverage };
 }
 
-export { absentFromRun, absentWhenInterrupted };
+export { absentFromRun, absentWhenCut };

@@ -121,6 +121,10 @@ const UNVERIFIED: Partial<Record<Cause, { why: string; fix(reqs: readonly Requir
     why: 'the run was interrupted before their checks ran',
     fix: () => 'let the run finish (it writes its report after the last check); to shorten it, run fewer suites (FSAPI_GROUPS) or split it across machines (FSAPI_SHARD) and merge the reports',
   },
+  'suite-error': {
+    why: 'their suite could not run (the suite errors the run printed say why): this says nothing of the target',
+    fix: () => 'run again; if the suite fails again, it is a fault of this suite: report it with the output of a run with FSAPI_DEBUG=1',
+  },
   credential: {
     why: 'their checks need a credential or address this run was not given',
     fix(reqs) {
@@ -155,7 +159,7 @@ const UNVERIFIED: Partial<Record<Cause, { why: string; fix(reqs: readonly Requir
     fix: () => 'set FSAPI_RATE_LIMIT to a rate the target accepts (the run paces itself and waits out Retry-After, but these answers outlasted its retries)',
   },
 };
-const CAUSE_ORDER: readonly Cause[] = ['interrupted', 'credential', 'not-in-document', 'binding', 'prerequisite', 'live-environment', 'rate-limited'];
+const CAUSE_ORDER: readonly Cause[] = ['interrupted', 'suite-error', 'credential', 'not-in-document', 'binding', 'prerequisite', 'live-environment', 'rate-limited'];
 
 /** One diagnostic per cause of the MUST requirements that apply and were not verified, then one for those waived. */
 function unverifiedMust(reqs: readonly RequirementCoverage[]): Diagnostic[] {

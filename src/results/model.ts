@@ -198,7 +198,7 @@ export interface RequirementCoverage {
   level: Level;
   status: RequirementStatus;
   /** For not-verified, waived and not-applicable: the kind of reason (suite-obligation: a client-scope requirement, proven by the project's own tests). */
-  cause?: SkipCause | 'rate-limited' | 'suite-obligation' | 'interrupted';
+  cause?: SkipCause | 'rate-limited' | 'suite-obligation' | 'interrupted' | 'suite-error';
   reason?: string;
   /** Checks of the run for it: executed (passed, failed, warning) of total. */
   checks: { executed: number; total: number };

@@ -31,6 +31,9 @@ export class ResultCollector implements Reporter {
   /** Tests ended, by id (counted once, as results are). */
   private readonly ended = new Set<string>();
 
+  /** Suite files that ended, by suite name; and those that ended with an error of their own. */
+  readonly suitesEnded = new Set<string>();
+  readonly suitesFailed = new Set<string>();
   /** Called once, when the run queues its first file. */
   onFirstQueued: (() => void) | undefined;
 
@@ -76,7 +79,11 @@ export class ResultCollector implements Reporter {
 
   onTestModuleEnd(module: TestModule): void {
     const suite = basename(module.moduleId).replace(/\.conformance\.[jt]s$/, '');
-    for (const e of module.errors()) this.suiteErrors.push(`suite ${suite}: ${e.message}`);
+    this.suitesEnded.add(suite);
+    for (const e of module.errors()) {
+      this.suiteErrors.push(`suite ${suite}: ${e.message}`);
+      this.suitesFailed.add(suite);
+    }
     const mine = [...(this.byModule.get(module.moduleId)?.values() ?? [])];
     const counts = { passed: 0, failed: 0, warning: 0, skipped: 0, error: 0 };
     for (const r of mine) counts[r.status]++;

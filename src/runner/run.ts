@@ -18,7 +18,7 @@ import { ALLURE_RESULTS_DIR, gapsFromChecks, prepareReportValidator, writeReport
 import type { CheckResult, RunReport } from '../results/model.js';
 import type { TestSpecification, Vitest } from 'vitest/node';
 import { countStatuses } from '../results/verdict.js';
-import { absentFromRun, absentWhenInterrupted, assessRun } from '../results/assess.js';
+import { absentFromRun, absentWhenCut, assessRun } from '../results/assess.js';
 import { securitySchemeNote, silentReceiverNote } from '../results/diagnostics.js';
 import { leftOutBy, referencePlan } from './coverage-plan.js';
 import type { RunningSandbox } from '../../sandbox/index.js';
@@ -196,7 +196,7 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
     mkdirSync(dir, { recursive: true });
     const ts = performance.now();
     // An interrupt before the checks start leaves none run: the report says so.
-    let outcome: SuitesOutcome = { results: [], suiteErrors: [], interrupted: true, stats: { requests: 0, created: {} } };
+    let outcome: SuitesOutcome = { results: [], suiteErrors: [], failedSuites: [], interrupted: true, stats: { requests: 0, created: {} } };
     if (!interrupt.aborted) {
       preparing ??= prepare();
       ran = true;
@@ -205,7 +205,7 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
       stopCounting = shown?.close;
       outcome = await runSuites(prepared, cfg, worker, workers, log, interrupt, shown);
     }
-    const { results, suiteErrors, interrupted, stats } = outcome;
+    const { results, suiteErrors, failedSuites, interrupted, stats } = outcome;
     phases.suites_ms = performance.now() - ts;
     // Past the checks: an interrupt now only hurries the report of a finished run.
     stage = 'reporting';
@@ -217,8 +217,15 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
         ? `a suite could not run: ${suiteErrors[0]}`
         : undefined;
     const referenceChecks = catalogue.isReferenceProfile ? checksOf : await referenceChecksOf();
-    // An interrupted run did not reach some of its checks: the requirements they verify were planned, not absent.
-    const plannedRequirements = interrupted ? new Set((await planChecks(catalogue, declaredGroups(cfg))).map((p) => p.def.requirement)) : undefined;
+    // A run cut short did not reach some of its checks: the requirements they verify were planned, not absent. (The
+    // waiting file holds checks of every group: when it failed, every suite was cut short.)
+    const cutSuites = interrupted ? declaredGroups(cfg) : failedSuites.includes(WAITING_FILE) ? declaredGroups(cfg) : declaredGroups(cfg).filter((g) => failedSuites.includes(g));
+    const cut = interrupted
+      ? { cause: 'interrupted' as const, reason: 'the run was interrupted before any of its checks ran' }
+      : cutSuites.length
+        ? { cause: 'suite-error' as const, reason: `its suite could not run (${suiteErrors[0]})` }
+        : undefined;
+    const plannedRequirements = cut && new Set((await planChecks(catalogue, cutSuites)).map((p) => p.def.requirement));
     const report = buildReport({
       cfg,
       catalogue,
@@ -231,7 +238,7 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
       credentials,
       sandbox,
       incompleteReason,
-      plannedRequirements,
+      ...(cut && plannedRequirements ? { cut: { ...cut, planned: plannedRequirements } } : {}),
       silentReceiver: cfg.webhookListen && receiver?.count === 0 && results.some((c) => c.group === 'webhooks' && c.status !== 'skipped') ? `${cfg.webhookListen.host}:${cfg.webhookListen.port}` : undefined,
       stats: { requests: stats.requests + (client?.requestsSent ?? 0), created: stats.created },
       throttling: limiter.figures,
@@ -258,6 +265,8 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
 interface SuitesOutcome {
   results: CheckResult[];
   suiteErrors: string[];
+  /** Suite files (by name: a group, or the waiting file) that ended with an error of their own or never ran. */
+  failedSuites: string[];
   interrupted: boolean;
   stats: SuiteStats;
 }
@@ -357,7 +366,19 @@ async function runSuites(
     interrupt.removeEventListener('abort', onInterrupt);
     await vitest.close();
   }
-  return { results: collector.results, suiteErrors: collector.suiteErrors, interrupted: interrupted || interrupt.aborted, stats: collector.stats };
+  // A file vitest never ran (its worker could not start, say) ends with no result and no error of its own: said here,
+  // so that its checks read as not run, not as absent from the document.
+  const stopped = interrupted || interrupt.aborted;
+  const suiteErrors = [...collector.suiteErrors];
+  const failedSuites = new Set(collector.suitesFailed);
+  if (!stopped) {
+    for (const name of [WAITING_FILE, ...cfg.groups]) {
+      if (collector.suitesEnded.has(name)) continue;
+      suiteErrors.push(`suite ${name}: it never ran (the test runner could not start it: see its messages above)`);
+      failedSuites.add(name);
+    }
+  }
+  return { results: collector.results, suiteErrors, failedSuites: [...failedSuites], interrupted: stopped, stats: collector.stats };
 }
 
 /**
@@ -412,8 +433,8 @@ function buildReport(a: {
   incompleteReason: string | undefined;
   /** FSAPI_WEBHOOK_LISTEN, when the receiver there got no delivery in a run whose webhook checks waited for some. */
   silentReceiver: string | undefined;
-  /** In an interrupted run: the requirements its suites planned checks for. */
-  plannedRequirements: ReadonlySet<string> | undefined;
+  /** A run cut short (interrupted, a suite that could not run): why, and the requirements its suites cut short planned checks for. */
+  cut?: { cause: 'interrupted' | 'suite-error'; reason: string; planned: ReadonlySet<string> };
   stats: SuiteStats;
   throttling: ThrottleFigures;
 }): RunReport {
@@ -453,7 +474,7 @@ function buildReport(a: {
     checks,
     requirements: catalogue.requirements.all,
     waivers,
-    absent: a.plannedRequirements ? absentWhenInterrupted(absent, a.plannedRequirements) : absent,
+    absent: a.cut ? absentWhenCut(absent, a.cut.planned, a.cut) : absent,
     operations: catalogue.spec.operations,
     baseUrl: a.baseUrl,
     leftOut: leftOutBy(cfg.groups, cfg.capabilities),
