@@ -14,14 +14,14 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { Agent, request, type Dispatcher } from 'undici';
-import { assertRan, ensureBuild, int, printTable, readLatestReport, round, runCli, sec, startSandboxChild, usage, writeResult } from './lib.js';
+import { assertRan, ensureBuild, int, printTable, readLatestReport, round, runCli, sec, startSandboxApart, usage, writeResult } from './lib.js';
 import type { SandboxJsonLine } from '../src/cli/commands/sandbox.js';
 import { EMBEDDED_CONCURRENCY, harnessWorkers } from '../src/config/run-config.js';
 import { SETTINGS } from '../src/config/variables.js';
 
 const USAGE = 'npx tsx bench/floor.ts [--groups G1,G2] [--seed N] [--concurrency N] [--keys fresh|verbatim] [--warm-runs N] [--keep]';
 const DEFAULT_SEED = 20261120;
-/** What the embedded sandbox run uses (README: 0 embedded, 20 remote): the run must match it. */
+/** What the embedded sandbox run uses (no pacing; a remote target is paced adaptively by default): the run must match it. */
 const EMBEDDED_RATE_LIMIT = 0;
 /** The run's default wait before the delayed idempotency replay (src/config/variables.ts), the same for every user. */
 const REPLAY_DELAY_MS = Number(SETTINGS.find((s) => s.env === 'FSAPI_REPLAY_DELAY_MS')?.default);
@@ -253,22 +253,14 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'fsapi-bench-floor-'));
   const traceFile = join(dir, 'trace.jsonl');
   const reportRoot = join(dir, 'reports');
-  const sandbox = await startSandboxChild(['--http-port', '0']);
+  // Started apart with every setting a full run needs, the webhook receiver's address included: without one, the
+  // MUST requirements it unlocks are not verified and the run is inconclusive (exit 6), which stops the bench.
+  const sandbox = await startSandboxApart();
   try {
     const { info } = sandbox;
-    const [alpha, beta] = info.tenants;
     const env: Record<string, string> = {
-      FSAPI_BASE_URL: info.base_url,
-      FSAPI_API_KEY: alpha!.secret_key,
-      FSAPI_TENANT_ID: alpha!.tenant_id,
-      FSAPI_CA_FILE: info.ca_file,
-      FSAPI_PUBLIC_KEY: alpha!.public_key,
-      FSAPI_LIVE_API_KEY: info.live_key,
-      FSAPI_REVOKED_API_KEY: info.revoked_key,
-      FSAPI_SECOND_API_KEY: beta!.secret_key,
-      FSAPI_SECOND_TENANT_ID: beta!.tenant_id,
-      ...(info.plain_http_url ? { FSAPI_PLAIN_HTTP_URL: info.plain_http_url } : {}),
-      // A remote target gets polite defaults (4 in flight, 20 req/s); this one must run as the embedded run does.
+      ...sandbox.env,
+      // A remote target is paced adaptively by default; this one must run as the embedded run does.
       FSAPI_CONCURRENCY: String(EMBEDDED_CONCURRENCY),
       FSAPI_RATE_LIMIT: String(EMBEDDED_RATE_LIMIT),
       // Said, not left to the default, so the timed replay keeps the same waits.
