@@ -84,6 +84,8 @@ export interface CheckResult {
   exchanges: RecordedExchange[];
   /** A curl line that repeats the decisive request, with the key as $FSAPI_API_KEY. */
   reproduce?: string;
+  /** Where the check is defined ("src/checks/auth.ts:73", its run function), from the requirement catalogue's index. */
+  defined_at?: string;
 }
 
 export type StatusCounts = Record<CheckStatus, number> & { total: number };

@@ -19,6 +19,7 @@ import type { CheckResult, RunReport } from '../results/model.js';
 import type { TestSpecification, Vitest } from 'vitest/node';
 import { countStatuses } from '../results/verdict.js';
 import { absentFromRun, absentWhenCut, assessRun } from '../results/assess.js';
+import { definitionOf } from '../results/definition.js';
 import { securitySchemeNote, silentReceiverNote } from '../results/diagnostics.js';
 import { leftOutBy, referencePlan } from './coverage-plan.js';
 import type { RunningSandbox } from '../../sandbox/index.js';
@@ -440,7 +441,12 @@ function buildReport(a: {
 }): RunReport {
   const { cfg, catalogue } = a;
   const finished = new Date();
-  const checks = [...a.results].sort((x, y) => x.id.localeCompare(y.id));
+  const checks = a.results
+    .map((c) => {
+      const at = definitionOf(c, catalogue.requirements.byId.get(c.requirement)?.checks ?? []);
+      return at ? { ...c, defined_at: at } : c;
+    })
+    .sort((x, y) => x.id.localeCompare(y.id));
   const statements = new Map(catalogue.requirements.all.map((r) => [r.id, r.statement]));
   const groups = [...new Set(checks.map((c) => c.group))];
   const durationMs = finished.getTime() - a.startedAt.getTime();

@@ -99,7 +99,7 @@ function renderConsoleSummary(r: RunReport, dir: string, reportsMs: number): str
   const bad = r.checks.filter((x) => x.status === 'failed' || x.status === 'error');
   if (bad.length) {
     lines.push('', 'failures and errors:');
-    for (const x of bad.slice(0, MAX_LISTED)) lines.push(`  ${x.status === 'error' ? 'ERROR' : 'FAIL '} ${x.name}\n        ${x.message ?? ''}`);
+    for (const x of bad.slice(0, MAX_LISTED)) lines.push(`  ${x.status === 'error' ? 'ERROR' : 'FAIL '} ${x.name}\n        ${x.message ?? ''}${x.defined_at ? `\n        defined at ${x.defined_at}` : ''}`);
     if (bad.length > MAX_LISTED) lines.push(`  ... and ${bad.length - MAX_LISTED} more (see summary.md)`);
   }
   const warn = r.checks.filter((x) => x.status === 'warning');
