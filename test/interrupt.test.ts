@@ -4,7 +4,7 @@
  * interrupts on an event the run shows (a line it prints, the preflight's request arriving), never after a sleep.
  * And a run cut short by its own test runner says so, rather than blaming the document.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, watch, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,12 +12,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalogue } from '../src/catalogue/index.js';
 import { planChecks } from '../src/checks/planner.js';
 import type { RunReport } from '../src/results/model.js';
-import { runCli, spawnCli, type SpawnedCli } from './helpers/cli.js';
+import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
+import { runCli, sandboxTargetEnv, spawnCli, type SpawnedCli } from './helpers/cli.js';
 import { HOSTILE_KEY, HOSTILE_TENANT } from './helpers/hostile.js';
 import { httpsServer, type TestServer } from './helpers/servers.js';
 
 const PROMISE = /: stopping; the report will hold what was learnt \(verdict incomplete\)/;
 const open: TestServer[] = [];
+const sandboxes: RunningSandbox[] = [];
+afterAll(async () => Promise.all(sandboxes.map((s) => s.close())));
 /** Checks a full run against the embedded sandbox plans: an interrupted one ends with fewer. */
 let planned: number;
 beforeAll(async () => {
@@ -90,6 +93,25 @@ describe('an interrupt keeps the word the console gives', { timeout: 120_000 }, 
     expect(report.checks).toEqual([]);
     expect(report.target.embedded).toBe(false);
     expect(t.requests).toHaveLength(1);
+  });
+
+  it('while vitest starts up for a remote target, once the run has made its report directory: no check is started', async () => {
+    const sb = await startSandbox({ httpPort: 0 });
+    sandboxes.push(sb);
+    const dir = mkdtempSync(join(tmpdir(), 'fsapi-interrupt-'));
+    // The run makes <report-dir>/<run id> just before vitest starts up (its checks then start after it).
+    const made = new Promise<void>((resolve) => {
+      const w = watch(dir, () => {
+        w.close();
+        resolve();
+      });
+    });
+    const cli = spawnCli(['run', '--groups', 'accounts', '--seed', '7', '--report-dir', dir], { ...sandboxTargetEnv(sb), FSAPI_PLAIN_HTTP_URL: sb.plain_http_url! });
+    await made;
+    cli.child.kill('SIGINT');
+    const r = { ...(await cli.done), dir };
+    const accounts = (await planChecks(await loadCatalogue(), ['accounts'])).length;
+    expect(expectReportKept(r).checks.length).toBeLessThan(accounts);
   });
 
   it('the moment the process is spawned: the report with verdict incomplete, or no promise at all', async () => {

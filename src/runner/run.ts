@@ -355,13 +355,17 @@ async function runSuites(
   };
   interrupt.addEventListener('abort', onInterrupt, { once: true });
   try {
-    log(`running ${cfg.groups.length} suites (${workers} workers, ${cfg.concurrency} checks in flight per suite)`);
-    const started = vitest.start();
-    progress?.display.track(progress.counts);
-    // The report's schema validator loads (or, from the sources, compiles) while the workers start up, not after
-    // the last check.
-    setImmediate(prepareReportValidator);
-    await started;
+    // An interrupt that came while vitest started up (a listener added now would never hear it): no check starts.
+    if (interrupt.aborted) interrupted = true;
+    else {
+      log(`running ${cfg.groups.length} suites (${workers} workers, ${cfg.concurrency} checks in flight per suite)`);
+      const started = vitest.start();
+      progress?.display.track(progress.counts);
+      // The report's schema validator loads (or, from the sources, compiles) while the workers start up, not after
+      // the last check.
+      setImmediate(prepareReportValidator);
+      await started;
+    }
   } finally {
     progress?.display.stop();
     interrupt.removeEventListener('abort', onInterrupt);
