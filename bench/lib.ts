@@ -185,7 +185,21 @@ export interface SandboxChild {
   info: SandboxJsonLine;
   /** PEM of the CA file. */
   ca: string;
+  /** The CPU time (user + system) the sandbox's process has used so far, in ms; undefined where /proc cannot tell. */
+  cpuMs(): number | undefined;
   stop(): Promise<void>;
+}
+
+/** A process's CPU time so far (user + system, ms) from /proc/<pid>/stat (Linux), at 100 ticks a second. */
+function procCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+    // After the command: state is field 3, utime 14 and stime 15 (1-based, see proc(5)).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `fsapi-conformance sandbox --json [extra]` in a child process, until stop(); resolves once it serves. */
@@ -207,6 +221,7 @@ export async function startSandboxChild(extra: string[] = []): Promise<SandboxCh
   return {
     info,
     ca: readFileSync(info.ca_file, 'utf8'),
+    cpuMs: () => procCpuMs(child.pid),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -50,7 +50,7 @@ interface ThreadFigures {
  * Sums a profile's sample time by origin; idle time apart. A native function (JSON.stringify, a TLS write) counts
  * for the code that called it: the nearest frame above it with a source.
  */
-function figures(file: string, p: CpuProfile): ThreadFigures {
+function figures(file: string, p: CpuProfile, window?: { from: number; to: number }): ThreadFigures {
   const parent = new Map<number, number>();
   for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const nodes = new Map(p.nodes.map((n) => [n.id, n]));
@@ -63,7 +63,10 @@ function figures(file: string, p: CpuProfile): ThreadFigures {
   };
   const byId = new Map(p.nodes.map((n) => [n.id, originOf(n.id)]));
   const by: Record<string, number> = {};
+  let at = p.startTime;
   for (let i = 0; i < p.samples.length; i++) {
+    at += p.timeDeltas[i] ?? 0;
+    if (window && (at < window.from || at > window.to)) continue;
     const o = byId.get(p.samples[i]!) ?? '(unknown)';
     by[o] = (by[o] ?? 0) + (p.timeDeltas[i] ?? 0) / 1000;
   }
@@ -71,7 +74,8 @@ function figures(file: string, p: CpuProfile): ThreadFigures {
   const total = Object.values(by).reduce((a, b) => a + b, 0);
   // Node names a profile CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile; thread 0 is the main thread.
   const main = /^CPU\.\d+\.\d+\.\d+\.0\.\d+\.cpuprofile$/.test(file);
-  return { file, main, span_ms: (p.endTime - p.startTime) / 1000, busy_ms: total - idle, by_origin: by };
+  const span = window ? Math.min(p.endTime, window.to) - Math.max(p.startTime, window.from) : p.endTime - p.startTime;
+  return { file, main, span_ms: span / 1000, busy_ms: total - idle, by_origin: by };
 }
 
 async function main(): Promise<void> {
@@ -101,10 +105,17 @@ async function main(): Promise<void> {
     const r = await runCli(args(join(dir, 'reports')), { cwd: dir, env, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profiles}`] });
     assertRan(r, 'the profiled run');
     const report = readLatestReport(join(dir, 'reports'));
-    const threads = readdirSync(profiles)
+    const read = readdirSync(profiles)
       .filter((f) => f.endsWith('.cpuprofile'))
-      .map((f) => figures(f, JSON.parse(readFileSync(join(profiles, f), 'utf8')) as CpuProfile))
-      .sort((a, b) => Number(b.main) - Number(a.main) || b.busy_ms - a.busy_ms);
+      .map((f) => ({ f, p: JSON.parse(readFileSync(join(profiles, f), 'utf8')) as CpuProfile }));
+    const threads = read.map(({ f, p }) => figures(f, p)).sort((a, b) => Number(b.main) - Number(a.main) || b.busy_ms - a.busy_ms);
+    // The workers start with the suites phase: the main thread's samples from then, for as long as the phase lasted,
+    // are its share of it (one process, so every thread's profile has the same clock; a worker's profile ends when
+    // the thread does, which can be after the main thread has gone on to write the reports).
+    const workerProfiles = read.filter(({ f }) => !threads.find((t) => t.file === f)!.main).map(({ p }) => p);
+    const from = Math.min(...workerProfiles.map((p) => p.startTime));
+    const phase = workerProfiles.length ? { from, to: from + report.run.phases.suites_ms * 1000 } : undefined;
+    const mainInPhase = read.filter(({ f }) => threads.find((t) => t.file === f)!.main).map(({ f, p }) => figures(f, p, phase))[0];
     const workers = threads.filter((t) => !t.main && t.busy_ms > 0);
     const sum = (ts: ThreadFigures[]) => {
       const out: Record<string, number> = {};
@@ -114,7 +125,9 @@ async function main(): Promise<void> {
     const mainThread = threads.find((t) => t.main);
     const busy = (ts: ThreadFigures[]) => ts.reduce((n, t) => n + t.busy_ms, 0);
     console.log(`\nseed ${seed}, groups ${values.groups ?? 'all'}; verdict ${report.verdict}; suites phase ${sec(report.run.phases.suites_ms, 2)} s, whole run ${sec(report.run.duration_ms, 2)} s (wall ${sec(r.wall_ms, 2)} s)`);
-    console.log(`threads profiled: ${threads.length} (main: busy ${sec(mainThread?.busy_ms, 2)} s of ${sec(mainThread?.span_ms, 2)} s; ${workers.length} workers busy ${sec(busy(workers), 2)} s in all)\n`);
+    // Busy: sampled outside idle. The sampler runs on wall time, so on a loaded machine a thread waiting for a core in
+    // the middle of its code counts as busy there: the shares are what to read, the seconds are an upper bound.
+    console.log(`threads profiled: ${threads.length} (main: busy ${sec(mainThread?.busy_ms, 2)} s of ${sec(mainThread?.span_ms, 2)} s; ${workers.length} workers busy ${sec(busy(workers), 2)} s in all; busy is wall time outside idle)\n`);
     const rows = (by: Record<string, number>, total: number) =>
       Object.entries(by)
         .sort((a, b) => b[1] - a[1])
@@ -123,8 +136,12 @@ async function main(): Promise<void> {
     console.log('workers (every vitest worker thread, summed): CPU by origin');
     printTable(['origin', 'CPU (s)', 'share'], rows(sum(workers), busy(workers)));
     if (mainThread) {
-      console.log('\nmain thread: CPU by origin');
+      console.log('\nmain thread, the whole run (start-up and report writing included): CPU by origin');
       printTable(['origin', 'CPU (s)', 'share'], rows(sum([mainThread]), mainThread.busy_ms));
+    }
+    if (mainInPhase) {
+      console.log(`\nmain thread while the workers ran (${sec(mainInPhase.span_ms, 2)} s): busy ${sec(mainInPhase.busy_ms, 2)} s; CPU by origin`);
+      printTable(['origin', 'CPU (s)', 'share'], rows(sum([mainInPhase]), mainInPhase.busy_ms));
     }
     const written = writeResult('profile', {
       seed,
@@ -134,6 +151,7 @@ async function main(): Promise<void> {
       suites_ms: report.run.phases.suites_ms,
       duration_ms: report.run.duration_ms,
       wall_ms: round(r.wall_ms, 0),
+      ...(mainInPhase ? { main_in_suites_phase: { span_ms: round(mainInPhase.span_ms, 0), busy_ms: round(mainInPhase.busy_ms, 0), by_origin: Object.fromEntries(Object.entries(mainInPhase.by_origin).map(([k, v]) => [k, round(v, 1)])) } } : {}),
       threads: threads.map((t) => ({ ...t, span_ms: round(t.span_ms, 0), busy_ms: round(t.busy_ms, 0), by_origin: Object.fromEntries(Object.entries(t.by_origin).map(([k, v]) => [k, round(v, 1)])) })),
       ...(values.keep ? { kept: dir } : {}),
     });
