@@ -220,13 +220,13 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
     const referenceChecks = catalogue.isReferenceProfile ? checksOf : await referenceChecksOf();
     // A run cut short did not reach some of its checks: the requirements they verify were planned, not absent. (The
     // waiting file holds checks of every group: when it failed, every suite was cut short.)
-    const cutSuites = interrupted ? declaredGroups(cfg) : failedSuites.includes(WAITING_FILE) ? declaredGroups(cfg) : declaredGroups(cfg).filter((g) => failedSuites.includes(g));
-    const cut = interrupted
+    const cutSuites = interrupted || failedSuites.includes(WAITING_FILE) ? declaredGroups(cfg) : declaredGroups(cfg).filter((g) => failedSuites.includes(g));
+    const why = interrupted
       ? { cause: 'interrupted' as const, reason: 'the run was interrupted before any of its checks ran' }
       : cutSuites.length
         ? { cause: 'suite-error' as const, reason: `its suite could not run (${suiteErrors[0]})` }
         : undefined;
-    const plannedRequirements = cut && new Set((await planChecks(catalogue, cutSuites)).map((p) => p.def.requirement));
+    const cut = why && { ...why, planned: new Set((await planChecks(catalogue, cutSuites)).map((p) => p.def.requirement)) };
     const report = buildReport({
       cfg,
       catalogue,
@@ -239,7 +239,7 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
       credentials,
       sandbox,
       incompleteReason,
-      ...(cut && plannedRequirements ? { cut: { ...cut, planned: plannedRequirements } } : {}),
+      ...(cut ? { cut } : {}),
       silentReceiver: cfg.webhookListen && receiver?.count === 0 && results.some((c) => c.group === 'webhooks' && c.status !== 'skipped') ? `${cfg.webhookListen.host}:${cfg.webhookListen.port}` : undefined,
       stats: { requests: stats.requests + (client?.requestsSent ?? 0), created: stats.created },
       throttling: limiter.figures,
