@@ -14,14 +14,14 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { Agent, request, type Dispatcher } from 'undici';
-import { assertRan, ensureBuild, int, printTable, readLatestReport, round, runCli, sec, startSandboxChild, usage, writeResult } from './lib.js';
+import { assertRan, ensureBuild, int, printTable, readLatestReport, round, runCli, sec, startSandboxApart, usage, writeResult } from './lib.js';
 import type { SandboxJsonLine } from '../src/cli/commands/sandbox.js';
 import { EMBEDDED_CONCURRENCY, harnessWorkers } from '../src/config/run-config.js';
 import { SETTINGS } from '../src/config/variables.js';
 
 const USAGE = 'npx tsx bench/floor.ts [--groups G1,G2] [--seed N] [--concurrency N] [--keys fresh|verbatim] [--warm-runs N] [--keep]';
 const DEFAULT_SEED = 20261120;
-/** What the embedded sandbox run uses (README: 0 embedded, 20 remote): the run must match it. */
+/** What the embedded sandbox run uses (no pacing; a remote target is paced adaptively by default): the run must match it. */
 const EMBEDDED_RATE_LIMIT = 0;
 /** The run's default wait before the delayed idempotency replay (src/config/variables.ts), the same for every user. */
 const REPLAY_DELAY_MS = Number(SETTINGS.find((s) => s.env === 'FSAPI_REPLAY_DELAY_MS')?.default);
@@ -223,6 +223,13 @@ async function replay(requests: Replayable[], ca: string, concurrency: number, t
   }
 }
 
+const delta = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : b - a);
+/** This process's CPU time (user + system, ms) since `from`. */
+const cpuSince = (from: NodeJS.CpuUsage) => {
+  const u = process.cpuUsage(from);
+  return (u.user + u.system) / 1000;
+};
+
 /** Status counts by class: 2xx, 3xx, 4xx, 5xx, error. */
 function byClass(statuses: Record<string, number>): Record<string, number> {
   const out: Record<string, number> = { '2xx': 0, '3xx': 0, '4xx': 0, '5xx': 0, error: 0 };
@@ -253,22 +260,14 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'fsapi-bench-floor-'));
   const traceFile = join(dir, 'trace.jsonl');
   const reportRoot = join(dir, 'reports');
-  const sandbox = await startSandboxChild(['--http-port', '0']);
+  // Started apart with every setting a full run needs, the webhook receiver's address included: without one, the
+  // MUST requirements it unlocks are not verified and the run is inconclusive (exit 6), which stops the bench.
+  const sandbox = await startSandboxApart();
   try {
     const { info } = sandbox;
-    const [alpha, beta] = info.tenants;
     const env: Record<string, string> = {
-      FSAPI_BASE_URL: info.base_url,
-      FSAPI_API_KEY: alpha!.secret_key,
-      FSAPI_TENANT_ID: alpha!.tenant_id,
-      FSAPI_CA_FILE: info.ca_file,
-      FSAPI_PUBLIC_KEY: alpha!.public_key,
-      FSAPI_LIVE_API_KEY: info.live_key,
-      FSAPI_REVOKED_API_KEY: info.revoked_key,
-      FSAPI_SECOND_API_KEY: beta!.secret_key,
-      FSAPI_SECOND_TENANT_ID: beta!.tenant_id,
-      ...(info.plain_http_url ? { FSAPI_PLAIN_HTTP_URL: info.plain_http_url } : {}),
-      // A remote target gets polite defaults (4 in flight, 20 req/s); this one must run as the embedded run does.
+      ...sandbox.env,
+      // A remote target is paced adaptively by default; this one must run as the embedded run does.
       FSAPI_CONCURRENCY: String(EMBEDDED_CONCURRENCY),
       FSAPI_RATE_LIMIT: String(EMBEDDED_RATE_LIMIT),
       // Said, not left to the default, so the timed replay keeps the same waits.
@@ -292,7 +291,9 @@ async function main(): Promise<void> {
       warmSuites.push(readLatestReport(warmRoot).run.phases.suites_ms);
     }
     console.error(`suite: node bin/fsapi-conformance.js ${args.join(' ')} (against ${info.base_url})`);
-    const run = await runCli(args, { cwd: dir, env });
+    const sandboxBefore = sandbox.cpuMs();
+    const run = await runCli(args, { cwd: dir, env, cpu: true });
+    const sandboxRun = delta(sandboxBefore, sandbox.cpuMs());
     assertRan(run, 'the suite run');
     const report = readLatestReport(reportRoot);
     if (!existsSync(traceFile)) throw new Error(`the run wrote no trace (${traceFile}): does this build know FSAPI_TRACE_FILE?`);
@@ -308,12 +309,23 @@ async function main(): Promise<void> {
     // the request it repeats), which no harness could shorten. Each replay gets keys of its own.
     const prepared = prepare(lines, info, keys, REPLAY_DELAY_MS);
     console.error(`replay: ${prepared.requests.length} requests at concurrency ${concurrency} (keys ${keys})`);
+    const [s0, c0] = [sandbox.cpuMs(), process.cpuUsage()];
     const result = await replay(prepared.requests, sandbox.ca, concurrency, false);
+    const replayCpu = { client_ms: cpuSince(c0), sandbox_ms: delta(s0, sandbox.cpuMs()) };
     const preparedTimed = prepare(lines, info, keys, REPLAY_DELAY_MS);
     console.error(`timed replay: the same, ${preparedTimed.delayed} of them ${REPLAY_DELAY_MS} ms after the request they repeat`);
+    const [t0, d0] = [sandbox.cpuMs(), process.cpuUsage()];
     const timed = await replay(preparedTimed.requests, sandbox.ca, concurrency, true);
+    const timedCpu = { client_ms: cpuSince(d0), sandbox_ms: delta(t0, sandbox.cpuMs()) };
+    const runCpu = { client_ms: run.cpu ? run.cpu.user_ms + run.cpu.system_ms : undefined, sandbox_ms: sandboxRun };
 
     const suitesMs = report.run.phases.suites_ms;
+    // Where the suite phase went, from the trace: before the first request (workers starting, suite files loading,
+    // planning), from the first request to the last, and after it (the last answers, the checks over observed
+    // traffic, vitest closing). Request times are the run's wall clock, in ms.
+    const phaseStart = Date.parse(report.run.started_at) + report.run.phases.startup_ms + report.run.phases.preflight_ms;
+    const starts = lines.map((l) => Date.parse(l.at)).sort((a, b) => a - b);
+    const split = { lead_in_ms: starts[0]! - phaseStart, requests_ms: starts.at(-1)! - starts[0]!, tail_ms: phaseStart + suitesMs - starts.at(-1)! };
     const ratio = suitesMs / result.duration_ms;
     const ratioTimed = suitesMs / timed.duration_ms;
     const runStatuses: Record<string, number> = {};
@@ -328,11 +340,24 @@ async function main(): Promise<void> {
       [
         ...warmSuites.map((ms, i) => [`suite phase, warm-up run ${i + 1}${i === 0 ? ' (sandbox cold)' : ''}`, sec(ms, 2), '', '']),
         [`suite phase (the measured run${warmRuns ? `, after ${warmRuns} warm-up run${warmRuns > 1 ? 's' : ''}` : ', sandbox cold'})`, sec(suitesMs, 2), String(lines.length), String(Math.round(lines.length / (suitesMs / 1000)))],
+        ['  before its first request (workers, suite files, planning)', sec(split.lead_in_ms, 2), '', ''],
+        ['  from its first request to its last', sec(split.requests_ms, 2), '', String(Math.round(lines.length / (split.requests_ms / 1000)))],
+        ['  after its last request (last answers, traffic checks, closing)', sec(split.tail_ms, 2), '', ''],
         [`replay (bare undici, ${concurrency} in flight)`, sec(result.duration_ms, 2), String(prepared.requests.length), String(Math.round(prepared.requests.length / (result.duration_ms / 1000)))],
         [`timed replay (the same, ${preparedTimed.delayed} repeats held ${sec(REPLAY_DELAY_MS, 0)} s as the run held them)`, sec(timed.duration_ms, 2), String(preparedTimed.requests.length), String(Math.round(preparedTimed.requests.length / (timed.duration_ms / 1000)))],
         ['ratio suite ÷ replay', `${ratio.toFixed(1)}×`, '', ''],
         ['ratio suite ÷ timed replay (the deliberate waits not counted as overhead)', `${ratioTimed.toFixed(1)}×`, '', ''],
         ...(warmSuites.length ? [['ratio warm-up run 1 ÷ replay (sandbox cold in the run only)', `${(warmSuites[0]! / result.duration_ms).toFixed(1)}×`, '', '']] : []),
+      ],
+    );
+    // On a machine whose cores the client and the sandbox share (and other work with them), CPU time says what wall
+    // time cannot: how much work each side did for the same requests.
+    console.log('');
+    printTable(
+      ['CPU (s)', 'run', 'replay', 'timed replay'],
+      [
+        ['client (the suite\'s whole process / this one)', sec(runCpu.client_ms, 2), sec(replayCpu.client_ms, 2), sec(timedCpu.client_ms, 2)],
+        ['sandbox process', sec(runCpu.sandbox_ms, 2), sec(replayCpu.sandbox_ms, 2), sec(timedCpu.sandbox_ms, 2)],
       ],
     );
     console.log('');
@@ -365,6 +390,8 @@ async function main(): Promise<void> {
       warm_runs: warmRuns,
       warm_suites_ms: warmSuites,
       suites_ms: suitesMs,
+      suites_split: split,
+      cpu_ms: { run: runCpu, replay: replayCpu, timed_replay: timedCpu },
       replay_ms: round(result.duration_ms, 1),
       ratio: round(ratio, 2),
       replay_delay_ms: REPLAY_DELAY_MS,

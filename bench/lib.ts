@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -185,7 +186,21 @@ export interface SandboxChild {
   info: SandboxJsonLine;
   /** PEM of the CA file. */
   ca: string;
+  /** The CPU time (user + system) the sandbox's process has used so far, in ms; undefined where /proc cannot tell. */
+  cpuMs(): number | undefined;
   stop(): Promise<void>;
+}
+
+/** A process's CPU time so far (user + system, ms) from /proc/<pid>/stat (Linux), at 100 ticks a second. */
+function procCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+    // After the command: state is field 3, utime 14 and stime 15 (1-based, see proc(5)).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
 }
 
 /** `fsapi-conformance sandbox --json [extra]` in a child process, until stop(); resolves once it serves. */
@@ -207,11 +222,58 @@ export async function startSandboxChild(extra: string[] = []): Promise<SandboxCh
   return {
     info,
     ca: readFileSync(info.ca_file, 'utf8'),
+    cpuMs: () => procCpuMs(child.pid),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       child.kill('SIGTERM');
       await exited;
+    },
+  };
+}
+
+/** A port free now on loopback (the system's choice), for a listener another process opens next. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+export interface SandboxApart extends SandboxChild {
+  /**
+   * What a full run against it needs, as a user sets it: the target, every credential it offers, its plain-HTTP
+   * address, and the webhook receiver's address and secret (the sandbox delivers every tenant's events there).
+   */
+  env: Record<string, string>;
+}
+
+/**
+ * The sandbox as a user starts it apart (`sandbox --json --http-port 0 --webhook-url ...`), and the settings of a
+ * full run against it: with any one missing, the MUST requirements it unlocks are not verified and the run is
+ * inconclusive (exit 6).
+ */
+export async function startSandboxApart(extra: string[] = []): Promise<SandboxApart> {
+  const listen = `127.0.0.1:${await freePort()}`;
+  const sandbox = await startSandboxChild(['--http-port', '0', '--webhook-url', `http://${listen}/webhooks`, ...extra]);
+  const { info } = sandbox;
+  const [alpha, beta] = info.tenants;
+  return {
+    ...sandbox,
+    env: {
+      FSAPI_BASE_URL: info.base_url,
+      FSAPI_API_KEY: alpha!.secret_key,
+      FSAPI_TENANT_ID: alpha!.tenant_id,
+      FSAPI_CA_FILE: info.ca_file,
+      FSAPI_PUBLIC_KEY: alpha!.public_key,
+      FSAPI_LIVE_API_KEY: info.live_key,
+      FSAPI_REVOKED_API_KEY: info.revoked_key,
+      FSAPI_SECOND_API_KEY: beta!.secret_key,
+      FSAPI_SECOND_TENANT_ID: beta!.tenant_id,
+      ...(info.plain_http_url ? { FSAPI_PLAIN_HTTP_URL: info.plain_http_url } : {}),
+      FSAPI_WEBHOOK_SECRET: info.webhook_secret,
+      FSAPI_WEBHOOK_LISTEN: listen,
     },
   };
 }

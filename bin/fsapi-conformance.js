@@ -7,6 +7,17 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildIsCurrent } from './build-stamp.js';
 
+// A run interrupted while it loads must still keep the promise it prints (the report, verdict incomplete): from the
+// first moment, SIGINT/SIGTERM are noted here, and the run command takes them over once it has its own handler.
+const noted = [];
+const note = (sig) => noted.push(sig);
+const interruptible = process.argv[2] === 'run';
+if (interruptible) for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, note);
+const takeEarlySignals = () => {
+  for (const sig of ['SIGINT', 'SIGTERM']) process.off(sig, note);
+  return noted.splice(0);
+};
+
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 // An installed package ships the compiled build and no sources (nor tsx): it always runs dist/.
@@ -20,4 +31,4 @@ if (!hasSources || (process.env.FSAPI_FROM_SOURCE !== '1' && buildIsCurrent(root
   register();
   ({ main } = await import('../src/cli/main.ts'));
 }
-process.exitCode = await main(process.argv.slice(2));
+process.exitCode = await main(process.argv.slice(2), interruptible ? { takeEarlySignals } : {});

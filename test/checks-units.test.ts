@@ -122,6 +122,13 @@ describe("planning from a vendor's own document", () => {
       }),
     );
     const vendor = await loadSpec(file);
+    // nullable: null is a value the 3.0 document allows (so no mutation may count it as invalid), the bound still holds.
+    const create = vendor.operations.find((o) => o.operationId === 'customers_create')!;
+    const body = { email: 'ada@example.com', address: { country: 'US' } };
+    expect(vendor.validateRequestBody(create, { ...body, nickname: null })).toEqual([]);
+    expect(vendor.validateRequestBody(create, { ...body, nickname: 'x'.repeat(21) }).length).toBeGreaterThan(0);
+    expect(vendor.validateRequestBody(create, { ...body, email: null }).length).toBeGreaterThan(0);
+    for (const m of mutationsFor(vendor, create)) expect(vendor.validateRequestBody(create, applyMutation(body, m)).length, slugOf(m)).toBeGreaterThan(0);
     const defs = genericChecks('customers', { spec: vendor, isReferenceProfile: false });
     const variants = defs.filter((d) => d.requirement === 'FSAPI-INPUT-001').map((d) => d.variant);
     expect(variants).toEqual(expect.arrayContaining(['missing-email', 'bad-email', 'bad-nickname', 'missing-address-country', 'bad-address-country']));
@@ -170,8 +177,24 @@ describe('schema mutations (FSAPI-INPUT-001..003)', () => {
     }
   });
 
-  it('leaves the body alone where it has nothing to remove', () => {
-    expect(applyMutation({ a: 1 }, { path: ['b', 'c'], kind: 'missing', constraint: 'required' })).toBeUndefined();
+  it('leaves the body alone where it has nothing to remove, and never changes the body it is given', () => {
+    const body = { a: 1, b: { c: 'x' }, s: 'text' };
+    const before = structuredClone(body);
+    // Nothing to remove: no mutated body at all (the check would send the valid body and judge it as invalid).
+    expect(applyMutation(body, { path: ['b', 'd'], kind: 'missing', constraint: 'required' })).toBeUndefined();
+    expect(applyMutation(body, { path: ['x', 'c'], kind: 'missing', constraint: 'required' })).toBeUndefined();
+    expect(applyMutation(body, { path: ['s', 'c'], kind: 'invalid', value: 1, constraint: 'type' })).toBeUndefined();
+    // Something to remove or replace: a changed copy; the body given stays as it was.
+    expect(applyMutation(body, { path: ['b', 'c'], kind: 'missing', constraint: 'required' })).toEqual({ a: 1, b: {}, s: 'text' });
+    const value = { deep: [1] };
+    const replaced = applyMutation(body, { path: ['b', 'c'], kind: 'invalid', value, constraint: 'type' }) as { b: { c: { deep: number[] } } };
+    expect(replaced).toEqual({ a: 1, b: { c: { deep: [1] } }, s: 'text' });
+    replaced.b.c.deep.push(2);
+    expect(value).toEqual({ deep: [1] });
+    expect(body).toEqual(before);
+  });
+
+  it('breaks the most telling constraint of a property, and none where it has none', () => {
     expect(invalidValue({ type: 'string', minLength: 1, maxLength: 5 })).toEqual({ value: '', constraint: 'minLength 1' });
     expect(invalidValue({ type: 'integer', minimum: 1, maximum: 12 })).toEqual({ value: 0, constraint: 'minimum 1' });
     expect(invalidValue({ type: 'string' })).toBeUndefined();
@@ -207,7 +230,14 @@ describe('small judgements', () => {
   it('reads ids and references of objects and list pages; keys items without ids by their stable members', () => {
     expect([...idsOf({ id: 'acc_12345678', customer_id: 'cus_12345678', currency: 'USD' })].sort()).toEqual(['acc_12345678', 'cus_12345678']);
     expect([...idsOf({ object: 'list', data: [{ id: 'cus_aaaaaaaa' }, { id: 'cus_bbbbbbbb' }] })]).toEqual(['cus_aaaaaaaa', 'cus_bbbbbbbb']);
+    // An item with an id is keyed by it, whatever else it holds; two ids, two keys.
+    expect(itemKey({ id: 'acc_12345678', balance: '1.00' })).toBe('acc_12345678');
+    expect(itemKey({ id: 'acc_12345678' })).not.toBe(itemKey({ id: 'acc_87654321' }));
+    // Without an id: its stable members, the moving ones (rates, balances, times) left out.
     expect(itemKey({ base: 'USD', quote: 'EUR', rate: '0.9', timestamp: 't1' })).toBe(itemKey({ base: 'USD', quote: 'EUR', rate: '0.91', timestamp: 't2' }));
+    expect(itemKey({ feature: 'cards', updated_at: 'x', balance: '1' })).toBe(itemKey({ balance: '2', updated_at: 'y', feature: 'cards' }));
+    expect(itemKey({ base: 'USD', quote: 'EUR', rate: '0.9' })).not.toBe(itemKey({ base: 'USD', quote: 'GBP', rate: '0.9' }));
+    expect(itemKey({ feature: 'cards' })).not.toBe(itemKey({ feature: 'crypto' }));
   });
 
   it('swaps the version segment of a base URL, and only a trailing /v1', () => {

@@ -29,13 +29,17 @@ describe('run configuration', () => {
     expect(c.target).toBeUndefined();
     expect(c.environment).toBe('sandbox');
     expect(c.groups).toHaveLength(15);
-    expect(c).toMatchObject({ concurrency: 16, rateLimit: 0, timeoutMs: 10_000, strict: false, seedGiven: false });
+    expect(c).toMatchObject({ concurrency: 16, pacing: { kind: 'none', rate: 0 }, timeoutMs: 10_000, strict: false, seedGiven: false });
   });
 
-  it('reads a remote target with polite defaults', () => {
+  it('paces a remote target adaptively from a start any sandbox takes; live keeps a polite ceiling; FSAPI_RATE_LIMIT is a hard cap', () => {
     const c = load(remote);
     expect(c.target).toMatchObject({ baseUrl: 'https://api.example.test/v1/', credentials: { apiKey: remote.FSAPI_API_KEY, tenantId: 'ten_1' } });
-    expect(c).toMatchObject({ concurrency: 4, rateLimit: 20 });
+    expect(c).toMatchObject({ concurrency: 16, pacing: { kind: 'adaptive', rate: 20, inFlight: 8, rateCeiling: 0, inFlightCeiling: 0 } });
+    expect(load({ ...remote, FSAPI_ENVIRONMENT: 'live' })).toMatchObject({ concurrency: 4, pacing: { kind: 'adaptive', rate: 20, rateCeiling: 20, inFlightCeiling: 8 } });
+    expect(load({ ...remote, FSAPI_RATE_LIMIT: '50' }).pacing).toEqual({ kind: 'fixed', rate: 50, rateCeiling: 50, inFlight: 0, inFlightCeiling: 0 });
+    expect(load({ ...remote, FSAPI_ENVIRONMENT: 'live' }, { 'rate-limit': '5' }).pacing).toMatchObject({ kind: 'fixed', rate: 5, rateCeiling: 5 });
+    expect(load({ ...remote, FSAPI_RATE_LIMIT: '0' }).pacing).toMatchObject({ kind: 'none', rate: 0 });
   });
 
   it('FSAPI-TRANS-001: refuses a base URL that is not https, naming the seed rule', () => {

@@ -3,7 +3,7 @@
  * its exit code, the one-line headline, and the run diagnostics (a wrong key, a wrong base path, throttling).
  */
 import { describe, expect, it } from 'vitest';
-import { absentFromRun, assessRun, type AssessInput } from '../src/results/assess.js';
+import { absentFromRun, absentWhenCut, assessRun, type AssessInput } from '../src/results/assess.js';
 import { operationCoverage, type RequirementEntry } from '../src/results/coverage.js';
 import { runDiagnostics, securitySchemeNote } from '../src/results/diagnostics.js';
 import type { CheckResult } from '../src/results/model.js';
@@ -213,6 +213,46 @@ describe('run diagnostics', () => {
   it('says most valid writes were refused', () => {
     const checks = Array.from({ length: 4 }, (_, i) => answered(422, i, 'schema', 'POST'));
     expect(runDiagnostics({ checks, durationMs: 1000 }).map((x) => x.kind)).toEqual(['writes-refused']);
+  });
+
+  it('diagnoses each unverified MUST requirement by its own cause, each fix naming the setting that cause needs', () => {
+    const webhooks = 'needs FSAPI_WEBHOOK_SECRET and FSAPI_WEBHOOK_LISTEN (and the target delivering there)';
+    const refused = 'setup could not create a customer: POST /customers answered 422';
+    const a = assess([passed('FSAPI-AUTH-001'), skipped('FSAPI-WH-001', 'credential', webhooks), skipped('FSAPI-TEN-001', 'prerequisite', refused), passed('FSAPI-TEN-002')], {
+      absent: absentFromRun(PLAN, ['accounts', 'transfers']),
+    });
+    const unverified = a.diagnostics.filter((d) => d.kind === 'unverified-must');
+    expect(unverified.map((d) => [d.cause, d.requirements])).toEqual([
+      ['credential', ['FSAPI-WH-001']],
+      ['not-in-document', ['FSAPI-IDEM-002']],
+      ['prerequisite', ['FSAPI-TEN-001']],
+    ]);
+    const [credential, document, prerequisite] = unverified;
+    // Only the webhook settings are missing: the fix names them, and no other credential as an example.
+    expect(credential!.fix).toMatch(/^set FSAPI_WEBHOOK_SECRET and FSAPI_WEBHOOK_LISTEN for FSAPI-WH-001; or waive them in the capabilities file \(FSAPI_CAPABILITIES\)/);
+    expect(credential!.fix).not.toMatch(/SECOND/);
+    expect(document!.fix).toMatch(/FSAPI_SPEC/);
+    expect(document!.fix).toMatch(/FSAPI_BINDING/);
+    expect(prerequisite!.fix).toContain(refused);
+    expect(prerequisite!.message).toMatch(/^1 MUST requirement not verified: the target refused a request their checks build on \(FSAPI-TEN-001\)/);
+  });
+
+  it('names each credential a requirement lacks next to it, and diagnoses interrupted, live-key and waived requirements as such', () => {
+    const second = 'needs a second business: set FSAPI_SECOND_API_KEY and FSAPI_SECOND_TENANT_ID';
+    const live = skipped('FSAPI-AUTH-001', 'live-environment', 'writes are not sent to a live target');
+    const a = assess([live, skipped('FSAPI-TEN-001', 'credential', second), skipped('FSAPI-WH-001', 'credential', 'needs FSAPI_WEBHOOK_SECRET and FSAPI_WEBHOOK_LISTEN')], {
+      waivers: [{ requirement: 'FSAPI-TEN-002', reason: 'one business' }],
+      absent: absentWhenCut(absentFromRun(PLAN, ['accounts', 'transfers']), new Set(['FSAPI-IDEM-002']), { cause: 'interrupted', reason: 'the run was interrupted before any of its checks ran' }),
+      incompleteReason: 'the run was interrupted',
+    });
+    const byCause = new Map(a.diagnostics.filter((d) => d.kind === 'unverified-must').map((d) => [d.cause, d]));
+    expect([...byCause.keys()]).toEqual(['interrupted', 'credential', 'live-environment', 'waived']);
+    expect(byCause.get('interrupted')!.requirements).toEqual(['FSAPI-IDEM-002']);
+    expect(byCause.get('interrupted')!.message).toMatch(/the run was interrupted before their checks ran/);
+    expect(byCause.get('credential')!.fix).toMatch(/^set FSAPI_SECOND_API_KEY and FSAPI_SECOND_TENANT_ID for FSAPI-TEN-001; set FSAPI_WEBHOOK_SECRET and FSAPI_WEBHOOK_LISTEN for FSAPI-WH-001;/);
+    expect(byCause.get('live-environment')!.fix).toMatch(/FSAPI_ALLOW_LIVE_WRITES/);
+    expect(byCause.get('waived')).toMatchObject({ requirements: ['FSAPI-TEN-002'], fix: expect.stringMatching(/FSAPI_CAPABILITIES/) });
+    expect(a.coverage.requirements.find((r) => r.id === 'FSAPI-IDEM-002')).toMatchObject({ status: 'not-verified', cause: 'interrupted' });
   });
 
   it("notes a document whose security scheme is not the seed's Api-Key header", () => {

@@ -228,6 +228,70 @@ describe('TargetClient', () => {
     expect(capped.rate).toBe(10);
   });
 
+  it('adaptive: from 20/s and 8 in flight, doubles what held requests back while answers are healthy, then an eighth (and one) after a 429; never past a ceiling', async () => {
+    let t = 1_700_000_000_000_000n; // microseconds: a clock the test moves
+    const ms = (n: number) => (t += BigInt(n * 1000));
+    const adaptive = (ceilings: { rate: number; inFlight: number } = { rate: 0, inFlight: 0 }) =>
+      new RateLimiter(RateLimiter.shared({ kind: 'adaptive', rate: 20, inFlight: 8, rateCeiling: ceilings.rate, inFlightCeiling: ceilings.inFlight }), () => t);
+    /** `n` requests over `spanMs`, each answered after `latencyMs`; the pacing takes its step with the last answer. */
+    const traffic = async (l: RateLimiter, n: number, spanMs: number, latencyMs = 5) => {
+      for (let i = 0; i < n; i++) {
+        await l.acquire();
+        ms(spanMs / n);
+        l.release();
+        l.answered(latencyMs);
+      }
+    };
+    const l = adaptive();
+    l.answered(5); // the first answer opens the first step
+    expect(l.current).toMatchObject({ rate: 20, inFlight: 8, heldBack: false });
+    // Half a second at the full 20/s: the rate held the run back and the answers were healthy: doubled.
+    await traffic(l, 10, 500);
+    expect(l.current).toMatchObject({ rate: 40, inFlight: 8 });
+    // Half a second well below 40/s: the rate held nothing back, so it stays.
+    await traffic(l, 4, 500);
+    expect(l.current.rate).toBe(40);
+    // The ninth request in flight waits for a place; once one is freed it goes, and the next step doubles the places.
+    // (At the rate's pace, so that only the places in flight can hold the ninth.)
+    const eight: bigint[] = [];
+    for (let i = 0; i < 8; i++) {
+      eight.push(await l.acquire());
+      ms(25);
+    }
+    let ninthStarted = false;
+    const ninth = l.acquire().then(() => (ninthStarted = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(ninthStarted).toBe(false);
+    expect(l.current.heldBack).toBe(true);
+    l.release();
+    await ninth;
+    for (let i = 0; i < eight.length; i++) l.release();
+    ms(500);
+    l.answered(5);
+    expect(l.current.inFlight).toBe(16);
+    // At its pace, but the answers take 80 times as long as the fastest step's (and past the slack): not healthy,
+    // so nothing rises.
+    await traffic(l, 20, 500, 400);
+    await traffic(l, 20, 500, 400);
+    expect(l.current).toMatchObject({ rate: 40, inFlight: 16 });
+    // Healthy again at its pace: doubled.
+    await traffic(l, 20, 500);
+    expect(l.current.rate).toBe(80);
+    // A 429 halves both (the rate from the 40/s it was going at) and ends the doubling: then an eighth more rate
+    // per healthy second at its pace.
+    l.throttled(0, await l.acquire());
+    l.release();
+    expect(l.current).toMatchObject({ rate: 20, inFlight: 8 });
+    await traffic(l, 20, 1000);
+    expect(l.current).toMatchObject({ rate: 22.5, inFlight: 8 });
+
+    // FSAPI_ENVIRONMENT=live: however healthy, never past the polite ceiling.
+    const live = adaptive({ rate: 20, inFlight: 8 });
+    live.answered(5);
+    await traffic(live, 10, 500);
+    expect(live.current).toMatchObject({ rate: 20, inFlight: 8 });
+  });
+
   it('counts 429/503 answers and the pause they caused, overlapping pauses once', () => {
     let t = 1_700_000_000_000_000n;
     const l = new RateLimiter(RateLimiter.shared(0), () => t);

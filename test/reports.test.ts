@@ -425,7 +425,8 @@ describe('Allure results (src/runner/allure-writer.ts)', () => {
   const cited = requirements.all.find((r) => r.level === 'SHOULD' && 'standard' in r.source && r.source.url)!;
 
   it("turn a check's result into its labels, link, description and evidence", () => {
-    const c = check({ requirement: cited.id, level: 'SHOULD', group: 'customers', operation: 'createCustomer', family: 'idempotency', status: 'warning' });
+    const site = cited.checks[0]!;
+    const c = check({ requirement: cited.id, level: 'SHOULD', group: 'customers', operation: 'createCustomer', family: 'idempotency', status: 'warning', variant: site.variants[0]! });
     const [meta, attachment, ...rest] = allureMessages(c, cited);
     expect(rest).toEqual([]);
     if (meta?.type !== 'metadata' || attachment?.type !== 'attachment_content') throw new Error('expected one metadata and one attachment message');
@@ -442,6 +443,8 @@ describe('Allure results (src/runner/allure-writer.ts)', () => {
     expect(meta.data.links).toEqual([{ url: (cited.source as { url: string }).url, name: `${cited.id}: ${(cited.source as { standard: string }).standard}` }]);
     expect(meta.data.description).toContain(cited.statement);
     expect(meta.data.description).toContain(`Source: ${c.clause}`);
+    // Where the check is defined (the catalogue's index), so that a failure in the HTML report leads to its code.
+    expect(meta.data.description).toContain(`Defined at: ${site.at}`);
     // Allure shows no message for a passed test: a warning's finding heads its description, the target's text inert.
     const warned = allureMessages({ ...c, message: 'answered 201 <b>twice</b>' }, cited)[0];
     expect(warned?.type === 'metadata' && warned.data.description).toMatch(/^\*\*Warning\*\* \(SHOULD: does not change the verdict; --strict makes it a failure\): `answered 201 <b>twice<\/b>`\n\n/);

@@ -7,6 +7,7 @@ import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:chil
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { Agent, request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -161,6 +162,32 @@ describe('whole runs', { timeout: 300_000 }, () => {
     expect(md).toContain('| FSAPI-TEN-001 | MUST | ❔ not verified |');
   });
 
+  it('without the webhook settings, the fix names them alone; with them but no delivery reaching the receiver, one diagnosis says so', async () => {
+    const sb = await startSandboxProcess();
+    const env = { ...sandboxTargetEnv(sb), FSAPI_PLAIN_HTTP_URL: sb.plain_http_url, FSAPI_WEBHOOK_WAIT_MS: '300' };
+    const missing = tmp();
+    const r = await runCli(['run', '--groups', 'webhooks', '--seed', '8', '--report-dir', missing], env);
+    expect(r.code, r.stderr).toBe(6);
+    const credential = load(missing).diagnostics!.filter((d) => d.kind === 'unverified-must');
+    expect(credential.map((d) => d.cause)).toEqual(['credential']);
+    expect(credential[0]!.fix).toMatch(/^set FSAPI_WEBHOOK_SECRET and FSAPI_WEBHOOK_LISTEN for FSAPI-WH-/);
+    expect(credential[0]!.fix).not.toMatch(/FSAPI_SECOND/);
+    // The settings given, but this sandbox was started without --webhook-url: nothing reaches the receiver.
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const silent = tmp();
+    const r2 = await runCli(['run', '--groups', 'webhooks', '--seed', '8', '--report-dir', silent], { ...env, FSAPI_WEBHOOK_SECRET: sb.webhook_secret, FSAPI_WEBHOOK_LISTEN: `127.0.0.1:${port}` });
+    expect(r2.code, r2.stderr).toBe(1);
+    const d = load(silent).diagnostics!.find((x) => x.kind === 'no-webhook-delivery')!;
+    expect(d.message).toContain(`FSAPI_WEBHOOK_LISTEN 127.0.0.1:${port}`);
+    expect(d.fix).toMatch(/tunnel/);
+    expect(r2.stderr).toContain(d.message);
+  });
+
   it('a document whose paths are not the target\'s gets one diagnosis first, with the fix, not only failures', async () => {
     // The reference profile with every path under /api: the sandbox has none of them (as with a wrong base URL).
     const doc = parse(readFileSync(REFERENCE_SPEC_PATH, 'utf8'), { maxAliasCount: -1 }) as { paths: Record<string, unknown> };
@@ -189,6 +216,13 @@ describe('whole runs', { timeout: 300_000 }, () => {
     const b = load(broken).baseline!;
     expect(b.regression).toBe(true);
     expect(b.newly_failing.map((d) => d.requirement)).toContain('FSAPI-ACC-001');
+    // The failing check leads to its code: its definition's file and line, in the report and wherever it is shown.
+    const failing = load(broken).checks.find((c) => c.requirement === 'FSAPI-ACC-001' && c.status === 'failed')!;
+    const [file, line] = failing.defined_at!.split(':');
+    expect(readFileSync(new URL(`../${file}`, import.meta.url), 'utf8').split('\n')[Number(line) - 1]).toMatch(/\brun\b/);
+    expect(regressed.stderr).toContain(`defined at ${failing.defined_at}`);
+    expect(readFileSync(join(broken, 'latest', 'summary.md'), 'utf8')).toContain(`\`${failing.defined_at}\``);
+    expect(readFileSync(join(broken, 'latest', 'junit.xml'), 'utf8')).toContain(`defined at: ${failing.defined_at}`);
     const back = await runCli(['run', '--groups', 'accounts', '--seed', '3', '--report-dir', fixed, '--baseline', join(broken, 'latest', 'conformance.json')], {});
     expect(back.code, back.stderr).toBe(0);
     const f = load(fixed).baseline!;

@@ -23,6 +23,10 @@ export interface Requirement {
   verification: string;
   testedBy: string | undefined;
   notTested: string | undefined;
+  /** Where its checks are defined and the variants each makes (generated: npm run index). */
+  checks: readonly { at: string; variants: readonly string[] }[];
+  /** The sandbox faults that break it (generated: npm run index). */
+  faults: readonly string[];
 }
 
 export interface RequirementCatalogue {
@@ -73,6 +77,8 @@ export function loadRequirements(path: string, opts: { trusted?: boolean } = {})
       verification: String(r['verification']),
       testedBy: r['tested_by'] as string | undefined,
       notTested: r['not_tested'] as string | undefined,
+      checks: (r['checks'] as Requirement['checks'] | undefined) ?? [],
+      faults: (r['faults'] as string[] | undefined) ?? [],
     };
     if (byId.has(req.id)) {
       throw new UsageError(`requirement ${req.id} is listed twice`, {

@@ -277,7 +277,7 @@ function webhookObservations(spec: SpecDocument): Obs[] {
         url.searchParams.set('object_id', String(customer['id']));
         url.searchParams.set('min', '1');
         url.searchParams.set('timeout_ms', String(ctx.config.webhookWaitMs));
-        const got = await ctx.send({ method: 'GET', path: url.toString(), timeoutMs: ctx.config.webhookWaitMs + 10_000 });
+        const got = await ctx.send({ method: 'GET', path: url.toString(), timeoutMs: ctx.config.webhookWaitMs + 10_000, unpaced: true });
         const list = Array.isArray(got.json) ? (got.json as { headers?: Record<string, string> }[]) : [];
         const d = list[0];
         if (!d?.headers) {
@@ -312,7 +312,7 @@ function webhookObservations(spec: SpecDocument): Obs[] {
           url.searchParams.set('object_id', String(marked['id']));
           url.searchParams.set('min', '2');
           url.searchParams.set('timeout_ms', String(ctx.config.webhookWaitMs));
-          const got = await ctx.send({ method: 'GET', path: url.toString(), timeoutMs: ctx.config.webhookWaitMs + 10_000 });
+          const got = await ctx.send({ method: 'GET', path: url.toString(), timeoutMs: ctx.config.webhookWaitMs + 10_000, unpaced: true });
           const attempts = Array.isArray(got.json) ? (got.json as { received_at: string; answered: number }[]) : [];
           retry =
             attempts.length >= 2

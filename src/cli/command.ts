@@ -34,7 +34,16 @@ export interface CommandSpec {
   exitCodes: { code: number; meaning: string }[];
   /** Whether positional arguments are accepted. */
   positionals?: { name: string; description: string; min?: number; max?: number };
-  run(args: ParsedArgs): Promise<number>;
+  run(args: ParsedArgs, start?: CommandStart): Promise<number>;
+}
+
+/** What the entry point hands a command besides its arguments. */
+export interface CommandStart {
+  /**
+   * The SIGINT/SIGTERM received since the process started, before the command could handle them (bin/ notes them
+   * from its first line); calling it stops the noting, so call it once the command's own handler is in place.
+   */
+  takeEarlySignals?: () => NodeJS.Signals[];
 }
 
 export interface ParsedArgs {

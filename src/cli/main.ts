@@ -1,5 +1,5 @@
 import { isUsageError } from '../errors.js';
-import { DEBUG_ENV, nearest, parseCommandArgs, renderHelp } from './command.js';
+import { DEBUG_ENV, nearest, parseCommandArgs, renderHelp, type CommandStart } from './command.js';
 import { COMMANDS } from './commands/index.js';
 
 function topHelp(): string {
@@ -28,7 +28,7 @@ function topHelp(): string {
 }
 
 /** Runs the CLI and returns the exit code. Usage errors print one message; nothing prints a stack trace. */
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], start: CommandStart = {}): Promise<number> {
   const [name, ...rest] = argv;
   try {
     if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
@@ -46,7 +46,7 @@ export async function main(argv: string[]): Promise<number> {
       console.log(renderHelp(cmd));
       return 0;
     }
-    return await cmd.run(args);
+    return await cmd.run(args, start);
   } catch (e) {
     if (isUsageError(e)) {
       console.error(`error: ${e.describe()}`);

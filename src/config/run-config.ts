@@ -6,6 +6,7 @@ import { nearest } from '../cli/command.js';
 import { UsageError } from '../errors.js';
 import { loadCapabilities, type Capabilities } from './capabilities.js';
 import { readDotenv } from './dotenv-file.js';
+import { pacingFor, type Pacing } from './pacing.js';
 import { KNOWN_ENV, SETTINGS } from './variables.js';
 
 export type Environment = 'sandbox' | 'live';
@@ -34,7 +35,8 @@ export interface RunConfig {
   seed: number;
   seedGiven: boolean;
   concurrency: number;
-  rateLimit: number;
+  /** How the run's requests are paced (src/config/pacing.ts): adaptive for a remote target unless FSAPI_RATE_LIMIT is given. */
+  pacing: Pacing;
   timeoutMs: number;
   maxResponseBytes: number;
   reportDir: string;
@@ -54,12 +56,13 @@ export interface RunConfig {
 }
 
 /**
- * Checks in flight per suite by default. Against the embedded sandbox, 16: every check that sits out the replay
- * delay starts in one round, and the two workers keep the CPU busy while checks wait on answers (a full run took
- * 0.5 to 1 s longer at 8, and 3 s longer at 4). Remote targets get a polite 4.
+ * Checks in flight per suite by default: 16, every check that sits out the replay delay starts in one round, and
+ * the two workers keep the CPU busy while checks wait on answers (against the embedded sandbox a full run took 0.5
+ * to 1 s longer at 8, and 3 s longer at 4). A remote target gets as many: the run's pacing, not the number of
+ * checks, decides what it is sent. A live one gets a polite 4.
  */
 export const EMBEDDED_CONCURRENCY = 16;
-export const REMOTE_CONCURRENCY = 4;
+export const LIVE_CONCURRENCY = 4;
 
 /**
  * vitest workers for a run of `suites` suites: one per suite file (the suites and the waiting file), at least 2,
@@ -235,6 +238,7 @@ export function loadRunConfig(flags: Flags, opts: { env?: NodeJS.ProcessEnv; cwd
   }
 
   const remote = target !== undefined;
+  const rateRaw = raw('FSAPI_RATE_LIMIT');
   return {
     ...(target ? { target } : {}),
     environment,
@@ -246,8 +250,8 @@ export function loadRunConfig(flags: Flags, opts: { env?: NodeJS.ProcessEnv; cwd
     groups,
     seed,
     seedGiven: seedRaw !== undefined,
-    concurrency: int('FSAPI_CONCURRENCY', remote ? REMOTE_CONCURRENCY : EMBEDDED_CONCURRENCY, 1, 64),
-    rateLimit: int('FSAPI_RATE_LIMIT', remote ? 20 : 0, 0, 10_000),
+    concurrency: int('FSAPI_CONCURRENCY', environment === 'live' ? LIVE_CONCURRENCY : EMBEDDED_CONCURRENCY, 1, 64),
+    pacing: pacingFor({ remote, live: environment === 'live', rateLimit: rateRaw === undefined ? undefined : int('FSAPI_RATE_LIMIT', 0, 0, 10_000) }),
     timeoutMs: int('FSAPI_TIMEOUT_MS', 10_000, 100, 600_000),
     maxResponseBytes: int('FSAPI_MAX_RESPONSE_BYTES', 1_048_576, 1024, 1_073_741_824),
     reportDir: resolve(cwd, raw('FSAPI_REPORT_DIR') ?? 'reports'),

@@ -27,6 +27,8 @@ export interface RequestSpec {
   retries?: number;
   /** How long this request may spend waiting out 429/503 answers (default: the client's retryBudgetMs). */
   retryBudgetMs?: number;
+  /** Not the target's traffic (the suite's own webhook receiver): sent at once, outside the run's pacing. */
+  unpaced?: boolean;
 }
 
 export interface HttpResponse {
@@ -139,11 +141,17 @@ export class TargetClient {
     const t0 = performance.now();
     const budget = spec.retryBudgetMs ?? this.opts.retryBudgetMs ?? 30_000;
     const retries = spec.retries ?? MAX_RETRIES;
+    if (spec.unpaced) return this.once(spec, record);
     for (let attempt = 0; ; attempt++) {
       const startedAt = await limiter.acquire(this.opts.signal);
-      const res = await this.once(spec, record);
+      let res: HttpResponse;
+      try {
+        res = await this.once(spec, record);
+      } finally {
+        limiter.release();
+      }
       if (res.status !== 429 && res.status !== 503) {
-        limiter.answered();
+        limiter.answered(res.durationMs);
         return res;
       }
       const wait = retryAfterMs(res.headers['retry-after']) ?? 500 * 2 ** attempt;

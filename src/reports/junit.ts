@@ -38,6 +38,7 @@ function exchangeText(x: RecordedExchange): string {
 function failureBody(c: CheckResult): string {
   const parts = [c.message ?? '(no message)', '', `requirement: ${c.requirement} (${c.level}): ${c.title}`, `source: ${c.clause}`];
   if (c.reproduce) parts.push(`reproduce: ${c.reproduce}`);
+  if (c.defined_at) parts.push(`defined at: ${c.defined_at}`);
   if (c.exchanges.length) {
     parts.push('', `exchanges (${c.exchanges.length}${c.exchanges.length > EXCHANGES_CAP ? `, last ${EXCHANGES_CAP} shown` : ''}):`);
     for (const x of c.exchanges.slice(-EXCHANGES_CAP)) parts.push(exchangeText(x), '');

@@ -206,7 +206,8 @@ function failures(report: RunReport, caps: Caps): string[] {
       .filter(([, n]) => n)
       .map(([x, n]) => `${n} ${x.status === 'error' ? (n === 1 ? 'error' : 'errors') : 'failed'}`)
       .join(', ');
-    out.push('', `### ${ICON[first.status]} ${mdEscape(req)} · ${first.level} · ${tally}`, '', `Source: ${mdEscape(first.clause)}`, '');
+    const sites = [...new Set(checks.map((c) => c.defined_at).filter((at): at is string => !!at))];
+    out.push('', `### ${ICON[first.status]} ${mdEscape(req)} · ${first.level} · ${tally}`, '', `Source: ${mdEscape(first.clause)}${sites.length ? `; defined at ${sites.map((at) => mdCode(at)).join(', ')}` : ''}`, '');
     // Checks with the same message are listed together: a defect repeated over many operations reads once.
     const byMessage = new Map<string, CheckResult[]>();
     for (const c of checks) (byMessage.get(c.message ?? '') ?? byMessage.set(c.message ?? '', []).get(c.message ?? '')!).push(c);

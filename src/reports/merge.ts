@@ -198,6 +198,7 @@ function reassess(shards: RunReport[], checks: RunReport['checks'], run: RunRepo
     incompleteReason: run.incomplete_reason,
     throttling: run.throttling,
     durationMs: run.duration_ms,
-    documentNotes: (shards[0]!.diagnostics ?? []).filter((d) => d.kind === 'security-scheme'),
+    // What the checks cannot show: the document's scheme (the same in every shard), a receiver nothing reached (the shard that ran the webhook checks).
+    notes: [...(shards[0]!.diagnostics ?? []).filter((d) => d.kind === 'security-scheme'), ...shards.flatMap((r) => (r.diagnostics ?? []).filter((d) => d.kind === 'no-webhook-delivery')).slice(0, 1)],
   });
 }

@@ -2,7 +2,7 @@
  * What a run's checks add up to: coverage, verdict, headline and diagnostics, computed the same way for a run
  * (src/runner/run.ts) and for merged shards (src/reports/merge.ts).
  */
-import { absentFromRun, buildCoverage, operationCoverage, requirementCoverage, type Absent, type DocumentOperation, type RequirementEntry } from './coverage.js';
+import { absentFromRun, absentWhenCut, buildCoverage, operationCoverage, requirementCoverage, type Absent, type DocumentOperation, type RequirementEntry } from './coverage.js';
 import { runDiagnostics } from './diagnostics.js';
 import { renderHeadline } from './headline.js';
 import type { CheckResult, Coverage, Diagnostic, Verdict, Waiver } from './model.js';
@@ -21,7 +21,8 @@ export interface AssessInput {
   incompleteReason?: string | undefined;
   throttling?: { responses: number; waited_ms: number } | undefined;
   durationMs: number;
-  documentNotes?: readonly Diagnostic[];
+  /** Diagnostics the checks cannot show (the document's security scheme, a webhook receiver nothing reached), carried as they are. */
+  notes?: readonly Diagnostic[];
 }
 
 export interface Assessment {
@@ -36,8 +37,8 @@ export function assessRun(a: AssessInput): Assessment {
   const coverage = buildCoverage(reqs, operationCoverage(a.checks, a.operations, { baseUrl: a.baseUrl, leftOut: a.leftOut }));
   const verdict = computeVerdict(a.checks, { incomplete: a.incompleteReason !== undefined, coverage });
   const headline = renderHeadline(verdict, coverage, { rateLimited: a.checks.filter(isRateLimited).length, incompleteReason: a.incompleteReason });
-  const diagnostics = runDiagnostics({ checks: a.checks, coverage, throttling: a.throttling, durationMs: a.durationMs, ...(a.documentNotes ? { documentNotes: a.documentNotes } : {}) });
+  const diagnostics = runDiagnostics({ checks: a.checks, coverage, throttling: a.throttling, durationMs: a.durationMs, ...(a.notes ? { notes: a.notes } : {}) });
   return { verdict, headline, diagnostics, coverage };
 }
 
-export { absentFromRun };
+export { absentFromRun, absentWhenCut };

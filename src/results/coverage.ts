@@ -85,6 +85,15 @@ export function absentFromRun(plan: RequirementPlan, groups: readonly string[]):
   };
 }
 
+/**
+ * Why a requirement has no check in a run cut short (interrupted, or a suite that could not run): when this run
+ * planned checks of it (`planned`, in the suites cut short), they never ran, whatever the document holds;
+ * otherwise what `absent` says.
+ */
+export function absentWhenCut(absent: (id: string) => Absent, planned: ReadonlySet<string>, cut: { cause: 'interrupted' | 'suite-error'; reason: string }): (id: string) => Absent {
+  return (id) => (planned.has(id) ? { status: 'not-verified', cause: cut.cause, reason: cut.reason } : absent(id));
+}
+
 export interface DocumentOperation {
   operationId: string;
   method: string;

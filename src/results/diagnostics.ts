@@ -7,7 +7,7 @@
  * and every request sent with the configured key outside the families that send wrong keys or unknown ids on
  * purpose (auth, transport, tenancy, http, versioning).
  */
-import type { CheckResult, Coverage, Diagnostic, RecordedExchange } from './model.js';
+import type { CheckResult, Coverage, Diagnostic, RecordedExchange, RequirementCoverage } from './model.js';
 import { isRateLimited } from './verdict.js';
 import { errorText } from '../http/error-text.js';
 
@@ -34,8 +34,8 @@ export interface DiagnosticsInput {
   coverage?: Coverage | undefined;
   throttling?: { responses: number; waited_ms: number } | undefined;
   durationMs: number;
-  /** Diagnostics about the document that the checks cannot show (its security scheme): carried as they are. */
-  documentNotes?: readonly Diagnostic[];
+  /** Diagnostics the checks cannot show (the document's security scheme, a webhook receiver nothing reached): carried as they are. */
+  notes?: readonly Diagnostic[];
 }
 
 export function runDiagnostics(input: DiagnosticsInput): Diagnostic[] {
@@ -102,7 +102,7 @@ export function runDiagnostics(input: DiagnosticsInput): Diagnostic[] {
     });
   }
 
-  out.push(...(input.documentNotes ?? []));
+  out.push(...(input.notes ?? []));
 
   const unbound = input.coverage?.operations.list.filter((o) => !o.group) ?? [];
   if (unbound.length) {
@@ -116,26 +116,111 @@ export function runDiagnostics(input: DiagnosticsInput): Diagnostic[] {
     });
   }
 
-  const unverified = input.coverage?.requirements.filter((r) => r.level === 'MUST' && r.status === 'not-verified') ?? [];
-  if (unverified.length) {
-    const causes = [...new Set(unverified.map((r) => r.cause ?? 'other'))];
+  out.push(...unverifiedMust(input.coverage?.requirements ?? []));
+  return out;
+}
+
+type Cause = NonNullable<RequirementCoverage['cause']>;
+const MAX_IDS = 6;
+const ids = (reqs: readonly RequirementCoverage[]) => `${reqs.slice(0, MAX_IDS).map((r) => r.id).join(', ')}${reqs.length > MAX_IDS ? ', …' : ''}`;
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+/** The settings a reason names (FSAPI_SECOND_API_KEY ...), in the order it names them. */
+const settingsIn = (text: string | undefined) => [...new Set(text?.match(/\bFSAPI_[A-Z_]+\b/g) ?? [])];
+const and = (xs: readonly string[]) => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`);
+
+/**
+ * What each cause of an unverified MUST requirement says, and what it needs: the fix names the setting from the
+ * requirements' own reasons where the cause is a setting (a credential), never a fixed example.
+ */
+const UNVERIFIED: Partial<Record<Cause, { why: string; fix(reqs: readonly RequirementCoverage[]): string }>> = {
+  interrupted: {
+    why: 'the run was interrupted before their checks ran',
+    fix: () => 'let the run finish (it writes its report after the last check); to shorten it, run fewer suites (FSAPI_GROUPS) or split it across machines (FSAPI_SHARD) and merge the reports',
+  },
+  'suite-error': {
+    why: 'their suite could not run (the suite errors the run printed say why): this says nothing of the target',
+    fix: () => 'run again; if the suite fails again, it is a fault of this suite: report it with the output of a run with FSAPI_DEBUG=1',
+  },
+  credential: {
+    why: 'their checks need a credential or address this run was not given',
+    fix(reqs) {
+      // Requirements grouped by the settings their reasons name: each group gets its own "set ... for ...".
+      const bySettings = new Map<string, RequirementCoverage[]>();
+      for (const r of reqs) {
+        const key = and(settingsIn(r.reason));
+        (bySettings.get(key) ?? bySettings.set(key, []).get(key)!).push(r);
+      }
+      const parts = [...bySettings].map(([settings, rs]) => (settings ? `set ${settings} for ${ids(rs)}` : `${ids(rs)}: ${rs[0]!.reason ?? 'see its reason in the coverage table'}`));
+      return `${parts.join('; ')}; or waive them in the capabilities file (FSAPI_CAPABILITIES) with the reason the target cannot show them`;
+    },
+  },
+  'not-in-document': {
+    why: 'the document in use has none of the operations their checks apply to',
+    fix: () => 'give the document that describes the target in FSAPI_SPEC, or, if it names those operations otherwise, say which of its operations play them in FSAPI_BINDING (`fsapi-conformance bind` proposes one)',
+  },
+  binding: {
+    why: 'the binding leaves what their checks need unbound',
+    fix: (reqs) => `complete FSAPI_BINDING as their reasons say (${reqs[0]!.reason ?? 'see the coverage table'}); \`fsapi-conformance bind --check\` shows what each operation plays`,
+  },
+  prerequisite: {
+    why: 'the target refused a request their checks build on',
+    fix: (reqs) => `make the target accept what their checks first create (${reqs[0]!.reason ?? 'each skipped check names the refused request'}), or waive them in the capabilities file (FSAPI_CAPABILITIES)`,
+  },
+  'live-environment': {
+    why: 'only writes verify them, and writes are not sent to a live target',
+    fix: () => 'allow writes with FSAPI_ALLOW_LIVE_WRITES=true (--allow-live-writes), or run against a sandbox (FSAPI_ENVIRONMENT=sandbox and its FSAPI_BASE_URL)',
+  },
+  'rate-limited': {
+    why: 'the target kept answering 429/503 until their checks gave up',
+    fix: () => 'set FSAPI_RATE_LIMIT to a rate the target accepts (the run paces itself and waits out Retry-After, but these answers outlasted its retries)',
+  },
+};
+const CAUSE_ORDER: readonly Cause[] = ['interrupted', 'suite-error', 'credential', 'not-in-document', 'binding', 'prerequisite', 'live-environment', 'rate-limited'];
+
+/** One diagnostic per cause of the MUST requirements that apply and were not verified, then one for those waived. */
+function unverifiedMust(reqs: readonly RequirementCoverage[]): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const must = reqs.filter((r) => r.level === 'MUST' && r.cause !== 'suite-obligation');
+  const unverified = must.filter((r) => r.status === 'not-verified');
+  const causes = [...new Set(unverified.map((r) => r.cause))].sort((a, b) => rank(a) - rank(b));
+  for (const cause of causes) {
+    const mine = unverified.filter((r) => r.cause === cause);
+    const known = cause ? UNVERIFIED[cause] : undefined;
     out.push({
       kind: 'unverified-must',
-      message: `${unverified.length} MUST requirements that apply were not verified (${causes.join(', ')}): the run cannot be conformant`,
-      fix: causes.map((c) => CAUSE_FIX[c] ?? 'see each requirement\'s reason in the coverage table').join('; '),
+      ...(cause ? { cause } : {}),
+      requirements: mine.map((r) => r.id),
+      message: `${plural(mine.length, 'MUST requirement')} not verified: ${known?.why ?? mine[0]!.reason ?? 'every check of theirs was skipped'} (${ids(mine)}); the run cannot be conformant`,
+      fix: known?.fix(mine) ?? "see each requirement's reason in the coverage table (summary.md, Coverage)",
+    });
+  }
+  const waived = must.filter((r) => r.status === 'waived');
+  if (waived.length) {
+    out.push({
+      kind: 'unverified-must',
+      cause: 'waived',
+      requirements: waived.map((r) => r.id),
+      message: `${plural(waived.length, 'MUST requirement')} waived by the capabilities file (${ids(waived)}): the verdict does not vouch for them`,
+      fix: 'remove their entries from `waive` in the capabilities file (FSAPI_CAPABILITIES) once the target can show them; a certification run (FSAPI_STRICT, --strict) refuses MUST waivers',
     });
   }
   return out;
 }
 
-const CAUSE_FIX: Record<string, string> = {
-  credential: 'set the credentials the reasons name (e.g. FSAPI_SECOND_API_KEY and FSAPI_SECOND_TENANT_ID), or waive the requirement in the capabilities file',
-  'not-in-document': 'use the document that describes the target, or bind its operations to the reference ones',
-  binding: 'bind the vendor operations the reasons name',
-  prerequisite: 'see why the target refused the prerequisite (each skipped check says which request)',
-  'live-environment': 'run against a sandbox, or allow writes with --allow-live-writes',
-  'rate-limited': 'lower FSAPI_RATE_LIMIT',
-};
+const rank = (c: Cause | undefined) => (c === undefined ? CAUSE_ORDER.length : CAUSE_ORDER.indexOf(c) === -1 ? CAUSE_ORDER.length : CAUSE_ORDER.indexOf(c));
+
+/**
+ * The suite's webhook receiver got no delivery in a run that waited for some: against a remote target the path
+ * from the target to FSAPI_WEBHOOK_LISTEN is the user's to build, so the webhook checks' failures and skips may
+ * tell of that path rather than of the target.
+ */
+export function silentReceiverNote(listen: string): Diagnostic {
+  return {
+    kind: 'no-webhook-delivery',
+    message: `the suite's webhook receiver (FSAPI_WEBHOOK_LISTEN ${listen}) got no delivery in the whole run: the webhook checks that failed or were skipped for want of one may tell of the way from the target to the receiver, not of the target`,
+    fix: `make the target deliver to an address that reaches ${listen} on this machine (in CI: the runner's address, or a tunnel to that port), and check its webhook secret is FSAPI_WEBHOOK_SECRET; or unset FSAPI_WEBHOOK_LISTEN and FSAPI_WEBHOOK_SECRET (the webhook MUST requirements then stay not verified)`,
+  };
+}
 
 /**
  * The document's security scheme, when it is not the seed's Api-Key header: the suite sends the key as Api-Key, so

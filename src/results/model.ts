@@ -98,6 +98,8 @@ export interface CheckResult {
   exchanges: RecordedExchange[];
   /** A curl line that repeats the decisive request, with the key as $FSAPI_API_KEY. */
   reproduce?: string;
+  /** Where the check is defined ("src/checks/auth.ts:73", its run function), from the requirement catalogue's index. */
+  defined_at?: string;
 }
 
 export type StatusCounts = Record<CheckStatus, number> & { total: number };
@@ -217,7 +219,7 @@ export interface RequirementCoverage {
   level: Level;
   status: RequirementStatus;
   /** For not-verified, waived and not-applicable: the kind of reason (suite-obligation: a client-scope requirement, proven by the project's own tests). */
-  cause?: SkipCause | 'rate-limited' | 'suite-obligation';
+  cause?: SkipCause | 'rate-limited' | 'suite-obligation' | 'interrupted' | 'suite-error';
   reason?: string;
   /** Checks of the run for it: executed (passed, failed, warning) of total. */
   checks: { executed: number; total: number };
@@ -242,7 +244,7 @@ export interface Coverage {
   operations: { total: number; exercised: number; not_in_run: number; list: OperationCoverage[] };
 }
 
-export type DiagnosticKind = 'unauthorized' | 'not-found' | 'writes-refused' | 'rate-limited' | 'security-scheme' | 'unbound-operations' | 'unverified-must';
+export type DiagnosticKind = 'unauthorized' | 'not-found' | 'writes-refused' | 'rate-limited' | 'security-scheme' | 'no-webhook-delivery' | 'unbound-operations' | 'unverified-must';
 
 export interface Diagnostic {
   kind: DiagnosticKind;
@@ -250,4 +252,8 @@ export interface Diagnostic {
   message: string;
   /** What to change. */
   fix: string;
+  /** unverified-must: why those requirements were not verified (one diagnostic per cause). */
+  cause?: RequirementCoverage['cause'];
+  /** unverified-must: the requirements it is about. */
+  requirements?: string[];
 }

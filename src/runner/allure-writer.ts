@@ -11,6 +11,7 @@ import { groupTag, isGroupSlug } from '../catalogue/groups.js';
 import { mdCode } from '../reports/markdown-text.js';
 import type { Requirement, RequirementCatalogue } from '../catalogue/requirements.js';
 import type { CheckResult, CheckStatus } from '../results/model.js';
+import { definitionOf } from '../results/definition.js';
 
 type Param<K extends keyof Writer, I extends number = 0> = Parameters<Writer[K]>[I];
 
@@ -133,13 +134,14 @@ export function allureMessages(r: CheckResult, req: Requirement): RuntimeMessage
     ...(typeof cause === 'string' ? [{ name: 'cause', value: cause }] : []),
     ...(typeof skip_cause === 'string' ? [{ name: 'skip_cause', value: skip_cause }] : []),
   ];
+  const at = definitionOf(r, req.checks);
   const messages: RuntimeMessage[] = [
     {
       type: 'metadata',
       data: {
         labels,
         ...('standard' in req.source && req.source.url ? { links: [{ url: req.source.url, name: `${r.requirement}: ${req.source.standard}` }] } : {}),
-        description: `${warningNote(r)}${req.statement}\n\nSource: ${r.clause}\n\nVerification: ${req.verification}`,
+        description: `${warningNote(r)}${req.statement}\n\nSource: ${r.clause}\n\nVerification: ${req.verification}${at ? `\n\nDefined at: ${at}` : ''}`,
       },
     },
   ];

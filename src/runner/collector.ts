@@ -31,8 +31,20 @@ export class ResultCollector implements Reporter {
   /** Tests ended, by id (counted once, as results are). */
   private readonly ended = new Set<string>();
 
+  /** Suite files that ended, by suite name; and those that ended with an error of their own. */
+  readonly suitesEnded = new Set<string>();
+  readonly suitesFailed = new Set<string>();
+  /** Called once, when the run queues its first file. */
+  onFirstQueued: (() => void) | undefined;
+
   /** `print` writes one line of output (through the live progress, when it is shown). */
   constructor(private readonly print: (line: string) => void) {}
+
+  onTestModuleQueued(): void {
+    const first = this.onFirstQueued;
+    this.onFirstQueued = undefined;
+    first?.();
+  }
 
   onTestCaseResult(test: TestCase): void {
     const meta = test.meta() as { fsapi?: CheckResult; fsapi_stats?: SuiteStats & { suite: string } };
@@ -67,7 +79,11 @@ export class ResultCollector implements Reporter {
 
   onTestModuleEnd(module: TestModule): void {
     const suite = basename(module.moduleId).replace(/\.conformance\.[jt]s$/, '');
-    for (const e of module.errors()) this.suiteErrors.push(`suite ${suite}: ${e.message}`);
+    this.suitesEnded.add(suite);
+    for (const e of module.errors()) {
+      this.suiteErrors.push(`suite ${suite}: ${e.message}`);
+      this.suitesFailed.add(suite);
+    }
     const mine = [...(this.byModule.get(module.moduleId)?.values() ?? [])];
     const counts = { passed: 0, failed: 0, warning: 0, skipped: 0, error: 0 };
     for (const r of mine) counts[r.status]++;

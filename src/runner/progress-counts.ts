@@ -3,6 +3,7 @@ import type { SuiteSlug } from '../catalogue/groups.js';
 import { listenForRequestTotals } from '../harness/request-totals.js';
 import type { ResultCollector } from './collector.js';
 import type { ProgressCounts } from './progress.js';
+import type { PacingNow } from '../http/rate-limiter.js';
 
 /**
  * Where the live progress line's numbers come from during a run: checks done and failed (the collector), checks
@@ -15,6 +16,8 @@ export function progressCounts(a: {
   groups: readonly SuiteSlug[];
   collector: ResultCollector;
   mainThreadRequests: () => number;
+  /** The run's pacing now (src/http/rate-limiter.ts). */
+  pacing: () => PacingNow;
 }): { counts: () => ProgressCounts; close: () => void } {
   let planned: number | undefined;
   let planning: Promise<void> | undefined;
@@ -29,7 +32,7 @@ export function progressCounts(a: {
         .then(({ planChecks }) => planChecks(a.catalogue, a.groups))
         .then((p) => void (planned = p.length), () => undefined);
     }
-    return { ...done, planned, requests: a.collector.requestsSoFar(live) + a.mainThreadRequests() };
+    return { ...done, planned, requests: a.collector.requestsSoFar(live) + a.mainThreadRequests(), pacing: a.pacing() };
   };
   return { counts, close };
 }

@@ -1,4 +1,5 @@
 import ansiEscapes from 'ansi-escapes';
+import type { PacingNow } from '../http/rate-limiter.js';
 
 /** What the run has done so far, read on every tick. */
 export interface ProgressCounts {
@@ -8,6 +9,8 @@ export interface ProgressCounts {
   failed: number;
   errors: number;
   requests: number;
+  /** The run's pacing now, when it paces (src/http/rate-limiter.ts). */
+  pacing?: PacingNow;
 }
 
 /** Where progress is written: a terminal (isTTY, columns) gets one updating line; anything else, plain lines. */
@@ -107,16 +110,24 @@ export class LiveProgress {
   }
 }
 
-/** "1m 05s: 412/1454 checks (28%), 2 failed, 1873 requests, 19.8 req/s, about 2m 41s left" */
+/** "1m 05s: 412/1454 checks (28%), 2 failed, 1873 requests, 19.8 req/s (paced at 20/s, 8 in flight: holding back), about 2m 41s left" */
 export function renderProgress(c: ProgressCounts, rate: number | undefined, elapsedMs: number): string {
   const parts = [c.planned !== undefined ? `${c.done}/${c.planned} checks (${c.planned ? Math.floor((100 * c.done) / c.planned) : 100}%)` : `${c.done} checks`];
   parts.push(`${c.failed} failed`);
   if (c.errors) parts.push(`${c.errors} error${c.errors === 1 ? '' : 's'}`);
   parts.push(`${c.requests} requests`);
-  if (rate !== undefined) parts.push(`${rate.toFixed(1)} req/s`);
+  const pacing = c.pacing && c.pacing.rate > 0 ? ` (${renderPacing(c.pacing)})` : '';
+  if (rate !== undefined) parts.push(`${rate.toFixed(1)} req/s${pacing}`);
+  else if (pacing) parts.push(pacing.slice(2, -1));
   // The time left at the pace so far; only once there is a pace to go by.
   if (c.planned !== undefined && c.done > 0 && c.done < c.planned && elapsedMs >= 3_000) parts.push(`about ${duration(((c.planned - c.done) * elapsedMs) / c.done)} left`);
   return `${duration(elapsedMs)}: ${parts.join(', ')}`;
+}
+
+/** "paced at 160/s, 32 in flight: holding back": the pacing's rate now, and whether it holds the run back. */
+function renderPacing(p: PacingNow): string {
+  const state = p.paused ? ': paused by a Retry-After' : p.heldBack ? ': holding back' : '';
+  return `paced at ${p.rate >= 10 ? Math.round(p.rate) : p.rate.toFixed(1)}/s${p.inFlight ? `, ${p.inFlight} in flight` : ''}${state}`;
 }
 
 /** 42s, 3m 05s. */

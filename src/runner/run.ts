@@ -19,8 +19,9 @@ import { ALLURE_RESULTS_DIR, gapsFromChecks, prepareReportValidator, writeReport
 import type { CheckResult, RunReport } from '../results/model.js';
 import type { TestSpecification, Vitest } from 'vitest/node';
 import { countStatuses } from '../results/verdict.js';
-import { absentFromRun, assessRun } from '../results/assess.js';
-import { securitySchemeNote } from '../results/diagnostics.js';
+import { absentFromRun, absentWhenCut, assessRun } from '../results/assess.js';
+import { definitionOf } from '../results/definition.js';
+import { securitySchemeNote, silentReceiverNote } from '../results/diagnostics.js';
 import { leftOutBy, referencePlan } from './coverage-plan.js';
 import type { RunningSandbox } from '../../sandbox/index.js';
 import { allureReporter, type AllureResultsReporter } from './allure-writer.js';
@@ -29,9 +30,11 @@ import type { LiveProgress, ProgressCounts } from './progress.js';
 import { progressCounts } from './progress-counts.js';
 import { shardSuites } from './shards.js';
 import { genericChecks } from '../checks/index.js';
+import { planChecks } from '../checks/planner.js';
 import type { CheckDef } from '../harness/check.js';
 import { WebhookReceiver } from './receiver.js';
 import { beginRun, endRun, type RunStart } from './begin.js';
+import { announceInterrupts, type RunStage } from './interrupt.js';
 
 
 export interface RunOutcome {
@@ -88,7 +91,7 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
   let receiver: WebhookReceiver | undefined;
   let client: TargetClient | undefined;
   // One pacing for the whole run, shared with every worker: a 429 any of them sees slows them all.
-  const throttle = RateLimiter.shared(cfg.rateLimit);
+  const throttle = RateLimiter.shared(cfg.pacing);
   const limiter = new RateLimiter(throttle);
   const workers = harnessWorkers(cfg.groups.length);
   const dir = join(cfg.reportDir, runId);
@@ -101,6 +104,8 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
   let ran = false;
   let prepared: PreparedSuites | undefined;
   let stopCounting: (() => void) | undefined;
+  let stage: RunStage = 'checks';
+  let stopAnnouncing: (() => void) | undefined;
   try {
     // Target: the configured one, or the embedded reference sandbox with every optional credential.
     let baseUrl: string;
@@ -144,16 +149,22 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
       if (sandbox) for (const t of sandbox.tenants) sandbox.setWebhook(t.tenant_id, { url: r.url, secret: credentials.webhookSecret! });
     }
     phases.startup_ms = performance.now() - t0;
+    // From here a report can always be written: an interrupt (also one that came while the run started) is
+    // announced, and the run goes straight to its report.
+    stopAnnouncing = announceInterrupts(interrupt, () => stage, log);
 
     const redactor = new Redactor(secretsOf(credentials));
     // A configured target is preflighted. The embedded sandbox is not: the run started it, and it gave its own
     // address, certificate and keys once it listened, so there is nothing the one request could find wrong that
     // the checks would not (and the main thread then never loads an HTTP client: ~0.1 s less before the checks).
-    if (cfg.target) {
+    if (cfg.target && !interrupt.aborted) {
       const tp = performance.now();
       const [{ TargetClient }, { preflight }] = await Promise.all([import('../http/client.js'), import('./preflight.js')]);
       client = new TargetClient({ baseUrl, ...(caPem ? { caPem } : {}), timeoutMs: cfg.timeoutMs, maxResponseBytes: cfg.maxResponseBytes, redactor, limiter, signal: interrupt });
-      await preflight(client, catalogue.spec, credentials, baseUrl);
+      // An interrupt ends the preflight's request: what it then says of the target is no finding.
+      await preflight(client, catalogue.spec, credentials, baseUrl).catch((e: unknown) => {
+        if (!interrupt.aborted) throw e;
+      });
       phases.preflight_ms = performance.now() - tp;
     }
 
@@ -187,21 +198,37 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
 
     mkdirSync(dir, { recursive: true });
     const ts = performance.now();
-    preparing ??= prepare();
-    ran = true;
-    prepared = await preparing;
-    const shown = progress && { display: progress, ...progressCounts({ runId, catalogue, groups: cfg.groups, collector: prepared.collector, mainThreadRequests: () => client?.requestsSent ?? 0 }) };
-    stopCounting = shown?.close;
-    const { results, suiteErrors, interrupted, stats } = await runSuites(prepared, cfg, worker, workers, log, interrupt, shown);
+    // An interrupt before the checks start leaves none run: the report says so.
+    let outcome: SuitesOutcome = { results: [], suiteErrors: [], failedSuites: [], interrupted: true, stats: { requests: 0, created: {} } };
+    if (!interrupt.aborted) {
+      preparing ??= prepare();
+      ran = true;
+      prepared = await preparing;
+      const shown = progress && { display: progress, ...progressCounts({ runId, catalogue, groups: cfg.groups, collector: prepared.collector, mainThreadRequests: () => client?.requestsSent ?? 0, pacing: () => limiter.current }) };
+      stopCounting = shown?.close;
+      outcome = await runSuites(prepared, cfg, worker, workers, log, interrupt, shown);
+    }
+    const { results, suiteErrors, failedSuites, interrupted, stats } = outcome;
     phases.suites_ms = performance.now() - ts;
+    // Past the checks: an interrupt now only hurries the report of a finished run.
+    stage = 'reporting';
 
     const tr = performance.now();
     const incompleteReason = interrupted
-      ? 'the run was interrupted (SIGINT/SIGTERM) before every check finished'
+      ? `the run was interrupted (SIGINT/SIGTERM) before ${results.length ? 'every check finished' : 'its checks began'}`
       : suiteErrors.length
         ? `a suite could not run: ${suiteErrors[0]}`
         : undefined;
     const referenceChecks = catalogue.isReferenceProfile ? checksOf : await referenceChecksOf();
+    // A run cut short did not reach some of its checks: the requirements they verify were planned, not absent. (The
+    // waiting file holds checks of every group: when it failed, every suite was cut short.)
+    const cutSuites = interrupted || failedSuites.includes(WAITING_FILE) ? declaredGroups(cfg) : declaredGroups(cfg).filter((g) => failedSuites.includes(g));
+    const why = interrupted
+      ? { cause: 'interrupted' as const, reason: 'the run was interrupted before any of its checks ran' }
+      : cutSuites.length
+        ? { cause: 'suite-error' as const, reason: `its suite could not run (${suiteErrors[0]})` }
+        : undefined;
+    const cut = why && { ...why, planned: new Set((await planChecks(catalogue, cutSuites)).map((p) => p.def.requirement)) };
     const report = buildReport({
       cfg,
       catalogue,
@@ -214,16 +241,19 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
       credentials,
       sandbox,
       incompleteReason,
+      ...(cut ? { cut } : {}),
+      silentReceiver: cfg.webhookListen && receiver?.count === 0 && results.some((c) => c.group === 'webhooks' && c.status !== 'skipped') ? `${cfg.webhookListen.host}:${cfg.webhookListen.port}` : undefined,
       stats: { requests: stats.requests + (client?.requestsSent ?? 0), created: stats.created },
       throttling: limiter.figures,
     });
     for (const e of suiteErrors.slice(0, 5)) log(`  suite error: ${redactor.text(e)}`);
     // The Allure files (one per check, and its evidence) are report writing: after the run's duration is taken,
     // before the reports that checksum them.
-    const knownHashes = flushAllure(prepared, log);
+    const knownHashes = prepared ? flushAllure(prepared, log) : new Map<string, string>();
     const written = await writeReports(report, { dir, reportRoot: cfg.reportDir, html: cfg.html, knownHashes, ...(cfg.baseline ? { baselinePath: cfg.baseline } : {}) });
     return { report: written.report, written, reportsMs: Math.round(performance.now() - tr) };
   } finally {
+    stopAnnouncing?.();
     stopCounting?.();
     // A run that failed after its checks began keeps the Allure results of those it finished.
     if (prepared) flushAllure(prepared, log);
@@ -233,6 +263,15 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
     await receiver?.close();
     await sandbox?.close();
   }
+}
+
+interface SuitesOutcome {
+  results: CheckResult[];
+  suiteErrors: string[];
+  /** Suite files (by name: a group, or the waiting file) that ended with an error of their own or never ran. */
+  failedSuites: string[];
+  interrupted: boolean;
+  stats: SuiteStats;
 }
 
 interface PreparedSuites {
@@ -255,7 +294,13 @@ async function prepareSuites(cfg: RunConfig, weight: (g: SuiteSlug) => number, d
   }
   const collector = new ResultCollector(print);
   const signalsBefore = new Map((['SIGINT', 'SIGTERM'] as const).map((sig) => [sig, new Set(process.listeners(sig))]));
-  const vitest = await createVitest(
+  // vitest's logger exits the process on SIGINT/SIGTERM; the CLI's own handler must decide instead, so the report
+  // of an interrupted run is still written. createVitest adds those listeners before it first awaits, so they come
+  // off here, before any signal can reach them (and again once it resolves, should a later vitest add them later).
+  const dropVitestSignalListeners = () => {
+    for (const [sig, before] of signalsBefore) for (const l of process.listeners(sig)) if (!before.has(l)) process.off(sig, l);
+  };
+  const creating = createVitest(
     'test',
     {
       config: false,
@@ -283,9 +328,9 @@ async function prepareSuites(cfg: RunConfig, weight: (g: SuiteSlug) => number, d
     // vite's cache (vitest's result cache) in this user's own folder; a fresh one when that cannot be had.
     { cacheDir: privateCacheDir('fsapi-conformance-vite') ?? mkdtempSync(join(tmpdir(), 'fsapi-conformance-vite-')), logLevel: 'silent', server: { watch: null } },
   );
-  // vitest's logger exits the process on SIGINT/SIGTERM; the CLI's own handler must decide instead, so the
-  // report of an interrupted run is still written.
-  for (const [sig, before] of signalsBefore) for (const l of process.listeners(sig)) if (!before.has(l)) process.off(sig, l);
+  dropVitestSignalListeners();
+  const vitest = await creating;
+  dropVitestSignalListeners();
   return { vitest, collector, allure };
 }
 
@@ -297,28 +342,50 @@ async function runSuites(
   log: (line: string) => void,
   interrupt: AbortSignal,
   progress: { display: LiveProgress; counts: () => ProgressCounts } | undefined,
-): Promise<{ results: CheckResult[]; suiteErrors: string[]; interrupted: boolean; stats: SuiteStats }> {
+): Promise<SuitesOutcome> {
   vitest.provide('fsapi', worker);
   let interrupted = false;
+  const cancel = () => void vitest.cancelCurrentRun('keyboard-input');
   const onInterrupt = () => {
     interrupted = true;
-    void vitest.cancelCurrentRun('keyboard-input');
+    cancel();
+  };
+  // vitest forgets a cancel that comes while its run starts up (it clears it before queueing the first file): once
+  // files are queued, an interrupt that came before is given again.
+  collector.onFirstQueued = () => {
+    if (interrupted) cancel();
   };
   interrupt.addEventListener('abort', onInterrupt, { once: true });
   try {
-    log(`running ${cfg.groups.length} suites (${workers} workers, ${cfg.concurrency} checks in flight per suite)`);
-    const started = vitest.start();
-    progress?.display.track(progress.counts);
-    // The report's schema validator loads (or, from the sources, compiles) while the workers start up, not after
-    // the last check.
-    setImmediate(prepareReportValidator);
-    await started;
+    // An interrupt that came while vitest started up (a listener added now would never hear it): no check starts.
+    if (interrupt.aborted) interrupted = true;
+    else {
+      log(`running ${cfg.groups.length} suites (${workers} workers, ${cfg.concurrency} checks in flight per suite)`);
+      const started = vitest.start();
+      progress?.display.track(progress.counts);
+      // The report's schema validator loads (or, from the sources, compiles) while the workers start up, not after
+      // the last check.
+      setImmediate(prepareReportValidator);
+      await started;
+    }
   } finally {
     progress?.display.stop();
     interrupt.removeEventListener('abort', onInterrupt);
     await vitest.close();
   }
-  return { results: collector.results, suiteErrors: collector.suiteErrors, interrupted: interrupted || interrupt.aborted, stats: collector.stats };
+  // A file vitest never ran (its worker could not start, say) ends with no result and no error of its own: said here,
+  // so that its checks read as not run, not as absent from the document.
+  const stopped = interrupted || interrupt.aborted;
+  const suiteErrors = [...collector.suiteErrors];
+  const failedSuites = new Set(collector.suitesFailed);
+  if (!stopped) {
+    for (const name of [WAITING_FILE, ...cfg.groups]) {
+      if (collector.suitesEnded.has(name)) continue;
+      suiteErrors.push(`suite ${name}: it never ran (the test runner could not start it: see its messages above)`);
+      failedSuites.add(name);
+    }
+  }
+  return { results: collector.results, suiteErrors, failedSuites: [...failedSuites], interrupted: stopped, stats: collector.stats };
 }
 
 /**
@@ -347,6 +414,11 @@ async function referenceChecksOf(): Promise<(suite: SuiteSlug) => CheckDef[]> {
   return (suite) => genericChecks(suite, { spec, isReferenceProfile: true });
 }
 
+/** The run's suites that are its to verify: a group the capabilities file does not declare is not, whatever its document lacks. */
+function declaredGroups(cfg: RunConfig): SuiteSlug[] {
+  return cfg.groups.filter((g) => !cfg.capabilities?.groups || !isGroupSlug(g) || cfg.capabilities.groups.includes(g));
+}
+
 function defaultPlainHttpUrl(baseUrl: string): string {
   const u = new URL(baseUrl);
   u.protocol = 'http:';
@@ -366,12 +438,21 @@ function buildReport(a: {
   credentials: Credentials;
   sandbox: RunningSandbox | undefined;
   incompleteReason: string | undefined;
+  /** FSAPI_WEBHOOK_LISTEN, when the receiver there got no delivery in a run whose webhook checks waited for some. */
+  silentReceiver: string | undefined;
+  /** A run cut short (interrupted, a suite that could not run): why, and the requirements its suites cut short planned checks for. */
+  cut?: { cause: 'interrupted' | 'suite-error'; reason: string; planned: ReadonlySet<string> };
   stats: SuiteStats;
   throttling: ThrottleFigures;
 }): RunReport {
   const { cfg, catalogue } = a;
   const finished = new Date();
-  const checks = [...a.results].sort((x, y) => x.id.localeCompare(y.id));
+  const checks = a.results
+    .map((c) => {
+      const at = definitionOf(c, catalogue.requirements.byId.get(c.requirement)?.checks ?? []);
+      return at ? { ...c, defined_at: at } : c;
+    })
+    .sort((x, y) => x.id.localeCompare(y.id));
   const statements = new Map(catalogue.requirements.all.map((r) => [r.id, r.statement]));
   const groups = [...new Set(checks.map((c) => c.group))];
   const durationMs = finished.getTime() - a.startedAt.getTime();
@@ -400,19 +481,19 @@ function buildReport(a: {
     ...(a.incompleteReason ? { incomplete_reason: a.incompleteReason } : {}),
     ...(waivers.length ? { waivers } : {}),
   };
+  const absent = absentFromRun(referencePlan(a.referenceChecks), declaredGroups(cfg));
   const assessed = assessRun({
     checks,
     requirements: catalogue.requirements.all,
     waivers,
-    // A group the capabilities file does not declare is not this run's to verify, whatever its document lacks.
-    absent: absentFromRun(referencePlan(a.referenceChecks), cfg.groups.filter((g) => !cfg.capabilities?.groups || !isGroupSlug(g) || cfg.capabilities.groups.includes(g))),
+    absent: a.cut ? absentWhenCut(absent, a.cut.planned, a.cut) : absent,
     operations: catalogue.spec.operations,
     baseUrl: a.baseUrl,
     leftOut: leftOutBy(cfg.groups, cfg.capabilities),
     incompleteReason: a.incompleteReason,
     throttling: run.throttling,
     durationMs,
-    ...(securityNote ? { documentNotes: [securityNote] } : {}),
+    notes: [...(securityNote ? [securityNote] : []), ...(a.silentReceiver ? [silentReceiverNote(a.silentReceiver)] : [])],
   });
   return {
     schema_version: 1,

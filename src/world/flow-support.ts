@@ -158,6 +158,7 @@ export async function received(ctx: CheckContext, q: { objectId?: string; type?:
     // The receiver files deliveries under the type they carry: the vendor's spelling of the event type.
     query: { object_id: q.objectId, type: q.type === undefined ? undefined : ctx.binding.eventToVendor(q.type), min: q.min ?? 1, timeout_ms: q.min === 0 ? 0 : wait },
     timeoutMs: wait + 10_000,
+    unpaced: true,
   });
   if (res.status !== 200 || !Array.isArray(res.json)) throw new Error(`the webhook receiver's inspection answered ${res.status}`);
   return res.json as Received[];

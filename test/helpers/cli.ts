@@ -1,5 +1,5 @@
 /** Runs the CLI as a user would, in a child process with a clean environment. */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,56 @@ export function runCli(args: string[], env: Record<string, string>, cwd = mkdtem
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+export interface SpawnedCli {
+  child: ChildProcess;
+  /** Resolves with the first line of stderr that matches (rejects if the process ends first). */
+  stderrLine(match: RegExp): Promise<string>;
+  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
+}
+
+/** Starts the CLI as runCli does, and lets a test act on what it prints while it runs (an event, never a sleep). */
+export function spawnCli(args: string[], env: Record<string, string>, cwd = mkdtempSync(join(tmpdir(), 'fsapi-cli-'))): SpawnedCli {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', FSAPI_QUIET: 'true', ...env } });
+  let stdout = '';
+  let stderr = '';
+  let ended: string | undefined;
+  const waiting: { match: RegExp; resolve: (line: string) => void; reject: (e: Error) => void }[] = [];
+  const serve = () => {
+    const lines = stderr.split('\n').slice(0, -1);
+    for (const w of [...waiting]) {
+      const hit = lines.find((l) => w.match.test(l));
+      if (hit !== undefined) {
+        waiting.splice(waiting.indexOf(w), 1);
+        w.resolve(hit);
+      } else if (ended !== undefined) {
+        waiting.splice(waiting.indexOf(w), 1);
+        w.reject(new Error(`the CLI ended (${ended}) before printing a line matching ${w.match}:\n${stderr}`));
+      }
+    }
+  };
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    serve();
+  });
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code, signal) => {
+      ended = String(code ?? signal);
+      serve();
+      resolve({ code, signal, stdout, stderr });
+    }),
+  );
+  return {
+    child,
+    done,
+    stderrLine: (match) =>
+      new Promise((resolve, reject) => {
+        waiting.push({ match, resolve, reject });
+        serve();
+      }),
+  };
 }
 
 /**

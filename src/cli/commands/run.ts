@@ -1,9 +1,11 @@
 import { relative } from 'node:path';
+import { describePacing } from '../../config/pacing.js';
 import { loadRunConfig } from '../../config/run-config.js';
 import { renderEnvExample } from '../../config/env-example.js';
 import { SETTINGS } from '../../config/variables.js';
 import type { RunReport } from '../../results/model.js';
 import { EXIT_CODE_HELP, exitCodeFor } from '../../results/verdict.js';
+import { Interrupted } from '../../runner/interrupt.js';
 import { LiveProgress } from '../../runner/progress.js';
 import type { CommandSpec, OptionSpec } from '../command.js';
 
@@ -32,7 +34,7 @@ and <report-dir>/latest points at the newest.`,
   options: [...options, { name: 'print-env-example', type: 'boolean', description: 'Print a commented .env.example of every setting and exit.' }],
   env: SETTINGS.filter((s) => s.secret).map((s) => ({ name: s.env, description: s.description, secret: true })),
   exitCodes: [...EXIT_CODE_HELP, { code: 130, meaning: 'a second SIGINT/SIGTERM: stopped at once, without writing a report' }],
-  async run(args) {
+  async run(args, entry) {
     if (args.values['print-env-example']) {
       process.stdout.write(renderEnvExample());
       return 0;
@@ -45,23 +47,23 @@ and <report-dir>/latest points at the newest.`,
     // (vitest sets VITEST in what it starts), whose assertions read this output.
     const progress = cfg.quiet || process.env['VITEST'] ? undefined : new LiveProgress(process.stderr);
     const log = progress ? (line: string) => progress.line(line) : (line: string) => process.stderr.write(`${line}\n`);
-    const target = cfg.target ? `${cfg.target.baseUrl} (${cfg.environment})` : `embedded reference sandbox${cfg.sandboxFaults.length ? ` with fault(s) ${cfg.sandboxFaults.join(', ')}` : ''}`;
-    log(`fsapi-conformance: ${target}`);
-    log(`seed ${cfg.seed}${cfg.seedGiven ? '' : ` (repeat this run with --seed ${cfg.seed})`}${cfg.shard ? `, shard ${cfg.shard.index}/${cfg.shard.count}` : ''}${cfg.strict ? ', strict' : ''}`);
-
+    // The run's interrupt: the first SIGINT/SIGTERM stops the checks (the runner says what it will still write, once
+    // it can keep that word); a second one quits at once. Installed before anything is printed, and handed the
+    // signals noted before it (bin/), so no moment of the command loses one.
     const interrupt = new AbortController();
     let signals = 0;
     const onSignal = (sig: NodeJS.Signals) => {
       signals++;
-      if (signals === 1) {
-        log(`\n${sig}: stopping; the report will hold what was learnt (verdict incomplete). Press again to quit at once.`);
-        interrupt.abort(new Error(`interrupted by ${sig}`));
-      } else {
-        process.exit(130);
-      }
+      if (signals === 1) interrupt.abort(new Interrupted(sig));
+      else process.exit(130);
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    for (const sig of entry?.takeEarlySignals?.() ?? []) onSignal(sig);
+    const target = cfg.target ? `${cfg.target.baseUrl} (${cfg.environment})` : `embedded reference sandbox${cfg.sandboxFaults.length ? ` with fault(s) ${cfg.sandboxFaults.join(', ')}` : ''}`;
+    log(`fsapi-conformance: ${target}`);
+    log(`seed ${cfg.seed}${cfg.seedGiven ? '' : ` (repeat this run with --seed ${cfg.seed})`}${cfg.shard ? `, shard ${cfg.shard.index}/${cfg.shard.count}` : ''}${cfg.strict ? ', strict' : ''}`);
+    log(describePacing(cfg.pacing, !cfg.target));
     try {
       // The embedded sandbox's thread starts before the runner loads, so the two load side by side.
       const { beginRun, endRun } = await import('../../runner/begin.js');
@@ -97,7 +99,7 @@ function renderConsoleSummary(r: RunReport, dir: string, reportsMs: number): str
   const bad = r.checks.filter((x) => x.status === 'failed' || x.status === 'error');
   if (bad.length) {
     lines.push('', 'failures and errors:');
-    for (const x of bad.slice(0, MAX_LISTED)) lines.push(`  ${x.status === 'error' ? 'ERROR' : 'FAIL '} ${x.name}\n        ${x.message ?? ''}`);
+    for (const x of bad.slice(0, MAX_LISTED)) lines.push(`  ${x.status === 'error' ? 'ERROR' : 'FAIL '} ${x.name}\n        ${x.message ?? ''}${x.defined_at ? `\n        defined at ${x.defined_at}` : ''}`);
     if (bad.length > MAX_LISTED) lines.push(`  ... and ${bad.length - MAX_LISTED} more (see summary.md)`);
   }
   const warn = r.checks.filter((x) => x.status === 'warning');

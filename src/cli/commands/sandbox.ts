@@ -68,7 +68,7 @@ revoked_key, webhook_secret, faults) and nothing else. It serves until SIGTERM o
     { name: 'http-port', type: 'string', value: 'N', description: 'Also listen for plain HTTP here (0: any free port); it answers every request 403.', default: 'none' },
     { name: 'json', type: 'boolean', description: 'Print the connection details as one JSON line on stdout, and nothing else.' },
     { name: 'fault', type: 'string', multiple: true, value: 'NAME', description: 'Switch on a fault (comma-separated in the environment).', default: 'none', env: 'FSAPI_SANDBOX_FAULTS' },
-    { name: 'webhook-url', type: 'string', value: 'URL', description: "Deliver the first tenant's events to this URL.", default: 'none', env: 'FSAPI_SANDBOX_WEBHOOK_URL' },
+    { name: 'webhook-url', type: 'string', value: 'URL', description: "Deliver every tenant's events to this URL (as a run against the embedded sandbox does).", default: 'none', env: 'FSAPI_SANDBOX_WEBHOOK_URL' },
     { name: 'webhook-secret', type: 'string', value: 'S', description: 'Sign deliveries with this whsec_ secret.', default: 'the fixtures’ webhook_secret', env: 'FSAPI_SANDBOX_WEBHOOK_SECRET' },
     { name: 'fixtures', type: 'string', value: 'FILE', description: 'Tenants and fake keys.', default: 'fixtures/tenants.json', env: 'FSAPI_SANDBOX_FIXTURES' },
   ],
@@ -102,7 +102,9 @@ revoked_key, webhook_secret, faults) and nothing else. It serves until SIGTERM o
     });
     const stop = stopSignals.wait();
     try {
-      if (webhookUrl !== undefined) sb.setWebhook(sb.tenants[0]!.tenant_id, { url: webhookUrl, secret: webhookSecret ?? sb.webhook_secret });
+      // Every business delivers there, as in a run against the embedded sandbox: the checks on the second one's
+      // deliveries (tenant isolation) then have some to read, instead of waiting FSAPI_WEBHOOK_WAIT_MS for none.
+      if (webhookUrl !== undefined) for (const t of sb.tenants) sb.setWebhook(t.tenant_id, { url: webhookUrl, secret: webhookSecret ?? sb.webhook_secret });
     } catch (e) {
       stop.dispose();
       await sb.close();
@@ -131,7 +133,7 @@ revoked_key, webhook_secret, faults) and nothing else. It serves until SIGTERM o
         `  CA file         ${sb.ca_file}  (trust exactly this certificate)`,
         `  plain HTTP      ${sb.plain_http_url ? `${sb.plain_http_url}  (answers every request 403)` : 'off (--http-port N to start it)'}`,
         `  faults          ${sb.faults.length ? sb.faults.join(', ') : 'none (conformant)'}`,
-        `  webhook         ${webhookUrl ? `${webhookUrl} for ${alpha.tenant_id}${webhookSecret ? ' (secret from --webhook-secret)' : ' (secret: webhook_secret below)'}` : 'none (--webhook-url URL)'}`,
+        `  webhook         ${webhookUrl ? `${webhookUrl} for every tenant${webhookSecret ? ' (secret from --webhook-secret)' : ' (secret: webhook_secret below)'}` : 'none (--webhook-url URL)'}`,
         '',
         'tenants (send the secret key as Api-Key and the tenant id as x-tenant-id):',
         ...sb.tenants.map((t) => `  ${t.tenant_id.padEnd(width)}  secret ${t.secret_key}  public ${t.public_key}  live ${t.live_key}`),

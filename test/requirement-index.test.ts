@@ -1,0 +1,63 @@
+/**
+ * The requirement catalogue is a two-way index (spec/requirements.yaml, `checks:` and `faults:`, written by
+ * `npm run index`): every requirement lists the checks planned for it and the faults that break it, every check
+ * listed is planned and every fault listed breaks it; and each site is where its check is defined.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FAULTS } from '../sandbox/faults.js';
+import { loadCatalogue, type Catalogue } from '../src/catalogue/index.js';
+import type { PlannedCheck } from '../src/checks/planner.js';
+import { plannedForIndex } from '../tools/index-plan.js';
+import { PACKAGE_ROOT } from '../src/paths.js';
+import { definitionOf } from '../src/results/definition.js';
+
+let catalogue: Catalogue;
+let planned: PlannedCheck[];
+beforeAll(async () => {
+  catalogue = await loadCatalogue();
+  planned = await plannedForIndex(catalogue);
+});
+
+describe('the requirement catalogue as an index', () => {
+  it('lists under each requirement every check planned for it, and no check that is not', () => {
+    const plannedPairs = new Set(planned.map((p) => `${p.def.requirement} ${p.def.variant}`));
+    const listed = new Set(catalogue.requirements.all.flatMap((r) => r.checks.flatMap((s) => s.variants.map((v) => `${r.id} ${v}`))));
+    expect([...plannedPairs].filter((x) => !listed.has(x))).toEqual([]);
+    expect([...listed].filter((x) => !plannedPairs.has(x))).toEqual([]);
+  });
+
+  it('lists under each requirement the faults that break it, and no other', () => {
+    for (const r of catalogue.requirements.all) expect(r.faults, r.id).toEqual(FAULTS.filter((f) => f.breaks.includes(r.id)).map((f) => f.name));
+    const named = new Set(catalogue.requirements.all.flatMap((r) => r.faults));
+    expect(FAULTS.filter((f) => f.breaks.length && !named.has(f.name)).map((f) => f.name)).toEqual([]);
+  });
+
+  it('places each check at a run function of the suite (a `run` member, or the function given as one)', () => {
+    for (const r of catalogue.requirements.all) {
+      for (const s of r.checks) {
+        const [file, line] = s.at.split(':');
+        expect(existsSync(`${PACKAGE_ROOT}/${file}`), s.at).toBe(true);
+        expect(readFileSync(`${PACKAGE_ROOT}/${file}`, 'utf8').split('\n')[Number(line) - 1], s.at).toMatch(/\brun\b|async \(ctx\) =>/);
+      }
+    }
+  });
+
+  it('is what the sources say: `npm run index -- --check` finds nothing to rewrite', () => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'tools/index-requirements.ts', '--check'], { cwd: PACKAGE_ROOT, encoding: 'utf8' });
+    expect(r.status, `${r.stdout}${r.stderr}`).toBe(0);
+  });
+
+  it("gives a result the site listing its variant, or its requirement's only site, or none", () => {
+    const sites = [
+      { at: 'src/checks/a.ts:10', variants: ['one', 'two'] },
+      { at: 'src/checks/b.ts:20', variants: ['three'] },
+    ];
+    const result = (variant: string, operation?: string) => ({ id: `FSAPI-X-001 ${operation ?? 'accounts'} ${variant}`, requirement: 'FSAPI-X-001', group: 'accounts' as const, ...(operation ? { operation } : {}) });
+    expect(definitionOf(result('two', 'getAccount'), sites)).toBe('src/checks/a.ts:10');
+    expect(definitionOf(result('three'), sites)).toBe('src/checks/b.ts:20');
+    expect(definitionOf(result('missing-vendor_field', 'createThing'), [sites[0]!])).toBe('src/checks/a.ts:10');
+    expect(definitionOf(result('missing-vendor_field', 'createThing'), sites)).toBeUndefined();
+  });
+});
