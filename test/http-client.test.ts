@@ -13,7 +13,7 @@ const servers: TestServer[] = [];
 afterAll(async () => Promise.all(servers.map((s) => s.close())));
 
 async function client(server: TestServer & { cert?: { cert: string } }, opts: Partial<ConstructorParameters<typeof TargetClient>[0]> = {}) {
-  return new TargetClient({ baseUrl: server.url, ...(server.cert ? { caPem: server.cert.cert } : {}), timeoutMs: 2_000, maxResponseBytes: 64 * 1024, redactor, ...opts });
+  return new TargetClient({ baseUrl: server.url, ...(server.cert ? { caPem: server.cert.cert } : {}), timeoutMs: 30_000, maxResponseBytes: 64 * 1024, redactor, ...opts });
 }
 
 describe('TargetClient', () => {
@@ -313,7 +313,7 @@ describe('TargetClient', () => {
       [wrongHost, /does not name this host|altname|IP/i, true],
     ];
     for (const [server, re, trustCa] of cases) {
-      const c = new TargetClient({ baseUrl: server.url, ...(trustCa ? { caPem: server.cert!.cert } : {}), timeoutMs: 2000, maxResponseBytes: 1024, redactor });
+      const c = new TargetClient({ baseUrl: server.url, ...(trustCa ? { caPem: server.cert!.cert } : {}), timeoutMs: 30_000, maxResponseBytes: 1024, redactor });
       const e = (await c.send({ method: 'GET', path: 'x' }).catch((x: unknown) => x)) as TransportError;
       expect(e, server.url).toBeInstanceOf(TransportError);
       expect(e.kind).toBe('tls');
@@ -326,11 +326,11 @@ describe('TargetClient', () => {
     const own = await httpsServer((_q, r) => json(r, 200, { ok: true }));
     const other = await httpsServer((_q, r) => json(r, 200, {}));
     servers.push(own, other);
-    const c = new TargetClient({ baseUrl: own.url, caPem: own.cert!.cert, caOnly: true, timeoutMs: 2000, maxResponseBytes: 1024, redactor });
+    const c = new TargetClient({ baseUrl: own.url, caPem: own.cert!.cert, caOnly: true, timeoutMs: 30_000, maxResponseBytes: 1024, redactor });
     expect((await c.send({ method: 'GET', path: 'x' })).json).toEqual({ ok: true });
     await c.close();
     // Another server's certificate is not signed by that CA: refused, as an untrusted one is.
-    const d = new TargetClient({ baseUrl: other.url, caPem: own.cert!.cert, caOnly: true, timeoutMs: 2000, maxResponseBytes: 1024, redactor });
+    const d = new TargetClient({ baseUrl: other.url, caPem: own.cert!.cert, caOnly: true, timeoutMs: 30_000, maxResponseBytes: 1024, redactor });
     const e = (await d.send({ method: 'GET', path: 'x' }).catch((x: unknown) => x)) as TransportError;
     expect(e).toBeInstanceOf(TransportError);
     expect(e.kind).toBe('tls');
