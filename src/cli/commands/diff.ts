@@ -1,7 +1,6 @@
-import { writeFileSync } from 'node:fs';
-import { UsageError } from '../../errors.js';
 import { EXIT } from '../../results/verdict.js';
 import type { CommandSpec } from '../command.js';
+import { MARKDOWN_OPTION, writeMarkdownOption } from '../markdown-option.js';
 
 export const diffCommand: CommandSpec = {
   name: 'diff',
@@ -18,7 +17,7 @@ absent or skipped in the baseline.`,
   positionals: { name: 'BASELINE CURRENT', description: 'the two reports: conformance.json files or report directories', min: 2, max: 2 },
   options: [
     { name: 'json', type: 'boolean', description: 'print the diff as JSON (the shape of `baseline` in conformance.json) instead of text', default: 'false' },
-    { name: 'markdown', type: 'string', value: 'FILE', description: 'also write the diff as Markdown to FILE (for a PR comment or a job summary)', default: 'none' },
+    MARKDOWN_OPTION,
   ],
   exitCodes: [
     { code: EXIT.conformant, meaning: 'no regression' },
@@ -42,14 +41,7 @@ absent or skipped in the baseline.`,
       if (baseline.suite.version !== current.suite.version) notes.push(`suite versions differ (${baseline.suite.version} vs ${current.suite.version})`);
       if (notes.length) console.log(`note: ${notes.join('; ')}`);
     }
-    const md = args.values['markdown'];
-    if (typeof md === 'string') {
-      try {
-        writeFileSync(md, `${renderDiffMarkdown(diff)}\n`);
-      } catch (e) {
-        throw new UsageError(`cannot write the Markdown diff (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { file: md, fix: 'give a writable path for --markdown' });
-      }
-    }
+    writeMarkdownOption(args.values['markdown'], () => renderDiffMarkdown(diff));
     return diff.regression ? EXIT.regression : EXIT.conformant;
   },
 };
