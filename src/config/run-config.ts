@@ -46,6 +46,12 @@ export interface RunConfig {
   /** No live progress while the checks run. */
   quiet: boolean;
   baseline?: string;
+  /** With a baseline: extra runs of a check that passed there and fails now (src/harness/retry.ts). */
+  retries: number;
+  /** With a baseline: how many times the baseline's p50/p95 an operation's latency may reach before it is drift. */
+  latencyDrift: number;
+  /** Earlier runs in the report directory that summary.md's trend covers (0: none). */
+  trend: number;
   shard?: { index: number; count: number };
   sandboxFaults: string[];
   sandboxFixtures?: string;
@@ -122,6 +128,14 @@ export function loadRunConfig(flags: Flags, opts: { env?: NodeJS.ProcessEnv; cwd
     if (v === undefined) return dflt;
     if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) {
       throw new UsageError(`${where(envName)} must be a whole number from ${min} to ${max}, not "${v}"`, { fix: `set ${envName} to a number in that range` });
+    }
+    return Number(v);
+  };
+  const ratio = (envName: string, dflt: number): number => {
+    const v = raw(envName);
+    if (v === undefined) return dflt;
+    if (!/^\d+(\.\d+)?$/.test(v) || Number(v) <= 1 || Number(v) > 1000) {
+      throw new UsageError(`${where(envName)} must be a ratio above 1 (e.g. 1.5 or 2), not "${v}"`, { fix: `set ${envName} to how many times slower than the baseline counts as drift` });
     }
     return Number(v);
   };
@@ -260,6 +274,9 @@ export function loadRunConfig(flags: Flags, opts: { env?: NodeJS.ProcessEnv; cwd
     html: bool('FSAPI_HTML'),
     quiet: bool('FSAPI_QUIET'),
     ...(baseline ? { baseline: resolve(cwd, baseline) } : {}),
+    retries: int('FSAPI_RETRIES', 5, 0, 100),
+    latencyDrift: ratio('FSAPI_LATENCY_DRIFT', 2),
+    trend: int('FSAPI_TREND', 10, 0, 1000),
     ...(shard ? { shard } : {}),
     sandboxFaults,
     ...(fixturesRaw ? { sandboxFixtures: resolve(cwd, fixturesRaw) } : {}),

@@ -15,6 +15,7 @@ import type { HttpResponse } from '../http/client.js';
 import type { RecordedExchange } from '../results/model.js';
 import type { SuiteStats } from '../runner/collector.js';
 import { CreatedTally } from './created.js';
+import { withRetries } from './retry.js';
 import { TrafficObserver } from './observer.js';
 import { requestTotalsReporter } from './request-totals.js';
 import { preconditionFailure } from './preconditions.js';
@@ -107,7 +108,7 @@ function registerChecks(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FIL
   const register = (def: CheckDef) => {
     const req = rt.catalogue.requirements.get(def.requirement);
     test(testName(def, req), { timeout: def.timeoutMs ?? Math.max(30_000, cfg.timeoutMs * 4) }, async ({ task, skip }) => {
-      const result = await runOne(rt, def, observer, send, worldOf);
+      const result = await withRetries(await runOne(rt, def, observer, send, worldOf), cfg.rerun, (attempt) => runOne(rt, def, observer, send, worldOf, attempt));
       // The suite's running totals ride along with every result (suite meta set in afterAll never reaches reporters).
       Object.assign(task.meta, { fsapi: result, fsapi_stats: { suite, requests: stats.requests, created: { ...stats.created } }, vitestWorker: process.env['VITEST_POOL_ID'] });
       if (result.status === 'skipped') skip(result.message);
@@ -139,10 +140,13 @@ async function runOne(
   observer: TrafficObserver,
   send: Sender,
   worldOf: (p: 'primary' | 'second') => World,
+  attempt = 0,
 ): Promise<CheckResult> {
   const { cfg, catalogue } = rt;
   const { spec } = catalogue;
   const id = checkId(def);
+  // A retry sends fresh idempotency keys and data: the same ones would be replays of the first run's requests.
+  const scope = attempt ? `${id} retry ${attempt}` : id;
   const evidence = new EvidenceLog();
   const observations: string[] = [];
   let keys = 0;
@@ -166,11 +170,11 @@ async function runOne(
     },
     // Built on first use (0.4 ms each): most checks never need generated data.
     get faker() {
-      return (faker ??= seededFaker(cfg.seed, id));
+      return (faker ??= seededFaker(cfg.seed, scope));
     },
     signal: rt.abort.signal,
     observed: observer,
-    idempotencyKey: () => idempotencyKeyFor(cfg.runId, id, keys++),
+    idempotencyKey: () => idempotencyKeyFor(cfg.runId, scope, keys++),
     operation(opId) {
       return bindCall(binding, cfg, opId, {}, {}).op;
     },

@@ -34,6 +34,8 @@ export interface WorkerConfig {
   replayDelayMs: number;
   /** The suites of the run (the waiting file declares their checks that wait). */
   groups: SuiteSlug[];
+  /** With a baseline: the checks that passed there, and how many times one that fails now is run again (src/harness/retry.ts). */
+  rerun?: { passed: string[]; retries: number };
   /** Append every request (redacted, JSON lines) here. */
   traceFile?: string;
   /** How created resources are labelled, so a vendor can find them. */

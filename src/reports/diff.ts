@@ -12,12 +12,15 @@
  *   verdict (failed at any level but INFO; under --strict SHOULD and PROFILE failures are `failed`).
  *   passed -> warning is reported as newly failing but is not a regression. Checks absent or skipped in the
  *   baseline never make a regression: a suite upgrade or a wider --groups must not fail the gate on its own.
+ * - intermittent: newly failing, and a retry of it passed (src/harness/retry.ts): listed apart with its attempts,
+ *   and no regression (exit 7 instead of 4). It still failed: the verdict counts it.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { BaselineDiff, CheckResult, CheckStatus, DiffEntry, RunReport } from '../results/model.js';
 import { exitCodeFor } from '../results/verdict.js';
+import { describeAttempts, intermittentLine } from '../results/attempts.js';
 import { SCHEMA_VERSION, validateReport } from './schema.js';
 import { mdCode, mdEscape } from './markdown-text.js';
 import { oneLine, truncate } from './text.js';
@@ -29,12 +32,14 @@ function entry(c: CheckResult, before: CheckStatus | undefined, after: CheckStat
   if (before) e.before = before;
   if (after) e.after = after;
   if (message) e.message = message;
+  if (c.attempts) e.attempts = c.attempts;
+  if (c.intermittent) e.intermittent = true;
   return e;
 }
 
 /** True when this newly failing entry makes the comparison a regression (see the module comment). */
 export function isRegression(e: DiffEntry): boolean {
-  if (e.before !== 'passed') return false;
+  if (e.before !== 'passed' || e.intermittent) return false;
   return e.after === 'error' || (e.after === 'failed' && e.level !== 'INFO');
 }
 
@@ -47,6 +52,7 @@ export function diffReports(baseline: RunReport, current: RunReport, baselinePat
     fixed: [],
     added: [],
     removed: [],
+    intermittent: [],
     regression: false,
   };
   for (const c of current.checks) {
@@ -62,7 +68,8 @@ export function diffReports(baseline: RunReport, current: RunReport, baselinePat
   for (const b of baseline.checks) {
     if (!after.has(b.id)) diff.removed.push(entry(b, b.status, undefined, b.message));
   }
-  for (const list of [diff.newly_failing, diff.fixed, diff.added, diff.removed]) list.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+  diff.intermittent = diff.newly_failing.filter((e) => e.intermittent);
+  for (const list of [diff.newly_failing, diff.fixed, diff.added, diff.removed, diff.intermittent]) list.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
   diff.regression = diff.newly_failing.some(isRegression);
   return diff;
 }
@@ -138,7 +145,7 @@ export function renderDiffText(diff: BaselineDiff, current: RunReport, currentPa
   const section = (title: string, list: DiffEntry[], withRegression = false) => {
     lines.push('', `${title} (${list.length})${list.length ? ':' : ''}`);
     for (const e of list) {
-      const mark = withRegression && isRegression(e) ? ' REGRESSION' : '';
+      const mark = withRegression && isRegression(e) ? ' REGRESSION' : e.intermittent ? ` INTERMITTENT (${describeAttempts(e)})` : e.attempts ? ` (${describeAttempts(e)})` : '';
       const msg = e.message ? `: ${truncate(oneLine(e.message), 200)}` : '';
       lines.push(`  ${oneLine(e.id)} [${e.level}] ${arrow(e)}${mark}${msg}`);
     }
@@ -147,6 +154,8 @@ export function renderDiffText(diff: BaselineDiff, current: RunReport, currentPa
   section('fixed', diff.fixed);
   section('added', diff.added);
   section('removed', diff.removed);
+  const flaky = intermittentLine(diff);
+  if (flaky) lines.push('', flaky);
   lines.push(
     '',
     diff.regression
@@ -168,12 +177,14 @@ export function renderDiffMarkdown(diff: BaselineDiff, opts: { cap?: number; hea
       ? '**Regression**: a check that passed in the baseline now fails at a blocking level or errors.'
       : 'No regression: no check that passed in the baseline now fails at a blocking level or errors.',
   ];
+  const flaky = intermittentLine(diff);
+  if (flaky) out.push('', `**${mdEscape(flaky.replace(/^intermittent: /, 'Intermittent: '))}**`);
   const section = (title: string, list: DiffEntry[]) => {
     out.push('', `**${title}** (${list.length})`);
     if (!list.length) return;
     out.push('', '| check | level | before → after | message |', '|---|---|---|---|');
     for (const e of list.slice(0, cap)) {
-      const reg = isRegression(e) ? ' **regression**' : '';
+      const reg = isRegression(e) ? ' **regression**' : e.intermittent ? ` **intermittent** (${describeAttempts(e)})` : e.attempts ? ` (${describeAttempts(e)})` : '';
       out.push(
         `| ${mdCode(e.id, true)} | ${e.level} | ${e.before ?? 'absent'} → ${e.after ?? 'absent'}${reg} | ${e.message ? mdCode(truncate(oneLine(e.message), 160), true) : ''} |`,
       );

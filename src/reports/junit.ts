@@ -12,7 +12,7 @@
  * Each testcase carries <properties>: requirement, level, operation (when there is one), family, check_id, status.
  */
 import type { CheckResult, RecordedExchange, RunReport } from '../results/model.js';
-import { exitCodeFor } from '../results/verdict.js';
+import { exitCodeOf } from '../results/verdict.js';
 import { redactUrl, truncate } from './text.js';
 import { attrs, xmlText } from './xml.js';
 
@@ -115,7 +115,7 @@ export function renderJunit(report: RunReport): string {
     xml += '    <properties>\n';
     for (const [name, value] of [
       ['verdict', report.verdict],
-      ['exit_code', String(exitCodeFor(report.verdict, report.baseline?.regression ?? false))],
+      ['exit_code', String(exitCodeOf(report))],
       ['target', redactUrl(report.target.base_url)],
       ['environment', report.target.environment],
       ['seed', String(report.run.seed)],

@@ -11,8 +11,9 @@
 import { CROSS_CUTTING, GROUPS } from '../catalogue/groups.js';
 import { LEVELS } from '../catalogue/requirements.js';
 import type { CheckResult, CheckStatus, Gap, RequirementCoverage, RunReport, StatusCounts } from '../results/model.js';
-import { BLOCKING_LEVELS, EXIT_CODE_HELP, exitCodeFor } from '../results/verdict.js';
+import { BLOCKING_LEVELS, EXIT_CODE_HELP, exitCodeFor, exitCodeOf } from '../results/verdict.js';
 import { renderDiffMarkdown } from './diff.js';
+import { intermittentLine } from '../results/attempts.js';
 import { gapsFromChecks } from './gaps.js';
 import { mdBlock, mdCode, mdEscape } from './markdown-text.js';
 import { formatDuration, oneLine, plural, redactUrl, truncate } from './text.js';
@@ -72,7 +73,7 @@ const countsHeader = (first: string) => [
 
 function head(report: RunReport): string[] {
   const regression = report.baseline?.regression ?? false;
-  const code = exitCodeFor(report.verdict, regression);
+  const code = exitCodeOf(report);
   const meaning = EXIT_CODE_HELP.find((x) => x.code === code)?.meaning ?? '';
   const t = report.target;
   const out = [
@@ -84,6 +85,8 @@ function head(report: RunReport): string[] {
   if (report.verdict !== 'incomplete' && regression) {
     out.push('', `Without the baseline the exit code would be ${exitCodeFor(report.verdict)}: a check that passed in the baseline fails now (see "Compared with the baseline").`);
   }
+  const flaky = report.baseline && intermittentLine(report.baseline);
+  if (flaky) out.push('', `**${mdEscape(flaky)}** (see "Compared with the baseline").`);
   if (report.run.incomplete_reason) out.push('', `Incomplete: ${mdEscape(report.run.incomplete_reason)}`);
   out.push(
     '',

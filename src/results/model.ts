@@ -100,6 +100,18 @@ export interface CheckResult {
   reproduce?: string;
   /** Where the check is defined ("src/checks/auth.ts:73", its run function), from the requirement catalogue's index. */
   defined_at?: string;
+  /**
+   * With a baseline where it passed, a check that failed or errored was run again (FSAPI_RETRIES): every run of it,
+   * and how many failed (the first among them). Evidence and message are the first failure's.
+   */
+  attempts?: Attempts;
+  /** A retry passed: the check fails only sometimes (it still failed: the verdict counts it). */
+  intermittent?: boolean;
+}
+
+export interface Attempts {
+  runs: number;
+  failed: number;
 }
 
 export type StatusCounts = Record<CheckStatus, number> & { total: number };
@@ -118,6 +130,8 @@ export interface BaselineDiff {
   fixed: DiffEntry[];
   added: DiffEntry[];
   removed: DiffEntry[];
+  /** Newly failing checks that passed again on a retry: failures of the target, not plain regressions (exit 7). */
+  intermittent?: DiffEntry[];
   regression: boolean;
 }
 
@@ -128,6 +142,8 @@ export interface DiffEntry {
   before?: CheckStatus;
   after?: CheckStatus;
   message?: string;
+  attempts?: Attempts;
+  intermittent?: boolean;
 }
 
 export interface RunReport {

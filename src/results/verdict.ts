@@ -33,6 +33,7 @@ export const EXIT = {
   regression: 4,
   incomplete: 5,
   inconclusive: 6,
+  intermittent: 7,
 } as const;
 
 export const EXIT_CODE_HELP = [
@@ -43,13 +44,20 @@ export const EXIT_CODE_HELP = [
   { code: EXIT.regression, meaning: 'with --baseline: a check that passed in the baseline fails now (takes precedence over 0 and 1)' },
   { code: EXIT.incomplete, meaning: 'incomplete: the run was interrupted (SIGINT/SIGTERM); the report holds what was learnt' },
   { code: EXIT.inconclusive, meaning: 'inconclusive: nothing blocking failed, but a MUST requirement that applies was not verified (or the target rate-limited checks); the headline says which' },
+  { code: EXIT.intermittent, meaning: 'with --baseline: a check that passed in the baseline fails now only sometimes (a retry passed; --retries); no plain regression. Still non-conformant' },
 ];
 
-/** Precedence: incomplete (5) > regression (4) > non-conformant (1) > inconclusive (6) > conformant (0). */
-export function exitCodeFor(verdict: Verdict, regression = false): number {
+/** Precedence: incomplete (5) > regression (4) > intermittent (7) > non-conformant (1) > inconclusive (6) > conformant (0). */
+export function exitCodeFor(verdict: Verdict, regression = false, intermittent = false): number {
   if (verdict === 'incomplete') return EXIT.incomplete;
   if (regression) return EXIT.regression;
+  if (intermittent) return EXIT.intermittent;
   return verdict === 'conformant' ? EXIT.conformant : verdict === 'inconclusive' ? EXIT.inconclusive : EXIT.nonConformant;
+}
+
+/** A written report's exit code: its verdict and its baseline diff (regression, intermittent failures). */
+export function exitCodeOf(report: Pick<RunReport, 'verdict' | 'baseline'>): number {
+  return exitCodeFor(report.verdict, report.baseline?.regression ?? false, (report.baseline?.intermittent?.length ?? 0) > 0);
 }
 
 export function emptyCounts(): StatusCounts {

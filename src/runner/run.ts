@@ -35,6 +35,7 @@ import type { CheckDef } from '../harness/check.js';
 import { WebhookReceiver } from './receiver.js';
 import { beginRun, endRun, type RunStart } from './begin.js';
 import { announceInterrupts, type RunStage } from './interrupt.js';
+import { rerunPlan } from '../regression/rerun-plan.js';
 
 
 export interface RunOutcome {
@@ -193,6 +194,7 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
       replayDelayMs: cfg.replayDelayMs,
       groups: cfg.groups,
       ...(cfg.traceFile ? { traceFile: cfg.traceFile } : {}),
+      ...(cfg.baseline ? { rerun: rerunPlan(cfg.baseline, cfg.retries) } : {}),
       label: { emailDomain: LABEL_EMAIL_DOMAIN, metadataKey: 'fsapi_run', metadataValue: runId },
     };
 

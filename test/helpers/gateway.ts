@@ -1,11 +1,12 @@
 /**
  * A reverse proxy on loopback (HTTPS, port 0, a certificate of its own) in front of a target, as vendors deploy
- * one: optionally a token-bucket rate limit answering 429 with Retry-After, and a 502 whenever the upstream cannot
- * be reached (a dead upstream process).
+ * one: optionally a token-bucket rate limit answering 429 with Retry-After, an intermittent fault (a share of one
+ * status's answers broken at random), and a 502 whenever the upstream cannot be reached (a dead upstream process).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { Faker, en } from '@faker-js/faker';
 import { Agent, request, type Dispatcher } from 'undici';
 import { makeCert, type Cert } from './servers.js';
 
@@ -16,13 +17,18 @@ export interface GatewayOptions {
   upstreamCa?: string;
   /** Token bucket: tokens added per second and bucket size. Without it, every request is forwarded. */
   limit?: { perSecond: number; burst: number };
+  /**
+   * An intermittent fault: an upstream answer of status `status` is replaced, with probability `rate`, by a 403
+   * problem (the draws are seeded; which answer draws which depends on the order requests arrive in).
+   */
+  flaky?: { status: number; rate: number; seed: number };
 }
 
 export interface Gateway {
   url: string;
   cert: Cert;
   /** Requests answered 429 by the bucket, and forwarded upstream. */
-  counts: { limited: number; forwarded: number; badGateway: number };
+  counts: { limited: number; forwarded: number; badGateway: number; flakyCandidates: number; flakyBroken: number };
   close(): Promise<void>;
 }
 
@@ -39,7 +45,16 @@ export async function gateway(opts: GatewayOptions): Promise<Gateway> {
   const cert = await makeCert();
   const upstream = new URL(opts.upstream);
   const agent = new Agent({ connect: opts.upstreamCa ? { ca: opts.upstreamCa } : {}, connections: 64 });
-  const counts = { limited: 0, forwarded: 0, badGateway: 0 };
+  const counts = { limited: 0, forwarded: 0, badGateway: 0, flakyCandidates: 0, flakyBroken: 0 };
+  const coin = opts.flaky && new Faker({ locale: en, seed: opts.flaky.seed });
+  /** Whether this answer is one the intermittent fault breaks. */
+  const breaks = (status: number): boolean => {
+    if (!opts.flaky || !coin || status !== opts.flaky.status) return false;
+    counts.flakyCandidates++;
+    const hit = coin.datatype.boolean({ probability: opts.flaky.rate });
+    if (hit) counts.flakyBroken++;
+    return hit;
+  };
   let tokens = opts.limit?.burst ?? 0;
   let filled = performance.now();
 
@@ -74,6 +89,10 @@ export async function gateway(opts: GatewayOptions): Promise<Gateway> {
       });
       const answer = Buffer.from(await up.body.arrayBuffer());
       counts.forwarded++;
+      if (breaks(up.statusCode)) {
+        res.writeHead(403, { 'content-type': 'application/problem+json' }).end(JSON.stringify({ type: 'about:blank', title: 'Forbidden', status: 403 }));
+        return;
+      }
       res.writeHead(up.statusCode, forwardable(up.headers)).end(answer);
     } catch {
       counts.badGateway++;

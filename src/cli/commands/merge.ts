@@ -2,7 +2,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { cp, mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
-import { EXIT, EXIT_CODE_HELP, exitCodeFor } from '../../results/verdict.js';
+import { EXIT, EXIT_CODE_HELP, exitCodeOf } from '../../results/verdict.js';
 import type { CommandSpec } from '../command.js';
 
 export const DEFAULT_REPORT_ROOT = 'reports';
@@ -69,7 +69,7 @@ differ), a shard given twice or missing, a check present in two shards.`,
       ...(typeof baseline === 'string' ? { baselinePath: baseline } : {}),
     });
     const s = written.report.counts.by_status;
-    const code = exitCodeFor(written.report.verdict, written.regression);
+    const code = exitCodeOf(written.report);
     console.log(
       `merged ${reports.length} shard reports (runs ${merged.run.merged_from!.join(', ')}) into ${out}\n` +
         `${s.total} checks: ${s.passed} passed, ${s.failed} failed, ${s.warning} warnings, ${s.skipped} skipped, ${s.error} errors\n` +

@@ -4,8 +4,9 @@ import { loadRunConfig } from '../../config/run-config.js';
 import { renderEnvExample } from '../../config/env-example.js';
 import { SETTINGS } from '../../config/variables.js';
 import type { RunReport } from '../../results/model.js';
-import { EXIT_CODE_HELP, exitCodeFor } from '../../results/verdict.js';
+import { EXIT_CODE_HELP, exitCodeOf } from '../../results/verdict.js';
 import { Interrupted } from '../../runner/interrupt.js';
+import { intermittentLine } from '../../results/attempts.js';
 import { LiveProgress } from '../../runner/progress.js';
 import type { CommandSpec, OptionSpec } from '../command.js';
 
@@ -76,7 +77,7 @@ and <report-dir>/latest points at the newest.`,
       const { report, written, reportsMs } = await runConformance(cfg, log, interrupt.signal, start, progress);
       log('');
       log(renderConsoleSummary(report, written.dir, reportsMs));
-      return exitCodeFor(report.verdict, written.regression);
+      return exitCodeOf(report);
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
@@ -111,6 +112,8 @@ function renderConsoleSummary(r: RunReport, dir: string, reportsMs: number): str
   if (r.baseline) {
     const b = r.baseline;
     lines.push('', `baseline ${b.baseline.run_id}: ${b.newly_failing.length} newly failing, ${b.fixed.length} fixed, ${b.added.length} added, ${b.removed.length} removed`);
+    const flaky = intermittentLine(b);
+    if (flaky) lines.push(flaky);
   }
   const rel = relative(process.cwd(), dir) || dir;
   lines.push('', `reports: ${rel}/ (summary.md, conformance.json, junit.xml, allure-results/, SHA256SUMS; written in ${(reportsMs / 1000).toFixed(1)} s)`);
