@@ -10,58 +10,9 @@ import { readFileSync } from 'node:fs';
 import { apiCompare, type Diff } from 'api-smart-diff';
 import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../errors.js';
+import { KIND_TITLES, type SpecChange, type SpecChangeKind, type SpecDiff } from './types.js';
 
-export type SpecChangeKind =
-  | 'removed-operation'
-  | 'added-operation'
-  | 'removed-response'
-  | 'added-response'
-  | 'required-parameter'
-  | 'required-member'
-  | 'enum'
-  | 'type'
-  | 'removed-response-member'
-  | 'security'
-  | 'constraint'
-  | 'other';
-
-/** How each kind reads in a report, in the order the report lists them. */
-export const KIND_TITLES: Record<SpecChangeKind, string> = {
-  'removed-operation': 'removed operations',
-  'removed-response': 'removed responses',
-  'required-parameter': 'new required parameters',
-  'required-member': 'new required members',
-  enum: 'enum values changed',
-  type: 'type changes',
-  'removed-response-member': 'removed response members',
-  security: 'security changed',
-  constraint: 'validation constraints changed',
-  'added-operation': 'added operations',
-  'added-response': 'added responses',
-  other: 'other changes',
-};
-
-export interface SpecChange {
-  breaking: boolean;
-  kind: SpecChangeKind;
-  /** "GET /transfers", when the change is inside an operation. */
-  operation?: string;
-  /** Where in the document, as a JSON pointer (an enum's or a list's index left out). */
-  pointer: string;
-  /** api-smart-diff's own description, or one of ours when it gives none. */
-  description: string;
-  /** How many of the library's changes this one folds (the values of one enum, say). */
-  count: number;
-}
-
-export interface SpecDiff {
-  old: { path: string; title: string; version: string; openapi: string };
-  new: { path: string; title: string; version: string; openapi: string };
-  breaking: number;
-  non_breaking: number;
-  by_kind: Partial<Record<SpecChangeKind, { breaking: number; non_breaking: number }>>;
-  changes: SpecChange[];
-}
+export { KIND_TITLES, type SpecChange, type SpecChangeKind, type SpecDiff } from './types.js';
 
 /** Schema keywords that bound values: a change to one narrows or widens what is valid. */
 const CONSTRAINTS = new Set(['maxLength', 'minLength', 'pattern', 'maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum', 'maxItems', 'minItems', 'uniqueItems', 'additionalProperties', 'format', 'multipleOf', 'nullable', 'const']);

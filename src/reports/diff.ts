@@ -21,6 +21,7 @@ import { UsageError } from '../errors.js';
 import type { BaselineDiff, CheckResult, CheckStatus, DiffEntry, RunReport } from '../results/model.js';
 import { exitCodeFor } from '../results/verdict.js';
 import { describeAttempts, intermittentLine } from '../results/attempts.js';
+import { describeDrift } from '../regression/render.js';
 import { SCHEMA_VERSION, validateReport } from './schema.js';
 import { mdCode, mdEscape } from './markdown-text.js';
 import { oneLine, truncate } from './text.js';
@@ -154,6 +155,10 @@ export function renderDiffText(diff: BaselineDiff, current: RunReport, currentPa
   section('fixed', diff.fixed);
   section('added', diff.added);
   section('removed', diff.removed);
+  if (diff.drift) {
+    lines.push('', `behaviour drift (${diff.drift.findings.length})${diff.drift.findings.length ? ':' : ''}`);
+    for (const f of diff.drift.findings) lines.push(`  ${describeDrift(f)}`);
+  }
   const flaky = intermittentLine(diff);
   if (flaky) lines.push('', flaky);
   lines.push(
@@ -195,5 +200,11 @@ export function renderDiffMarkdown(diff: BaselineDiff, opts: { cap?: number; hea
   section('Fixed', diff.fixed);
   section('Added', diff.added);
   section('Removed', diff.removed);
+  if (diff.drift) {
+    const f = diff.drift.findings;
+    out.push('', `**Behaviour drift** (${f.length}, over ${diff.drift.operations_compared} operations both runs reached; latency: p50 or p95 over ${diff.drift.latency_ratio}× the baseline's and ${diff.drift.latency_floor_ms} ms more)`);
+    if (f.length) out.push('', ...f.slice(0, cap).map((x) => `- ${mdCode(describeDrift(x))}`));
+    if (f.length > cap) out.push('', `…and ${f.length - cap} more: see \`baseline.drift\` in conformance.json.`);
+  }
   return out.join('\n');
 }

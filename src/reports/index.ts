@@ -17,6 +17,7 @@ import { renderJunit } from './junit.js';
 import { refreshLatest } from './latest.js';
 import { renderSummary } from './markdown.js';
 import { validateReport } from './schema.js';
+import { compareWithBaseline, keepDocument } from '../regression/baseline-compare.js';
 import { redactUrl } from './text.js';
 
 export interface WriteReportsOptions {
@@ -28,6 +29,10 @@ export interface WriteReportsOptions {
   html: boolean;
   /** A baseline conformance.json (or report directory): fills report.baseline. */
   baselinePath?: string;
+  /** The document the run used: kept in dir (the next run's baseline diffs against it) and diffed with the baseline's. */
+  documentPath?: string;
+  /** With a baseline: how many times the baseline's p50/p95 an operation may take before it is latency drift. */
+  latencyRatio?: number;
   /** SHA-256 of files already written into dir by their writer (the run's Allure results), by path relative to dir: SHA256SUMS takes them instead of reading the files back. */
   knownHashes?: ReadonlyMap<string, string>;
 }
@@ -46,17 +51,21 @@ export function serializeReport(report: RunReport): string {
 }
 
 /** conformance.json content: the report with user info in the base URL masked (it comes from configuration). */
-function prepare(report: RunReport, baselinePath: string | undefined): RunReport {
+function prepare(report: RunReport, opts: WriteReportsOptions): RunReport {
   const out: RunReport = { ...report, target: { ...report.target, base_url: redactUrl(report.target.base_url) } };
-  if (baselinePath !== undefined) out.baseline = diffReports(loadReport(baselinePath), out, baselinePath);
+  if (opts.baselinePath !== undefined) {
+    const baseline = loadReport(opts.baselinePath);
+    out.baseline = { ...diffReports(baseline, out, opts.baselinePath), ...compareWithBaseline(opts.baselinePath, baseline, out, opts) };
+  }
   return out;
 }
 
 export async function writeReports(input: RunReport, opts: WriteReportsOptions): Promise<WrittenReports> {
   const dir = resolve(opts.dir);
-  const report = prepare(input, opts.baselinePath);
+  const report = prepare(input, opts);
   await mkdir(dir, { recursive: true });
   const files: string[] = [];
+  if (opts.documentPath) files.push(keepDocument(opts.documentPath, dir));
   const write = async (name: string, text: string) => {
     const p = join(dir, name);
     await writeFile(p, text);

@@ -13,6 +13,7 @@ import { LEVELS } from '../catalogue/requirements.js';
 import type { CheckResult, CheckStatus, Gap, RequirementCoverage, RunReport, StatusCounts } from '../results/model.js';
 import { BLOCKING_LEVELS, EXIT_CODE_HELP, exitCodeFor, exitCodeOf } from '../results/verdict.js';
 import { renderDiffMarkdown } from './diff.js';
+import { renderDocumentChange } from '../regression/render.js';
 import { intermittentLine } from '../results/attempts.js';
 import { gapsFromChecks } from './gaps.js';
 import { mdBlock, mdCode, mdEscape } from './markdown-text.js';
@@ -294,6 +295,8 @@ function footer(report: RunReport): string[] {
 function render(report: RunReport, caps: Caps, rowsPerGroup: number): string {
   const parts = [
     ...head(report),
+    // A release's document change comes first: it explains much of what follows.
+    ...(report.baseline?.document?.changed ? ['', renderDocumentChange(report.baseline.document, { cap: caps.list, heading: '##' })] : []),
     ...diagnostics(report),
     ...coverageSection(report, caps),
     ...groupTables(report, rowsPerGroup, caps),

@@ -117,7 +117,7 @@ const templateNode = (): TemplateNode => ({ literal: new Map(), templated: [], o
  * the number of operations: checked against every template, the coverage of a run grew as operations times
  * distinct URLs.
  */
-function operationMatcher(ops: readonly DocumentOperation[], basePath: string): (method: string, url: string) => string | undefined {
+export function operationMatcher(ops: readonly DocumentOperation[], basePath: string): (method: string, url: string) => string | undefined {
   const root = templateNode();
   ops.forEach((o, index) => {
     let node = root;

@@ -6,6 +6,7 @@
 import type { OperationAccount } from '../binding/binding.js';
 import type { Level } from '../catalogue/requirements.js';
 import type { SuiteSlug } from '../catalogue/groups.js';
+import type { BehaviourDrift, SpecDiff } from '../regression/types.js';
 
 export type CheckStatus = 'passed' | 'failed' | 'warning' | 'skipped' | 'error';
 export const CHECK_STATUSES: readonly CheckStatus[] = ['passed', 'failed', 'warning', 'skipped', 'error'];
@@ -133,6 +134,10 @@ export interface BaselineDiff {
   /** Newly failing checks that passed again on a retry: failures of the target, not plain regressions (exit 7). */
   intermittent?: DiffEntry[];
   regression: boolean;
+  /** Whether the document changed since the baseline, and what changed (src/regression/spec-diff.ts). */
+  document?: { changed: boolean; diff?: SpecDiff; note?: string };
+  /** How the target's answers changed, per operation, even where every check still passes. */
+  drift?: BehaviourDrift;
 }
 
 export interface DiffEntry {

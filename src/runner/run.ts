@@ -252,7 +252,15 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
     // The Allure files (one per check, and its evidence) are report writing: after the run's duration is taken,
     // before the reports that checksum them.
     const knownHashes = prepared ? flushAllure(prepared, log) : new Map<string, string>();
-    const written = await writeReports(report, { dir, reportRoot: cfg.reportDir, html: cfg.html, knownHashes, ...(cfg.baseline ? { baselinePath: cfg.baseline } : {}) });
+    const written = await writeReports(report, {
+      dir,
+      reportRoot: cfg.reportDir,
+      html: cfg.html,
+      knownHashes,
+      documentPath: catalogue.spec.path,
+      latencyRatio: cfg.latencyDrift,
+      ...(cfg.baseline ? { baselinePath: cfg.baseline } : {}),
+    });
     return { report: written.report, written, reportsMs: Math.round(performance.now() - tr) };
   } finally {
     stopAnnouncing?.();

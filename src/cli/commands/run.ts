@@ -7,6 +7,7 @@ import type { RunReport } from '../../results/model.js';
 import { EXIT_CODE_HELP, exitCodeOf } from '../../results/verdict.js';
 import { Interrupted } from '../../runner/interrupt.js';
 import { intermittentLine } from '../../results/attempts.js';
+import { describeDrift, documentChangeLines } from '../../regression/render.js';
 import { LiveProgress } from '../../runner/progress.js';
 import type { CommandSpec, OptionSpec } from '../command.js';
 
@@ -88,6 +89,8 @@ and <report-dir>/latest points at the newest.`,
 function renderConsoleSummary(r: RunReport, dir: string, reportsMs: number): string {
   const c = r.counts.by_status;
   const lines = [
+    // A release's document change first: it explains much of what follows.
+    ...(r.baseline?.document ? documentChangeLines(r.baseline.document) : []),
     `verdict: ${r.verdict.toUpperCase()}${r.run.incomplete_reason ? ` (${r.run.incomplete_reason})` : ''}`,
     ...(r.headline ? [r.headline] : []),
     `${c.total} checks: ${c.passed} passed, ${c.failed} failed, ${c.warning} warnings, ${c.skipped} skipped, ${c.error} errors  ` +
@@ -114,6 +117,8 @@ function renderConsoleSummary(r: RunReport, dir: string, reportsMs: number): str
     lines.push('', `baseline ${b.baseline.run_id}: ${b.newly_failing.length} newly failing, ${b.fixed.length} fixed, ${b.added.length} added, ${b.removed.length} removed`);
     const flaky = intermittentLine(b);
     if (flaky) lines.push(flaky);
+    const drift = b.drift?.findings ?? [];
+    if (drift.length) lines.push(`behaviour drift (${drift.length}):`, ...drift.slice(0, MAX_LISTED).map((f) => `  ${describeDrift(f)}`), ...(drift.length > MAX_LISTED ? [`  ... and ${drift.length - MAX_LISTED} more (see summary.md)`] : []));
   }
   const rel = relative(process.cwd(), dir) || dir;
   lines.push('', `reports: ${rel}/ (summary.md, conformance.json, junit.xml, allure-results/, SHA256SUMS; written in ${(reportsMs / 1000).toFixed(1)} s)`);

@@ -1,7 +1,8 @@
-/** The document diff as console text and as a Markdown section (summary.md, PR comments). */
+/** The document diff and the behaviour drift as console text and Markdown (summary.md, PR comments). */
 import { mdCode, mdEscape } from '../reports/markdown-text.js';
 import { oneLine, truncate } from '../reports/text.js';
-import { KIND_TITLES, type SpecChange, type SpecChangeKind, type SpecDiff } from './spec-diff.js';
+import type { BaselineDiff } from '../results/model.js';
+import { KIND_TITLES, type DriftFinding, type DriftKind, type SpecChange, type SpecChangeKind, type SpecDiff } from './types.js';
 
 const where = (c: SpecChange) => `${c.operation ? `${c.operation} ` : ''}${c.pointer}`;
 const folded = (c: SpecChange) => (c.count > 1 ? ` (${c.count} changes)` : '');
@@ -45,4 +46,36 @@ export function renderSpecDiffMarkdown(d: SpecDiff, opts: { cap?: number; headin
     if (breaking.length > cap) out.push('', `…and ${breaking.length - cap} more: \`fsapi-conformance spec-diff\` lists them all.`);
   }
   return out.join('\n');
+}
+
+/** The baseline's document change: its diff, or why there is none to show. */
+export function renderDocumentChange(doc: NonNullable<BaselineDiff['document']>, opts: { cap?: number; heading?: string } = {}): string {
+  if (doc.diff) return renderSpecDiffMarkdown(doc.diff, opts);
+  return [`${opts.heading ?? '##'} What changed in the document`, '', `The document changed since the baseline, but ${mdEscape(doc.note ?? 'the baseline\'s document is not at hand')}.`].join('\n');
+}
+
+/** The console's first lines for a run whose document changed since its baseline. */
+export function documentChangeLines(doc: NonNullable<BaselineDiff['document']>, cap = 10): string[] {
+  if (!doc.changed) return [];
+  if (!doc.diff) return [`document changed since the baseline: ${doc.note ?? ''}`];
+  const d = doc.diff;
+  const lines = [`document changed since the baseline: ${specDiffHeadline(d)}`];
+  for (const c of d.changes.filter((x) => x.breaking).slice(0, cap)) lines.push(`  breaking [${c.kind}] ${where(c)}${folded(c)}`);
+  if (d.breaking > cap) lines.push(`  …and ${d.breaking - cap} more (summary.md, or fsapi-conformance spec-diff)`);
+  return lines;
+}
+
+const KIND_TEXT: Record<DriftKind, string> = {
+  'status-added': 'new status',
+  'status-gone': 'status no longer answered',
+  'member-added': 'new response member',
+  'member-gone': 'response member gone',
+  'header-added': 'new response header',
+  'header-gone': 'response header gone',
+  latency: 'slower',
+};
+
+/** One finding on one line: "POST /accounts: response header gone (201): location". */
+export function describeDrift(f: DriftFinding): string {
+  return `${f.endpoint}: ${KIND_TEXT[f.kind]}${f.status ? ` (${f.status})` : ''}: ${f.items.join(', ')}`;
 }

@@ -1,0 +1,75 @@
+/** The shapes of what a baseline comparison reports beyond its checks (conformance.json `baseline`): no logic here. */
+
+export type SpecChangeKind =
+  | 'removed-operation'
+  | 'added-operation'
+  | 'removed-response'
+  | 'added-response'
+  | 'required-parameter'
+  | 'required-member'
+  | 'enum'
+  | 'type'
+  | 'removed-response-member'
+  | 'security'
+  | 'constraint'
+  | 'other';
+
+/** How each kind reads in a report, in the order the report lists them. */
+export const KIND_TITLES: Record<SpecChangeKind, string> = {
+  'removed-operation': 'removed operations',
+  'removed-response': 'removed responses',
+  'required-parameter': 'new required parameters',
+  'required-member': 'new required members',
+  enum: 'enum values changed',
+  type: 'type changes',
+  'removed-response-member': 'removed response members',
+  security: 'security changed',
+  constraint: 'validation constraints changed',
+  'added-operation': 'added operations',
+  'added-response': 'added responses',
+  other: 'other changes',
+};
+
+export interface SpecChange {
+  breaking: boolean;
+  kind: SpecChangeKind;
+  /** "GET /transfers", when the change is inside an operation. */
+  operation?: string;
+  /** Where in the document, as a JSON pointer (an enum's or a list's index left out). */
+  pointer: string;
+  /** api-smart-diff's own description, or one of ours when it gives none. */
+  description: string;
+  /** How many of the library's changes this one folds (the values of one enum, say). */
+  count: number;
+}
+
+export interface SpecDiff {
+  old: { path: string; title: string; version: string; openapi: string };
+  new: { path: string; title: string; version: string; openapi: string };
+  breaking: number;
+  non_breaking: number;
+  by_kind: Partial<Record<SpecChangeKind, { breaking: number; non_breaking: number }>>;
+  changes: SpecChange[];
+}
+
+export type DriftKind = 'status-added' | 'status-gone' | 'member-added' | 'member-gone' | 'header-added' | 'header-gone' | 'latency';
+
+export interface DriftFinding {
+  /** operationId, and "METHOD /template" for reading. */
+  operation: string;
+  endpoint: string;
+  kind: DriftKind;
+  /** The status whose answers it is about ("201"), for members and headers. */
+  status?: string;
+  /** The statuses, members or headers added or gone; for latency "p95 12 ms -> 80 ms". */
+  items: string[];
+}
+
+export interface BehaviourDrift {
+  /** An operation's p50 or p95 may grow to this many times the baseline's, and by LATENCY_FLOOR_MS, before it is drift. */
+  latency_ratio: number;
+  latency_floor_ms: number;
+  /** Operations that both runs reached. */
+  operations_compared: number;
+  findings: DriftFinding[];
+}
