@@ -73,6 +73,25 @@ describe('the Allure HTML report', () => {
     expect(readdirSync(dir).filter((f) => f.startsWith('.'))).toEqual([]);
   });
 
+  it('with a trend, each build adds its run to the Allure history beside the runs, and the charts draw it', async () => {
+    const trendRoot = join(root, 'trend');
+    const statusDynamics = async (run: string) => {
+      const d = join(trendRoot, run);
+      mkdirSync(d, { recursive: true });
+      cpSync(results, join(d, 'allure-results'), { recursive: true });
+      await writeReports(standardReport(), { dir: d, reportRoot: trendRoot, html: true, trend: 5 });
+      const charts = JSON.parse(embedded(readFileSync(join(d, 'allure-report', 'index.html'), 'utf8')).get('widgets/charts.json') ?? '{}') as {
+        general: Record<string, { type: string; data: unknown[] }>;
+      };
+      return Object.values(charts.general).find((c) => c.type === 'statusDynamics')!.data;
+    };
+    expect(await statusDynamics('20261101-000000-aaaaaa')).toHaveLength(1);
+    expect(await statusDynamics('20261102-000000-bbbbbb')).toHaveLength(2);
+    expect(readFileSync(join(trendRoot, 'allure-history.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2);
+    // Without a trend nothing is written outside the run's directory.
+    expect(existsSync(join(root, 'reports', 'allure-history.jsonl'))).toBe(false);
+  });
+
   it('is covered by SHA256SUMS with the results', () => {
     const sums = readFileSync(join(dir, 'SHA256SUMS'), 'utf8');
     expect(sums).toMatch(/ {2}allure-report\/index\.html$/m);

@@ -2,7 +2,7 @@
 import { mdCode, mdEscape } from '../reports/markdown-text.js';
 import { oneLine, truncate } from '../reports/text.js';
 import type { BaselineDiff } from '../results/model.js';
-import { KIND_TITLES, type DriftFinding, type DriftKind, type SpecChange, type SpecChangeKind, type SpecDiff } from './types.js';
+import { KIND_TITLES, type DriftFinding, type DriftKind, type SpecChange, type SpecChangeKind, type SpecDiff, type TrendPoint } from './types.js';
 
 const where = (c: SpecChange) => `${c.operation ? `${c.operation} ` : ''}${c.pointer}`;
 const folded = (c: SpecChange) => (c.count > 1 ? ` (${c.count} changes)` : '');
@@ -78,4 +78,37 @@ const KIND_TEXT: Record<DriftKind, string> = {
 /** One finding on one line: "POST /accounts: response header gone (201): location". */
 export function describeDrift(f: DriftFinding): string {
   return `${f.endpoint}: ${KIND_TEXT[f.kind]}${f.status ? ` (${f.status})` : ''}: ${f.items.join(', ')}`;
+}
+
+const signed = (n: number, unit = '') => `${n > 0 ? '+' : n < 0 ? '−' : '±'}${Math.abs(n)}${unit}`;
+
+/** The trend as a Markdown section: a row a run (oldest first, this one last) and what moved since the previous. */
+export function renderTrendMarkdown(points: readonly TrendPoint[], heading = '##'): string {
+  const out = [
+    `${heading} Trend over the last ${points.length} runs`,
+    '',
+    '| run | started | verdict | passed | failed | warnings | skipped | errors | MUST verified | p50 | p95 |',
+    '|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  let doc: string | undefined;
+  for (const p of points) {
+    const c = p.counts;
+    // A run whose document differs from the run before it is marked: a release changed the contract there.
+    const changed = doc !== undefined && doc !== p.document_sha256 ? ' (new document)' : '';
+    doc = p.document_sha256;
+    out.push(
+      `| ${mdCode(p.run_id, true)}${changed} | ${mdEscape(p.started_at.slice(0, 16).replace('T', ' '))} | ${p.verdict} | ${c.passed} | ${c.failed} | ${c.warning} | ${c.skipped} | ${c.error} | ${p.must ? `${p.must.verified} of ${p.must.applicable}` : '·'} | ${p.latency_ms ? `${Math.round(p.latency_ms.p50)} ms` : '·'} | ${p.latency_ms ? `${Math.round(p.latency_ms.p95)} ms` : '·'} |`,
+    );
+  }
+  const [prev, now] = points.slice(-2);
+  if (prev && now) {
+    const moved = [
+      `passed ${signed(now.counts.passed - prev.counts.passed)}`,
+      `failed ${signed(now.counts.failed - prev.counts.failed)}`,
+      ...(now.must && prev.must ? [`MUST verified ${signed(now.must.verified - prev.must.verified)}`] : []),
+      ...(now.latency_ms && prev.latency_ms ? [`p95 ${signed(Math.round(now.latency_ms.p95 - prev.latency_ms.p95), ' ms')}`] : []),
+    ];
+    out.push('', `Since the previous run: ${moved.join(', ')}.`);
+  }
+  return out.join('\n');
 }

@@ -73,3 +73,14 @@ export interface BehaviourDrift {
   operations_compared: number;
   findings: DriftFinding[];
 }
+
+/** One run in the trend: its counts, MUST coverage and latency over every exchange its report kept. */
+export interface TrendPoint {
+  run_id: string;
+  started_at: string;
+  verdict: string;
+  counts: { total: number; passed: number; failed: number; warning: number; skipped: number; error: number };
+  must?: { verified: number; applicable: number };
+  latency_ms?: { p50: number; p95: number };
+  document_sha256: string;
+}

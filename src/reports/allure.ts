@@ -20,6 +20,8 @@ import { UsageError } from '../errors.js';
 export const ALLURE_RC_PATH = fromRoot('src', 'reports', 'allurerc.mjs');
 export const ALLURE_RESULTS_DIR = 'allure-results';
 export const ALLURE_REPORT_DIR = 'allure-report';
+/** Allure 3's history (one JSON line per HTML build), kept in the report root: its trend charts read it. */
+export const ALLURE_HISTORY_FILE = 'allure-history.jsonl';
 
 /** The allure CLI script of the installed `allure` package. */
 export function allureCli(): string {
@@ -37,18 +39,20 @@ export function allureCli(): string {
 }
 
 /** What the allure child may see: enough to run Node, nothing else. */
-function childEnv(): NodeJS.ProcessEnv {
+function childEnv(history?: { path: string; limit: number }): NodeJS.ProcessEnv {
   const keep = ['PATH', 'HOME', 'USERPROFILE', 'TMPDIR', 'TEMP', 'TMP', 'SystemRoot', 'LANG'];
   const env: NodeJS.ProcessEnv = { NO_COLOR: '1', CI: '' };
+  // allurerc.mjs reads these two: the allure CLI has no flag for the history file.
+  if (history) Object.assign(env, { FSAPI_ALLURE_HISTORY: history.path, FSAPI_ALLURE_HISTORY_LIMIT: String(history.limit) });
   for (const k of keep) if (process.env[k] !== undefined) env[k] = process.env[k];
   return env;
 }
 
 const ANALYTICS = /\s*<script async src="https:\/\/www\.googletagmanager\.com\/[^"]*"><\/script>\s*<script>\s*window\.dataLayer[\s\S]*?<\/script>/;
 
-function run(args: string[], cwd: string, timeoutMs: number): Promise<{ code: number | null; output: string }> {
+function run(args: string[], cwd: string, timeoutMs: number, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const keep = (b: Buffer) => {
       output = (output + b.toString('utf8')).slice(-8_000);
@@ -74,7 +78,7 @@ function run(args: string[], cwd: string, timeoutMs: number): Promise<{ code: nu
  * Builds dir/allure-report/index.html from dir/allure-results; replaces an earlier build only once the new one
  * is complete. Returns the files of the HTML report (absolute paths).
  */
-export async function buildAllureHtml(dir: string, opts: { name?: string; timeoutMs?: number } = {}): Promise<string[]> {
+export async function buildAllureHtml(dir: string, opts: { name?: string; timeoutMs?: number; history?: { path: string; limit: number } } = {}): Promise<string[]> {
   const results = join(dir, ALLURE_RESULTS_DIR);
   if (!existsSync(results) || !statSync(results).isDirectory()) {
     throw new UsageError(`no ${ALLURE_RESULTS_DIR}/ directory: the HTML report is built from the results a run writes there`, {
@@ -87,7 +91,7 @@ export async function buildAllureHtml(dir: string, opts: { name?: string; timeou
   try {
     const args = [allureCli(), 'generate', results, '--output', out, '--config', ALLURE_RC_PATH, '--cwd', scratch];
     if (opts.name) args.push('--report-name', opts.name);
-    const { code, output } = await run(args, scratch, opts.timeoutMs ?? 300_000);
+    const { code, output } = await run(args, scratch, opts.timeoutMs ?? 300_000, childEnv(opts.history));
     const index = join(out, 'index.html');
     if (code !== 0 || !existsSync(index)) {
       throw new Error(`allure generate failed (exit ${code}): ${output.trim().split('\n').slice(-5).join(' | ')}`);

@@ -10,7 +10,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { RunReport } from '../results/model.js';
-import { ALLURE_RESULTS_DIR, buildAllureHtml } from './allure.js';
+import { ALLURE_HISTORY_FILE, ALLURE_RESULTS_DIR, buildAllureHtml } from './allure.js';
 import { writeChecksums, CHECKSUMS_FILE } from './checksums.js';
 import { diffReports, loadReport } from './diff.js';
 import { renderJunit } from './junit.js';
@@ -18,6 +18,7 @@ import { refreshLatest } from './latest.js';
 import { renderSummary } from './markdown.js';
 import { validateReport } from './schema.js';
 import { compareWithBaseline, keepDocument } from '../regression/baseline-compare.js';
+import { trendOf } from '../regression/trend.js';
 import { redactUrl } from './text.js';
 
 export interface WriteReportsOptions {
@@ -31,6 +32,8 @@ export interface WriteReportsOptions {
   baselinePath?: string;
   /** The document the run used: kept in dir (the next run's baseline diffs against it) and diffed with the baseline's. */
   documentPath?: string;
+  /** How many runs the trend covers (this one included; under 2: no trend). */
+  trend?: number;
   /** With a baseline: how many times the baseline's p50/p95 an operation may take before it is latency drift. */
   latencyRatio?: number;
   /** SHA-256 of files already written into dir by their writer (the run's Allure results), by path relative to dir: SHA256SUMS takes them instead of reading the files back. */
@@ -57,6 +60,8 @@ function prepare(report: RunReport, opts: WriteReportsOptions): RunReport {
     const baseline = loadReport(opts.baselinePath);
     out.baseline = { ...diffReports(baseline, out, opts.baselinePath), ...compareWithBaseline(opts.baselinePath, baseline, out, opts) };
   }
+  const trend = trendOf(out, opts.reportRoot, opts.trend ?? 0);
+  if (trend) out.trend = trend;
   return out;
 }
 
@@ -79,7 +84,9 @@ export async function writeReports(input: RunReport, opts: WriteReportsOptions):
     // A run that recorded no result (every group filtered out, interrupted at once) still gets its (empty) HTML.
     await mkdir(join(dir, ALLURE_RESULTS_DIR), { recursive: true });
     try {
-      files.push(...(await buildAllureHtml(dir, { name: `fsapi-conformance: ${report.verdict} (${report.target.base_url})` })));
+      // Allure's own history (its trend charts) lives beside the runs, as the runs do; each HTML build adds this run.
+      const history = opts.trend && opts.trend > 1 ? { history: { path: resolve(opts.reportRoot, ALLURE_HISTORY_FILE), limit: opts.trend } } : {};
+      files.push(...(await buildAllureHtml(dir, { name: `fsapi-conformance: ${report.verdict} (${report.target.base_url})`, ...history })));
     } catch (e) {
       // The verdict and evidence are written already: checksum them and move latest before reporting the failure.
       htmlFailure = e;

@@ -6,7 +6,7 @@
 import type { OperationAccount } from '../binding/binding.js';
 import type { Level } from '../catalogue/requirements.js';
 import type { SuiteSlug } from '../catalogue/groups.js';
-import type { BehaviourDrift, SpecDiff } from '../regression/types.js';
+import type { BehaviourDrift, SpecDiff, TrendPoint } from '../regression/types.js';
 
 export type CheckStatus = 'passed' | 'failed' | 'warning' | 'skipped' | 'error';
 export const CHECK_STATUSES: readonly CheckStatus[] = ['passed', 'failed', 'warning', 'skipped', 'error'];
@@ -220,6 +220,8 @@ export interface RunReport {
   checks: CheckResult[];
   gaps: Gap[];
   baseline?: BaselineDiff;
+  /** The last runs against this target in the report directory, this one last (FSAPI_TREND). */
+  trend?: TrendPoint[];
 }
 
 export interface Waiver {

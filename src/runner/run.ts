@@ -259,6 +259,7 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
       knownHashes,
       documentPath: catalogue.spec.path,
       latencyRatio: cfg.latencyDrift,
+      trend: cfg.trend,
       ...(cfg.baseline ? { baselinePath: cfg.baseline } : {}),
     });
     return { report: written.report, written, reportsMs: Math.round(performance.now() - tr) };
