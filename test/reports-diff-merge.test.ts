@@ -97,6 +97,21 @@ describe('diffReports', () => {
     expect(diffReports(report([]), report([c('FSAPI-AUTH-001', 'failed')])).regression).toBe(false);
   });
 
+  it('sets an intermittent failure apart: no regression, listed with its runs; and names MUST coverage lost', () => {
+    const flaky = { ...c('FSAPI-AUTH-001', 'failed'), attempts: { runs: 6, failed: 2 }, intermittent: true };
+    const f = diffReports(report([c('FSAPI-AUTH-001', 'passed')]), report([flaky]));
+    expect(f.regression).toBe(false);
+    expect(f.intermittent).toEqual([expect.objectContaining({ requirement: 'FSAPI-AUTH-001', attempts: { runs: 6, failed: 2 }, intermittent: true })]);
+    const always = diffReports(report([c('FSAPI-AUTH-001', 'passed')]), report([{ ...flaky, attempts: { runs: 6, failed: 6 }, intermittent: undefined }]));
+    expect([always.regression, always.intermittent]).toEqual([true, []]);
+    const cov = (status: 'verified' | 'not-verified') => ({ must: {}, operations: {}, requirements: [{ id: 'FSAPI-TEN-001', level: 'MUST', status, checks: { executed: 0, total: 1 } }] });
+    const [was, now] = [report([]), report([])];
+    Object.assign(was, { coverage: cov('verified') });
+    Object.assign(now, { coverage: cov('not-verified') });
+    expect(diffReports(was, now).must_not_verified_now).toEqual(['FSAPI-TEN-001']);
+    expect(diffReports(now, now).must_not_verified_now).toEqual([]);
+  });
+
   it('finds nothing between a report and itself', () => {
     const same = diffReports(standardReport(), standardReport());
     expect([same.newly_failing, same.fixed, same.added, same.removed].flat()).toEqual([]);

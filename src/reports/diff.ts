@@ -70,6 +70,9 @@ export function diffReports(baseline: RunReport, current: RunReport, baselinePat
     if (!after.has(b.id)) diff.removed.push(entry(b, b.status, undefined, b.message));
   }
   diff.intermittent = diff.newly_failing.filter((e) => e.intermittent);
+  // A check skipped now (a prerequisite refused, say) is not newly failing: coverage says what it no longer verifies.
+  const verifiedBefore = new Set((baseline.coverage?.requirements ?? []).filter((r) => r.level === 'MUST' && r.status === 'verified').map((r) => r.id));
+  diff.must_not_verified_now = (current.coverage?.requirements ?? []).filter((r) => r.status === 'not-verified' && verifiedBefore.has(r.id)).map((r) => r.id).sort();
   for (const list of [diff.newly_failing, diff.fixed, diff.added, diff.removed, diff.intermittent]) list.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
   diff.regression = diff.newly_failing.some(isRegression);
   return diff;
@@ -161,6 +164,7 @@ export function renderDiffText(diff: BaselineDiff, current: RunReport, currentPa
   }
   const flaky = intermittentLine(diff);
   if (flaky) lines.push('', flaky);
+  if (diff.must_not_verified_now?.length) lines.push('', `MUST requirements verified in the baseline and not verified now: ${diff.must_not_verified_now.join(', ')}`);
   lines.push(
     '',
     diff.regression
@@ -184,6 +188,7 @@ export function renderDiffMarkdown(diff: BaselineDiff, opts: { cap?: number; hea
   ];
   const flaky = intermittentLine(diff);
   if (flaky) out.push('', `**${mdEscape(flaky.replace(/^intermittent: /, 'Intermittent: '))}**`);
+  if (diff.must_not_verified_now?.length) out.push('', `**MUST requirements verified in the baseline and not verified now** (a regression may hide there; see Coverage): ${diff.must_not_verified_now.map((id) => mdCode(id)).join(', ')}.`);
   const section = (title: string, list: DiffEntry[]) => {
     out.push('', `**${title}** (${list.length})`);
     if (!list.length) return;

@@ -133,6 +133,8 @@ export interface BaselineDiff {
   removed: DiffEntry[];
   /** Newly failing checks that passed again on a retry: failures of the target, not plain regressions (exit 7). */
   intermittent?: DiffEntry[];
+  /** MUST requirements verified in the baseline and not verified now (inconclusive where it was not): a regression may hide there. */
+  must_not_verified_now?: string[];
   regression: boolean;
   /** Whether the document changed since the baseline, and what changed (src/regression/spec-diff.ts). */
   document?: { changed: boolean; diff?: SpecDiff; note?: string };
