@@ -73,7 +73,7 @@ export function commandFor(env) {
   if (input('binding', env)) extraEnv['FSAPI_BINDING'] = input('binding', env);
   const mergeFrom = input('merge-from', env);
   if (mergeFrom) {
-    const runOnly = ['spec', 'capabilities', 'groups', 'shard', 'seed', 'binding'].filter((n) => input(n, env));
+    const runOnly = ['spec', 'capabilities', 'groups', 'shard', 'seed', 'binding', 'retries'].filter((n) => input(n, env));
     if (runOnly.length || flagInput('strict', env) || flagInput('allow-live-writes', env)) {
       throw new InputError(`with merge-from the shards' own settings apply: leave out ${[...runOnly, ...(flagInput('strict', env) ? ['strict'] : []), ...(flagInput('allow-live-writes', env) ? ['allow-live-writes'] : [])].join(', ')}`);
     }
@@ -83,7 +83,7 @@ export function commandFor(env) {
     return { args, extraEnv, reportDir };
   }
   const args = ['run', '--report-dir', reportDir];
-  for (const name of ['spec', 'capabilities', 'groups', 'shard', 'seed', 'baseline']) if (input(name, env)) args.push(`--${name}`, input(name, env));
+  for (const name of ['spec', 'capabilities', 'groups', 'shard', 'seed', 'baseline', 'retries']) if (input(name, env)) args.push(`--${name}`, input(name, env));
   for (const name of ['strict', 'html', 'allow-live-writes']) if (flagInput(name, env)) args.push(`--${name}`);
   return { args, extraEnv, reportDir };
 }

@@ -102,6 +102,7 @@ describe('action.yml', () => {
     expect(commandFor({ INPUT_BINDING: 'vendor-binding.yaml' }).extraEnv).toEqual({ FSAPI_BINDING: 'vendor-binding.yaml' });
     expect(commandFor({ INPUT_BINDING: 'vendor-binding.yaml' }).args).toEqual(['run', '--report-dir', 'reports']);
     expect(() => commandFor({ INPUT_STRICT: 'yes' })).toThrow('input strict must be true or false, not "yes"');
+    expect(commandFor({ INPUT_BASELINE: 'baseline/', INPUT_RETRIES: '10' }).args).toEqual(['run', '--report-dir', 'reports', '--baseline', 'baseline/', '--retries', '10']);
     expect([...okCodes({ INPUT_OK_EXIT_CODES: '0, 1' })]).toEqual([0, 1]);
     expect(() => okCodes({ INPUT_OK_EXIT_CODES: 'zero' })).toThrow(/ok-exit-codes/);
   });
