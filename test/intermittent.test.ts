@@ -58,6 +58,10 @@ describe('a target that breaks one answer in ten at random, compared with its ba
     // Over the retries (the first run is left out: it was retried for failing) the rate is close to the proxy's.
     const retries = diff.intermittent!.reduce((n, e) => n + e.attempts!.runs - 1, 0);
     const failed = diff.intermittent!.reduce((n, e) => n + e.attempts!.failed - 1, 0);
+    console.log(
+      `[intermittent] proxy broke ${gw.counts.flakyBroken} of ${gw.counts.flakyCandidates} 401 answers; ${diff.intermittent!.length} checks intermittent: ${failed} of ${retries} retries failed (${((failed / retries) * 100).toFixed(1)}%); ` +
+        `plain regressions: ${diff.newly_failing.filter((e) => !e.intermittent).map((e) => `${e.id} (${e.attempts ? `${e.attempts.failed}/${e.attempts.runs}` : 'not retried'})`).join(', ')}`,
+    );
     expect(failed / retries).toBeGreaterThan(RATE / 2);
     expect(failed / retries).toBeLessThan(RATE * 2);
     // Still a failure of the target: non-conformant, and the verdict says intermittent in its own line.

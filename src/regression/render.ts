@@ -10,7 +10,8 @@ const folded = (c: SpecChange) => (c.count > 1 ? ` (${c.count} changes)` : '');
 /** One line: "3 breaking and 12 other changes (…)". */
 export function specDiffHeadline(d: SpecDiff): string {
   const kinds = (Object.keys(KIND_TITLES) as SpecChangeKind[]).filter((k) => d.by_kind[k]?.breaking).map((k) => `${d.by_kind[k]!.breaking} ${KIND_TITLES[k]}`);
-  return `${d.breaking} breaking and ${d.non_breaking} non-breaking changes${kinds.length ? ` (breaking: ${kinds.join(', ')})` : ''}`;
+  const unsure = d.unclassified ? `, ${d.unclassified} of them unclassified by the library (judge those by hand)` : '';
+  return `${d.breaking} breaking and ${d.non_breaking} non-breaking changes${unsure}${kinds.length ? ` (breaking: ${kinds.join(', ')})` : ''}`;
 }
 
 const version = (v: SpecDiff['old']) => `${v.title || v.path} ${v.version} (OpenAPI ${v.openapi})`;
@@ -21,7 +22,7 @@ export function renderSpecDiffText(d: SpecDiff, opts: { cap?: number } = {}): st
   for (const breaking of [true, false]) {
     const list = d.changes.filter((c) => c.breaking === breaking);
     lines.push('', `${breaking ? 'breaking' : 'non-breaking'} (${list.length})${list.length ? ':' : ''}`);
-    for (const c of list.slice(0, cap)) lines.push(`  [${c.kind}] ${where(c)}: ${truncate(oneLine(c.description), 200)}${folded(c)}`);
+    for (const c of list.slice(0, cap)) lines.push(`  [${c.kind}]${c.unclassified ? ' [unclassified]' : ''} ${where(c)}: ${truncate(oneLine(c.description), 200)}${folded(c)}`);
     if (list.length > cap) lines.push(`  …and ${list.length - cap} more (--all lists every change, --json gives them as data)`);
   }
   return lines.join('\n');

@@ -84,7 +84,18 @@ export function diffDocuments(oldPath: string, newPath: string): SpecDiff {
 }
 
 export function diffParsed(a: { path: string; doc: Record<string, unknown> }, b: { path: string; doc: Record<string, unknown> }): SpecDiff {
-  const { diffs } = apiCompare(a.doc, b.doc);
+  // When one of its rules throws, the library prints "Classification Rule error ..." and leaves that change
+  // unclassified: the change is reported so (SpecChange.unclassified), and the raw line stays off the console.
+  const printError = console.error;
+  console.error = (...args: unknown[]) => {
+    if (!String(args[0]).startsWith('Classification Rule error')) printError(...args);
+  };
+  let diffs: Diff[];
+  try {
+    ({ diffs } = apiCompare(a.doc, b.doc));
+  } finally {
+    console.error = printError;
+  }
   const folded = new Map<string, SpecChange>();
   for (const d of diffs) {
     if (d.type === 'annotation') continue; // descriptions, examples, summaries: no client breaks on them
@@ -103,7 +114,7 @@ export function diffParsed(a: { path: string; doc: Record<string, unknown> }, b:
       continue;
     }
     const operation = operationOf(d.path);
-    folded.set(key, { breaking, kind, ...(operation ? { operation } : {}), pointer, description: describe(d, kind), count: 1 });
+    folded.set(key, { breaking, kind, ...(operation ? { operation } : {}), pointer, description: describe(d, kind), count: 1, ...(d.type === 'unclassified' && !breaking ? { unclassified: true } : {}) });
   }
   const order = Object.keys(KIND_TITLES) as SpecChangeKind[];
   const changes = [...folded.values()].sort((x, y) => Number(y.breaking) - Number(x.breaking) || order.indexOf(x.kind) - order.indexOf(y.kind) || (x.pointer < y.pointer ? -1 : 1));
@@ -118,6 +129,7 @@ export function diffParsed(a: { path: string; doc: Record<string, unknown> }, b:
     new: describeDoc(b.path, b.doc),
     breaking: changes.filter((c) => c.breaking).length,
     non_breaking: changes.filter((c) => !c.breaking).length,
+    unclassified: changes.filter((c) => c.unclassified).length,
     by_kind: byKind,
     changes,
   };

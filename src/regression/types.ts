@@ -41,6 +41,8 @@ export interface SpecChange {
   description: string;
   /** How many of the library's changes this one folds (the values of one enum, say). */
   count: number;
+  /** The library could not classify it (it says so): listed with the non-breaking ones, to judge by hand. */
+  unclassified?: boolean;
 }
 
 export interface SpecDiff {
@@ -48,6 +50,8 @@ export interface SpecDiff {
   new: { path: string; title: string; version: string; openapi: string };
   breaking: number;
   non_breaking: number;
+  /** Of the non-breaking ones, those the library could not classify. */
+  unclassified: number;
   by_kind: Partial<Record<SpecChangeKind, { breaking: number; non_breaking: number }>>;
   changes: SpecChange[];
 }
