@@ -3,7 +3,7 @@ import { customerCreate, token } from '../fixtures/factories.js';
 import { check, describeRequest, fail, STATUS, summariseBody } from '../src/harness/assert.js';
 import type { CheckContext, CheckDef } from '../src/harness/check.js';
 import type { HttpResponse } from '../src/http/client.js';
-import { defineSuite } from '../src/harness/suite.js';
+import { defineSuite } from '../src/suite/suite.js';
 import { at, findInList, idOf, jsonOf, listAll, readBack, withValue, type Json } from '../src/world/flow-support.js';
 
 const SEED_FIELDS = ['first_name', 'middle_name', 'last_name', 'email', 'phone', 'type', 'gender', 'date_of_birth'];

@@ -13,7 +13,8 @@ import { Redactor } from '../src/http/redact.js';
 import type { RecordedExchange } from '../src/results/model.js';
 import { curlFor } from '../src/results/reproduce.js';
 import { computeVerdict, exitCodeFor } from '../src/results/verdict.js';
-import { FAIL_FIRST_MARKER, WebhookReceiver } from '../src/runner/receiver.js';
+import { WebhookReceiver } from '../src/runner/receiver.js';
+import { FAIL_FIRST_MARKER } from '../src/webhooks/delivery.js';
 
 const requirements = loadRequirements(REQUIREMENTS_PATH);
 const redactor = new Redactor([{ name: 'FSAPI_API_KEY', value: 'sk_canary_secret_123456' }]);

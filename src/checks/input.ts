@@ -5,12 +5,13 @@
  */
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import { check, describeRequest, fail, answeredId, STATUS, summariseBody } from '../harness/assert.js';
-import type { CheckContext, CheckDef, RequestParts } from '../harness/check.js';
+import type { CheckContext, CheckDef } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
 import { applyMutation, describeMutation, dottedOf, mutationsFor, pointerOf, resolveSchema, slugOf, type Mutation } from './mutations.js';
 import type { CheckFamily } from './plan.js';
 import { canonicalJson, isCreate, isWrite, jsonBodyOf, pathParamsOf, readerOf, scoped, skipEffects, stateProbe, type Scoped } from './support.js';
 import { isObj, type Json } from '../json.js';
+import type { RequestParts } from '../http/request-parts.js';
 
 
 /** The valid body with the mutation applied, checked to really break the schema (else the check is skipped). */

@@ -4,10 +4,11 @@
  */
 import type { Operation } from '../catalogue/openapi.js';
 import { describeRequest, listItems, STATUS, summariseBody } from '../harness/assert.js';
-import type { CheckContext, RequestParts } from '../harness/check.js';
+import type { CheckContext } from '../harness/check.js';
 import { walkPages, type Walk } from '../harness/pages.js';
 import { driverFor, validRequest } from './requests.js';
 import { creatorOf } from './support.js';
+import type { RequestParts } from '../http/request-parts.js';
 
 
 /** The identity of a list item: its id, or for items without one, its stable members (feature name, currency pair). */

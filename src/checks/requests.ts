@@ -3,14 +3,15 @@ import { isObj } from '../json.js';
 import { seedFor } from '../harness/seed.js';
 import { documentValue } from '../values/parameter-value.js';
 import { loadGenerator } from '../values/generate.js';
-import { namesResource, withMadeUp, type MadeUpValue } from '../values/provenance.js';
-import { targetValue } from '../values/target-values.js';
+import { namesResource } from '../values/provenance.js';
+import { targetValue } from './target-values.js';
 import { BindingGap } from '../binding/binding.js';
 import { CheckSkipped } from '../harness/assert.js';
 import { DRIVERS } from '../drivers/index.js';
 import { generatedBody } from './generated-body.js';
 import type { DriverScope, OperationDriver } from '../drivers/types.js';
-import type { CheckContext, RequestParts } from '../harness/check.js';
+import type { CheckContext } from '../harness/check.js';
+import { type RequestParts, withMadeUp, type MadeUpValue } from '../http/request-parts.js';
 
 /**
  * The driver of an operation: the driver of the reference operation it plays, by the binding (on the reference

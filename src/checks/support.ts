@@ -6,9 +6,10 @@ import type { Binding } from '../binding/binding.js';
 import { requestMediaOf, type Operation, type SpecDocument } from '../catalogue/openapi.js';
 import type { DriverScope, OperationDriver } from '../drivers/types.js';
 import { CheckSkipped, describeRequest, fail, summariseBody } from '../harness/assert.js';
-import type { CheckContext, RequestParts } from '../harness/check.js';
+import type { CheckContext } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
 import { builtByDriver, driverFor, referencePartsOf, scopeOf, validRequest } from './requests.js';
+import type { RequestParts } from '../http/request-parts.js';
 
 // --- Classification (from the spec in use only, so it holds for a vendor's document too) -----------------------
 

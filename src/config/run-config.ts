@@ -2,12 +2,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { CROSS_CUTTING, GROUPS, groupOf, type SuiteSlug } from '../catalogue/groups.js';
-import { nearest } from '../cli/command.js';
 import { UsageError } from '../errors.js';
 import { loadCapabilities, type Capabilities } from './capabilities.js';
 import { readDotenv } from './dotenv-file.js';
 import { pacingFor, type Pacing } from './pacing.js';
 import { KNOWN_ENV, SETTINGS } from './variables.js';
+import { nearest } from '../nearest.js';
 
 export type Environment = 'sandbox' | 'live';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { privateCacheDir } from '../cache-dir.js';
 import { PACKAGE_ROOT, RUNNING_COMPILED, SUITE_VERSION, SUITES_DIR, SUITE_EXT, WAITING_FILE } from '../paths.js';
-import { loadCatalogue, REFERENCE_SPEC_PATH, type Catalogue } from '../catalogue/index.js';
+import { REFERENCE_SPEC_PATH } from '../catalogue/index.js';
 import { describeSources, valueSources } from '../values/producers.js';
 import type { RequirementCatalogue } from '../catalogue/requirements.js';
 import { isGroupSlug, UNBOUND_SUITE, type SuiteSlug } from '../catalogue/groups.js';
@@ -35,6 +35,7 @@ import type { CheckDef } from '../harness/check.js';
 import { WebhookReceiver } from './receiver.js';
 import { beginRun, endRun, type RunStart } from './begin.js';
 import { announceInterrupts, type RunStage } from './interrupt.js';
+import { loadCatalogue, type Catalogue } from '../binding/catalogue.js';
 
 
 export interface RunOutcome {
