@@ -63,7 +63,7 @@ function madeUpBodyValues(body: unknown, origin: MadeUpValue['origin'], at = '')
 
 /**
  * A value for each path parameter and required query parameter of an operation, best source first: what the target
- * itself returned (src/values/target-values.ts), else the document's example, else one made from the parameter's
+ * itself returned (src/checks/target-values.ts), else the document's example, else one made from the parameter's
  * schema. With `real`, a check that needs the resource to exist skips when the target gave none.
  */
 async function parameterValues(ctx: CheckContext, op: Operation, as: 'primary' | 'second', real: boolean, refused: string | undefined): Promise<{ path: Record<string, string>; query: Record<string, string | number | boolean>; madeUp: MadeUpValue[] }> {
