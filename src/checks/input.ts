@@ -9,8 +9,8 @@ import type { CheckContext, CheckDef } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
 import { applyMutation, describeMutation, dottedOf, mutationsFor, pointerOf, resolveSchema, slugOf, type Mutation } from './mutations.js';
 import type { CheckFamily } from './plan.js';
-import { canonicalJson, isCreate, isWrite, jsonBodyOf, pathParamsOf, readerOf, scoped, skipEffects, stateProbe, type Scoped } from './support.js';
-import { isObj, type Json } from '../json.js';
+import { isCreate, isWrite, jsonBodyOf, pathParamsOf, readerOf, scoped, skipEffects, stateProbe, type Scoped } from './support.js';
+import { canonicalJson, isObj, type Json } from '../json.js';
 import type { RequestParts } from '../http/request-parts.js';
 
 

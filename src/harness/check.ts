@@ -4,6 +4,7 @@ import type { SuiteSlug } from '../catalogue/groups.js';
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import type { Requirement, RequirementCatalogue } from '../catalogue/requirements.js';
 import { citeSource } from '../catalogue/requirements.js';
+import { isBlockingLevel } from '../catalogue/levels.js';
 import type { HttpResponse, RequestSpec } from '../http/client.js';
 import type { Redactor } from '../http/redact.js';
 import { RateLimited } from '../http/transport-error.js';
@@ -142,7 +143,7 @@ export async function executeCheck(
       message = e.message;
       skipCause = e.skipCause;
     } else if (e instanceof CheckFailure && req.level !== 'INFO') {
-      status = req.level === 'MUST' || req.level === 'CONTRACT' || env.strict ? 'failed' : 'warning';
+      status = isBlockingLevel(req.level) || env.strict ? 'failed' : 'warning';
       message = e.message;
     } else if (e instanceof RateLimited) {
       status = 'error';

@@ -110,8 +110,14 @@ export interface DiffEntry {
   message?: string;
 }
 
+/**
+ * The schema_version this suite writes and reads: the one definition (the report's JSON Schema states the same const,
+ * held to it by test/reports.test.ts).
+ */
+export const SCHEMA_VERSION = 1;
+
 export interface RunReport {
-  schema_version: 1;
+  schema_version: typeof SCHEMA_VERSION;
   suite: { name: 'fsapi-conformance'; version: string };
   spec: {
     path: string;

@@ -16,7 +16,7 @@ import { RateLimiter, type ThrottleFigures } from '../http/rate-limiter.js';
 import { Redactor } from '../http/redact.js';
 import type { WorkerConfig } from '../harness/worker-config.js';
 import { ALLURE_RESULTS_DIR, gapsFromChecks, prepareReportValidator, writeReports, type WrittenReports } from '../reports/index.js';
-import type { CheckResult, RunReport } from '../results/model.js';
+import { SCHEMA_VERSION, type CheckResult, type RunReport } from '../results/model.js';
 import type { TestSpecification, Vitest } from 'vitest/node';
 import { countStatuses } from '../results/verdict.js';
 import { absentFromRun, absentWhenCut, assessRun } from '../results/assess.js';
@@ -497,7 +497,7 @@ function buildReport(a: {
     notes: [...(securityNote ? [securityNote] : []), ...(a.silentReceiver ? [silentReceiverNote(a.silentReceiver)] : [])],
   });
   return {
-    schema_version: 1,
+    schema_version: SCHEMA_VERSION,
     suite: { name: 'fsapi-conformance', version: SUITE_VERSION },
     spec: {
       path: catalogue.spec.path === REFERENCE_SPEC_PATH ? 'spec/openapi.yaml' : catalogue.spec.path,
