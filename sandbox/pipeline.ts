@@ -17,6 +17,7 @@ import { ApiError, problemBody, validationError, type FieldError } from './probl
 import { Router, validateParameters } from './routes.js';
 import { newId, type Store } from './store.js';
 import { isObj } from '../src/json.js';
+import { propertiesOf } from '../src/catalogue/schema-walker.js';
 
 export interface SandboxRequest {
   method: string;
@@ -301,17 +302,10 @@ export class Pipeline {
     let fields = this.readOnlyByOp.get(op.operationId);
     if (!fields) {
       fields = new Map();
-      const ref = (s: unknown): string | undefined => (isObj(s) && typeof s['$ref'] === 'string' ? s['$ref'] : undefined);
-      const resRef = ref(op.responses.find((r) => r.status === '201')?.content[0]?.schema);
-      const reqRef = ref(op.requestBody?.content[0]?.schema);
-      if (resRef && reqRef) {
-        const props = (r: string): string[] => {
-          const schema = this.deps.spec.schemaAt(r);
-          return isObj(schema) && isObj(schema['properties']) ? Object.keys(schema['properties']) : [];
-        };
-        const writable = new Set(props(reqRef));
-        for (const p of props(resRef)) if (!writable.has(p)) fields.set(p, this.deps.spec.validator({ $ref: `${resRef}/properties/${p}` }));
-      }
+      // The catalogue's walk ($ref, allOf, oneOf/anyOf): a member of the created resource that no request body declares.
+      const resource = propertiesOf(this.deps.spec, op.responses.find((r) => r.status === '201')?.content[0]?.schema);
+      const writable = propertiesOf(this.deps.spec, op.requestBody?.content[0]?.schema);
+      if (writable.size > 0) for (const [p, schema] of resource) if (!writable.has(p)) fields.set(p, this.deps.spec.validator(schema));
       this.readOnlyByOp.set(op.operationId, fields);
     }
     const rest: Record<string, unknown> = {};

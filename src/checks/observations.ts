@@ -10,7 +10,7 @@ import { CheckSkipped, answeredId, listItems, STATUS } from '../harness/assert.j
 import type { CheckContext, CheckDef } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
 import { delay } from '../http/rate-limiter.js';
-import { resolveSchema } from './mutations.js';
+import { mergedSchema as resolveSchema } from '../catalogue/schema-walker.js';
 import type { CheckFamily } from './plan.js';
 import { validRequest } from './requests.js';
 import { credentialHeaders, isGetById, isWrite, jsonBodyOf, opsOfGroup, pathParamsOf, simpleRead } from './support.js';

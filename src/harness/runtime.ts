@@ -17,9 +17,9 @@ import { seedFor } from './seed.js';
 import { documentValue } from '../values/parameter-value.js';
 import { loadGenerator } from '../values/generate.js';
 import { notFoundMadeUp } from '../values/made-up.js';
-import { propertiesOf } from '../values/schema-walk.js';
 import { type Probe, madeUpOf, type MadeUpValue, type CallOptions, type RequestParts } from '../http/request-parts.js';
 import { loadCatalogue, type Catalogue } from '../binding/catalogue.js';
+import { propertiesOf } from '../catalogue/schema-walker.js';
 
 /** Per worker: the catalogue of the spec in use, the redactor, and one keep-alive client for the target. */
 export interface WorkerRuntime {
