@@ -31,7 +31,6 @@ export function withMadeUp<T extends Traced>(parts: T, values: readonly MadeUpVa
   return { ...parts, [MADE_UP]: [...madeUpOf(parts), ...values] };
 }
 
-
 /**
  * What a deliberately invalid request breaks on purpose. An undocumented 4xx in answer to one is the document's
  * gap (FSAPI-CONTRACT-101, SHOULD), not the target's contract failure: the suite caused it.
