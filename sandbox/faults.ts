@@ -5,8 +5,8 @@
  * Every fault is checked with `faults.has(name)` at the one place its behaviour lives (grep for the name).
  * Where a fault cannot help breaking a second requirement, that requirement is listed too: `breaks` must stay exact.
  */
-import { nearest } from '../src/cli/command.js';
 import { UsageError } from '../src/errors.js';
+import { nearest } from '../src/nearest.js';
 
 export interface FaultDefinition {
   name: string;

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FaultSet } from './faults.js';
+import { canonicalJson } from '../src/json.js';
 
 export interface StoredResponse {
   status: number;
@@ -31,20 +32,6 @@ export const KEY_PATTERN = /^[\x21-\x7E]{1,255}$/;
 
 export function fingerprint(method: string, path: string, body: unknown): string {
   return createHash('sha256').update(`${method} ${path}\n${canonicalJson(body)}`).digest('base64url');
-}
-
-/** JSON with object keys sorted at every level, so key order never changes a fingerprint. */
-export function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (v !== null && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .sort()
-      .filter((k) => o[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
 }
 
 export class IdempotencyStore {

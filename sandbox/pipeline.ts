@@ -16,7 +16,9 @@ import { fingerprint, KEY_PATTERN, type IdempotencyStore, type StoredResponse } 
 import { ApiError, problemBody, validationError, type FieldError } from './problem.js';
 import { Router, validateParameters } from './routes.js';
 import { newId, type Store } from './store.js';
-import { isObj } from '../src/json.js';
+import { isObj, type Json } from '../src/json.js';
+import { propertiesOf } from '../src/catalogue/schema-walker.js';
+import { inlineForeignRefs } from '../src/values/generate.js';
 
 export interface SandboxRequest {
   method: string;
@@ -301,17 +303,11 @@ export class Pipeline {
     let fields = this.readOnlyByOp.get(op.operationId);
     if (!fields) {
       fields = new Map();
-      const ref = (s: unknown): string | undefined => (isObj(s) && typeof s['$ref'] === 'string' ? s['$ref'] : undefined);
-      const resRef = ref(op.responses.find((r) => r.status === '201')?.content[0]?.schema);
-      const reqRef = ref(op.requestBody?.content[0]?.schema);
-      if (resRef && reqRef) {
-        const props = (r: string): string[] => {
-          const schema = this.deps.spec.schemaAt(r);
-          return isObj(schema) && isObj(schema['properties']) ? Object.keys(schema['properties']) : [];
-        };
-        const writable = new Set(props(reqRef));
-        for (const p of props(resRef)) if (!writable.has(p)) fields.set(p, this.deps.spec.validator({ $ref: `${resRef}/properties/${p}` }));
-      }
+      // The catalogue's walk ($ref, allOf, oneOf/anyOf): a member of the created resource that no request body declares.
+      const resource = propertiesOf(this.deps.spec, op.responses.find((r) => r.status === '201')?.content[0]?.schema);
+      const writable = propertiesOf(this.deps.spec, op.requestBody?.content[0]?.schema);
+      // A member's schema as the document writes it: its references in the validators' form before compiling.
+      if (writable.size > 0) for (const [p, schema] of resource) if (!writable.has(p)) fields.set(p, this.deps.spec.validator(inlineForeignRefs(this.deps.spec, schema) as Json));
       this.readOnlyByOp.set(op.operationId, fields);
     }
     const rest: Record<string, unknown> = {};

@@ -3,10 +3,11 @@
  * Request parameters are validated against the parameter schemas of the spec (each compiled once, on first use:
  * a short run touches a few operations, and compiling all of them up front cost it 0.2 s).
  */
-import { loadCatalogue, type HttpMethod, type Operation, type SpecDocument } from '../src/catalogue/index.js';
+import { type HttpMethod, type Operation, type SpecDocument } from '../src/catalogue/index.js';
 import type { JsonSchema } from '../src/catalogue/index.js';
 import type { FaultSet } from './faults.js';
 import type { FieldError } from './problem.js';
+import { loadCatalogue } from '../src/binding/catalogue.js';
 
 let reference: Promise<SpecDocument> | undefined;
 

@@ -2,3 +2,21 @@
 export type Json = Record<string, unknown>;
 
 export const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * JSON with object keys sorted at every level (members that are undefined left out, as JSON.stringify does): one
+ * text per value, whatever the key order. The sandbox's idempotency fingerprints and the checks' comparisons of
+ * re-read resources both rest on it.
+ */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .sort()
+      .filter((k) => o[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}

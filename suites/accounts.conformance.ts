@@ -3,7 +3,7 @@ import { accountCreate } from '../fixtures/factories.js';
 import { check, describeRequest, fail, readableItems } from '../src/harness/assert.js';
 import type { CheckDef } from '../src/harness/check.js';
 import { LIST_PAGE_CAP } from '../src/harness/pages.js';
-import { defineSuite } from '../src/harness/suite.js';
+import { defineSuite } from '../src/suite/suite.js';
 import { findInList, idOf, jsonOf, units, type Json } from '../src/world/flow-support.js';
 
 

@@ -4,8 +4,7 @@ import { check, describeRequest } from '../src/harness/assert.js';
 import type { CheckDef } from '../src/harness/check.js';
 import type { HttpResponse } from '../src/http/client.js';
 import { STATUS } from '../src/harness/assert.js';
-import { defineSuite } from '../src/harness/suite.js';
-import { extrasOf } from '../src/world/index.js';
+import { defineSuite } from '../src/suite/suite.js';
 import { idOf, jsonOf, LONG_NUMBER } from '../src/world/flow-support.js';
 
 const base = { family: 'flow', group: 'cards', writes: true } as const;
@@ -53,7 +52,7 @@ export const flows: CheckDef[] = [
     title: 'unfreezing an active card and freezing a frozen one are refused with 409 and leave the status unchanged',
     uses: ['unfreezeCard', 'getCard', 'issueCard'],
     async run(ctx) {
-      const card = await extrasOf(ctx.world).newCard();
+      const card = await ctx.world.newCard();
       const pathParams = { card_id: idOf(card) };
       const status = async () => jsonOf(await ctx.call('getCard', { pathParams }))['status'];
       const unfreeze = await ctx.call('unfreezeCard', { pathParams, body: {} });
@@ -73,7 +72,7 @@ export const flows: CheckDef[] = [
     title: 'a KYC-approved customer without the cards feature is refused a card with 422',
     uses: ['listCards', 'createAccount', 'submitKyc'],
     async run(ctx) {
-      const customer = await extrasOf(ctx.world).newVerifiedCustomer();
+      const customer = await ctx.world.newVerifiedCustomer();
       const account = await ctx.world.newAccount({ customerId: idOf(customer) });
       const res = await ctx.call('issueCard', { body: cardCreate(ctx.faker, ctx.config.label, idOf(customer), idOf(account)) });
       check(res.status === 422, `issuing a card to ${idOf(customer)}, whose cards feature is not active, answered ${res.status}; expected 422`);

@@ -3,7 +3,7 @@ import { amount, bankTransferCollection, cardCollection, DECLINED_CARD_NUMBER, m
 import { check } from '../src/harness/assert.js';
 import type { CheckContext, CheckDef } from '../src/harness/check.js';
 import { STATUS } from '../src/harness/assert.js';
-import { defineSuite } from '../src/harness/suite.js';
+import { defineSuite } from '../src/suite/suite.js';
 import { balanceOf, expectBalance, findInList, idOf, jsonOf, readUntil, show, units, type Json } from '../src/world/flow-support.js';
 
 const base = { family: 'flow', group: 'collections', operation: 'createCollection', writes: true } as const;

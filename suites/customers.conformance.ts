@@ -1,9 +1,9 @@
 /** Customers: create and manage customer profiles (seed: POST /customers with the customer fields and nested address). */
 import { customerCreate, token } from '../fixtures/factories.js';
-import { check, describeRequest, fail, STATUS, summariseBody } from '../src/harness/assert.js';
+import { check, describeRequest, fail, readId, STATUS, summariseBody } from '../src/harness/assert.js';
 import type { CheckContext, CheckDef } from '../src/harness/check.js';
 import type { HttpResponse } from '../src/http/client.js';
-import { defineSuite } from '../src/harness/suite.js';
+import { defineSuite } from '../src/suite/suite.js';
 import { at, findInList, idOf, jsonOf, listAll, readBack, withValue, type Json } from '../src/world/flow-support.js';
 
 const SEED_FIELDS = ['first_name', 'middle_name', 'last_name', 'email', 'phone', 'type', 'gender', 'date_of_birth'];
@@ -21,7 +21,7 @@ const base = { family: 'flow', group: 'customers', operation: 'createCustomer', 
  * (whether a created customer can be read back at all is FSAPI-CUS-001's question, not the format checks').
  */
 async function stored(ctx: CheckContext, created: Json): Promise<{ customer: Json; where: string }> {
-  if (ctx.spec.byId.has('getCustomer') && typeof created['id'] === 'string') {
+  if (ctx.spec.byId.has('getCustomer') && readId(created) !== undefined) {
     const res = await ctx.call('getCustomer', { pathParams: { customer_id: idOf(created) } });
     if (res.status === 200 && res.json && typeof res.json === 'object') return { customer: res.json as Json, where: `on GET ${idOf(created)}` };
     ctx.observe(`customer ${idOf(created)} could not be read back (${res.status}); judged on the create answer`);

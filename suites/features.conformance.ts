@@ -1,8 +1,7 @@
 /** Features: check feature eligibility and activate product features for customers. */
 import { check } from '../src/harness/assert.js';
 import type { CheckDef } from '../src/harness/check.js';
-import { defineSuite } from '../src/harness/suite.js';
-import { extrasOf } from '../src/world/index.js';
+import { defineSuite } from '../src/suite/suite.js';
 import { idOf, jsonOf } from '../src/world/flow-support.js';
 
 const FEATURE = 'cards';
@@ -36,7 +35,7 @@ export const flows: CheckDef[] = [
     title: 'after KYC approval a feature is eligible, activates once to active, and a second activation is refused with 409',
     uses: ['getFeatureEligibility', 'submitKyc', 'getKycStatus', 'uploadKycDocument'],
     async run(ctx) {
-      const cid = idOf(await extrasOf(ctx.world).newVerifiedCustomer());
+      const cid = idOf(await ctx.world.newVerifiedCustomer());
       const pathParams = { customer_id: cid, feature: FEATURE };
       const before = jsonOf(await ctx.call('getFeatureEligibility', { pathParams }));
       check(before['eligible'] === true, `${FEATURE} reads eligible=${JSON.stringify(before['eligible'])} for ${cid}, whose KYC is approved`);

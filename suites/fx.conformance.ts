@@ -3,7 +3,7 @@ import { amount, fxQuoteCreate, fxTradeCreate } from '../fixtures/factories.js';
 import { check, fail } from '../src/harness/assert.js';
 import type { CheckContext, CheckDef } from '../src/harness/check.js';
 import { STATUS } from '../src/harness/assert.js';
-import { defineSuite } from '../src/harness/suite.js';
+import { defineSuite } from '../src/suite/suite.js';
 import { balanceOf, CENT, expectBalance, findInList, idOf, jsonOf, listAll, show, times, units, type Json } from '../src/world/flow-support.js';
 
 const base = { family: 'flow', group: 'fx', writes: true } as const;

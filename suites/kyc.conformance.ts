@@ -4,7 +4,7 @@ import { kycDocumentCreate, kycSubmission } from '../fixtures/factories.js';
 import { check, fail } from '../src/harness/assert.js';
 import type { CheckContext, CheckDef } from '../src/harness/check.js';
 import { STATUS } from '../src/harness/assert.js';
-import { defineSuite } from '../src/harness/suite.js';
+import { defineSuite } from '../src/suite/suite.js';
 import { findInList, idOf, jsonOf, readUntil, type Json } from '../src/world/flow-support.js';
 
 const base = { family: 'flow', group: 'kyc', writes: true } as const;

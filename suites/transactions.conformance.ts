@@ -2,8 +2,7 @@
 import { cardCollection, transferCreate } from '../fixtures/factories.js';
 import { check } from '../src/harness/assert.js';
 import type { CheckDef } from '../src/harness/check.js';
-import { defineSuite } from '../src/harness/suite.js';
-import { extrasOf } from '../src/world/index.js';
+import { defineSuite } from '../src/suite/suite.js';
 import { idOf, jsonOf, listUntil, readUntil, type Json } from '../src/world/flow-support.js';
 
 const base = { family: 'flow', group: 'transactions', operation: 'listTransactions', writes: true } as const;
@@ -44,7 +43,7 @@ export const flows: CheckDef[] = [
     uses: ['createWallet', 'createTransfer', 'createAccount', 'createCollection'],
     async run(ctx) {
       const source = await ctx.world.fundedAccount('40.00');
-      const wallet = idOf(await extrasOf(ctx.world).newWallet({ customerId: String(source['customer_id']), asset: 'USDC', network: 'polygon' }));
+      const wallet = idOf(await ctx.world.newWallet({ customerId: String(source['customer_id']), asset: 'USDC', network: 'polygon' }));
       const tr = jsonOf(await ctx.call('createTransfer', { body: transferCreate(ctx.config.label, idOf(source), { type: 'wallet', wallet_id: wallet }, '15.00') }));
       const { items, ok } = await listUntil(ctx, 'listTransactions', { query: { wallet_id: wallet } }, (xs) => xs.some((t) => sourceId(t) === idOf(tr)));
       check(ok, `GET /transactions?wallet_id=${wallet} lists no entry for transfer ${idOf(tr)} (${items.length} listed)`);

@@ -2,8 +2,7 @@
 import { amount, transferCreate } from '../fixtures/factories.js';
 import { check } from '../src/harness/assert.js';
 import type { CheckContext, CheckDef } from '../src/harness/check.js';
-import { defineSuite } from '../src/harness/suite.js';
-import { extrasOf } from '../src/world/index.js';
+import { defineSuite } from '../src/suite/suite.js';
 import { balanceOf, expectBalance, findInList, idOf, jsonOf, readUntil, show, units, type Json } from '../src/world/flow-support.js';
 
 const base = { family: 'flow', group: 'transfers', operation: 'createTransfer', writes: true } as const;
@@ -69,7 +68,7 @@ export const flows: CheckDef[] = [
     async run(ctx) {
       const funded = await ctx.world.fundedAccount('90.00');
       const source = idOf(funded);
-      const ext = idOf(await extrasOf(ctx.world).newExternalAccount(String(funded['customer_id'])));
+      const ext = idOf(await ctx.world.newExternalAccount(String(funded['customer_id'])));
       const s0 = await balanceOf(ctx, source);
       const value = amount(ctx.faker, 20, 60);
       const created = jsonOf(await ctx.call('createTransfer', { body: transferCreate(ctx.config.label, source, { type: 'external_account', external_account_id: ext }, value) }));

@@ -6,10 +6,10 @@ import { cardCollection, metadata } from '../fixtures/factories.js';
 import { check, fail } from '../src/harness/assert.js';
 import type { CheckContext, CheckDef } from '../src/harness/check.js';
 import { STATUS } from '../src/harness/assert.js';
-import { defineSuite } from '../src/harness/suite.js';
-import { FAIL_FIRST_MARKER } from '../src/runner/receiver.js';
+import { defineSuite } from '../src/suite/suite.js';
 import { verify } from '../src/webhooks/signature.js';
-import { deliveredEvent, findInList, firstDifference, idOf, jsonOf, listUntil, received, sameJson, type Json, type Received } from '../src/world/flow-support.js';
+import { deliveredEvent, findInList, firstDifference, idOf, jsonOf, listUntil, received, sameJson, type Json } from '../src/world/flow-support.js';
+import { FAIL_FIRST_MARKER, type ReceivedDelivery } from '../src/webhooks/delivery.js';
 
 const base = { family: 'flow', group: 'webhooks', writes: true } as const;
 
@@ -34,8 +34,8 @@ async function causeCollection(ctx: CheckContext, failFirst = false): Promise<st
 }
 
 /** Attempts grouped by the event they carried (its id), in arrival order. */
-function byEvent(attempts: Received[]): Map<string, Received[]> {
-  const m = new Map<string, Received[]>();
+function byEvent(attempts: ReceivedDelivery[]): Map<string, ReceivedDelivery[]> {
+  const m = new Map<string, ReceivedDelivery[]>();
   for (const a of [...attempts].sort((x, y) => x.seq - y.seq)) {
     const id = String(deliveredEvent(a)['id']);
     m.set(id, [...(m.get(id) ?? []), a]);

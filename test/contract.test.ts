@@ -7,9 +7,10 @@ import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { GROUPS, loadCatalogue, REFERENCE_SPEC_PATH, type Catalogue } from '../src/catalogue/index.js';
+import { GROUPS, REFERENCE_SPEC_PATH } from '../src/catalogue/index.js';
 import { createAjv } from '../src/catalogue/json-schema.js';
 import { seedHeadings, unknownSeedSections, SEED_SPEC_PATH } from './helpers/seed-spec.js';
+import { loadCatalogue, type Catalogue } from '../src/binding/catalogue.js';
 
 let cat: Catalogue;
 const raw = parse(readFileSync(REFERENCE_SPEC_PATH, 'utf8'), { maxAliasCount: -1 }) as Record<string, any>;

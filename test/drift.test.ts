@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parseDocument } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { behaviourDrift, memberPaths } from '../src/regression/drift.js';
-import { describeDrift } from '../src/regression/render.js';
+import { describeDrift } from '../src/reports/regression-render.js';
 import type { RecordedExchange, RunReport } from '../src/results/model.js';
 import { fromRoot } from '../src/paths.js';
 import { runCli } from './helpers/cli.js';

@@ -6,7 +6,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
-import { loadCatalogue, type Catalogue } from '../src/catalogue/index.js';
 import type { Operation } from '../src/catalogue/openapi.js';
 import { evaluatorsFor } from '../src/checks/traffic.js';
 import { secretsOf, type Credentials } from '../src/config/run-config.js';
@@ -24,6 +23,7 @@ import { RateLimiter } from '../src/http/rate-limiter.js';
 import { Redactor } from '../src/http/redact.js';
 import { WebhookReceiver } from '../src/runner/receiver.js';
 import { createWorld } from '../src/world/index.js';
+import { loadCatalogue, type Catalogue } from '../src/binding/catalogue.js';
 
 /** An in-process stand-in for the suite runtime: one sandbox, one client, worlds per business, a context per "check". */
 interface Harness {

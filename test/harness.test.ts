@@ -2,7 +2,8 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { loadRequirements, REQUIREMENTS_PATH } from '../src/catalogue/index.js';
-import { CheckFailure, CheckSkipped } from '../src/harness/assert.js';
+import { answeredId, CheckFailure, CheckSkipped, idOf } from '../src/harness/assert.js';
+import { itemKey } from '../src/checks/lists.js';
 import { EvidenceLog, executeCheck, type CheckContext, type CheckDef } from '../src/harness/check.js';
 import { idempotencyKeyFor, releaseFaker, runCancellation, seededFaker } from '../src/harness/runtime.js';
 import { delay } from '../src/http/rate-limiter.js';
@@ -13,7 +14,8 @@ import { Redactor } from '../src/http/redact.js';
 import type { RecordedExchange } from '../src/results/model.js';
 import { curlFor } from '../src/results/reproduce.js';
 import { computeVerdict, exitCodeFor } from '../src/results/verdict.js';
-import { FAIL_FIRST_MARKER, WebhookReceiver } from '../src/runner/receiver.js';
+import { WebhookReceiver } from '../src/runner/receiver.js';
+import { FAIL_FIRST_MARKER } from '../src/webhooks/delivery.js';
 
 const requirements = loadRequirements(REQUIREMENTS_PATH);
 const redactor = new Redactor([{ name: 'FSAPI_API_KEY', value: 'sk_canary_secret_123456' }]);
@@ -68,6 +70,21 @@ describe('executeCheck', () => {
     expect(r).toMatchObject({ status: 'skipped', message: 'needs FSAPI_PUBLIC_KEY', id: 'FSAPI-AUTH-005 createCustomer v' });
     expect(r.name).toBe('FSAPI-AUTH-005 [MUST] createCustomer: t');
     expect(r.clause).toMatch(/^seed spec: Authentication > Keys/);
+  });
+});
+
+describe('reading ids', () => {
+  it('reads integer ids as their text wherever an id is compared, followed or used as a key', () => {
+    // A target with integer ids: the idempotency checks compare answeredId of a first request and its replay.
+    const answer = (json: unknown) => ({ json });
+    expect(answeredId(answer({ id: 42 }))).toBe('42');
+    expect(answeredId(answer({ id: 42 }))).not.toBe(answeredId(answer({ id: 43 })));
+    expect(answeredId(answer({ id: 'cus_1' }))).toBe('cus_1');
+    for (const none of [{}, { id: '' }, { id: null }, { id: Number.NaN }, [], 'text', undefined]) expect(answeredId(answer(none))).toBeUndefined();
+    expect(idOf({ id: 7 })).toBe('7');
+    expect(() => idOf({ name: 'x' })).toThrow(CheckSkipped);
+    // Two list items that differ only by their integer id are two items, not one seen twice.
+    expect(itemKey({ id: 1, status: 'active' })).not.toBe(itemKey({ id: 2, status: 'active' }));
   });
 });
 

@@ -9,13 +9,13 @@ import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCatalogue } from '../src/catalogue/index.js';
 import { planChecks } from '../src/checks/planner.js';
 import type { RunReport } from '../src/results/model.js';
 import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
 import { runCli, sandboxTargetEnv, spawnCli, type SpawnedCli } from './helpers/cli.js';
 import { HOSTILE_KEY, HOSTILE_TENANT } from './helpers/hostile.js';
 import { httpsServer, type TestServer } from './helpers/servers.js';
+import { loadCatalogue } from '../src/binding/catalogue.js';
 
 const PROMISE = /: stopping; the report will hold what was learnt \(verdict incomplete\)/;
 const open: TestServer[] = [];

@@ -11,7 +11,6 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadCatalogue } from '../src/catalogue/index.js';
 import { loadSpec } from '../src/catalogue/openapi.js';
 import { planChecks } from '../src/checks/planner.js';
 import type { CheckResult, RunReport } from '../src/results/model.js';
@@ -19,6 +18,7 @@ import { fromRoot } from '../src/paths.js';
 import { resourcesOf } from '../src/values/resources.js';
 import { runCli } from './helpers/cli.js';
 import { httpsServer, json, type Cert, type TestServer } from './helpers/servers.js';
+import { loadCatalogue } from '../src/binding/catalogue.js';
 
 const DOC = fromRoot('test', 'fixtures', 'lifecycle', 'vendor.yaml');
 const KEY = 'sk_test_lifecycle_fixture';

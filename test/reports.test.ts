@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
-import { CONFORMANCE_SCHEMA_PATH, renderJunit, renderSummary, validateReport, writeReports } from '../src/reports/index.js';
+import { CONFORMANCE_SCHEMA_PATH, renderJunit, renderSummary, SCHEMA_VERSION, validateReport, writeReports } from '../src/reports/index.js';
 import { createAjv, describeErrors, type ValidateFunction } from '../src/catalogue/json-schema.js';
 import { mdBlock, mdCode, mdEscape } from '../src/reports/markdown-text.js';
 import { oneLine, redactUrl, stripXmlForbidden } from '../src/reports/text.js';
@@ -136,6 +136,9 @@ describe('conformance.json', () => {
     expect(broken((r) => (r['checks'][1].exchanges[0].response.status = 999)).length).toBeGreaterThan(0);
     expect(broken((r) => (r['spec'].sha256 = 'abc')).length).toBeGreaterThan(0);
     expect(broken((r) => (r['schema_version'] = 2)).length).toBeGreaterThan(0);
+    // The schema states the version the code writes (SCHEMA_VERSION, src/results/model.ts), not another.
+    const schema = JSON.parse(readFileSync(CONFORMANCE_SCHEMA_PATH, 'utf8')) as { properties: { schema_version: { const: unknown } } };
+    expect(schema.properties.schema_version.const).toBe(SCHEMA_VERSION);
     expect(broken((r) => (r['checks'][1].id = r['checks'][0].id))[0]!.message).toMatch(/repeats the id/);
   });
 

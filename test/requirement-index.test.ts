@@ -7,11 +7,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FAULTS } from '../sandbox/faults.js';
-import { loadCatalogue, type Catalogue } from '../src/catalogue/index.js';
 import type { PlannedCheck } from '../src/checks/planner.js';
 import { plannedForIndex } from '../tools/index-plan.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { definitionOf } from '../src/results/definition.js';
+import { loadCatalogue, type Catalogue } from '../src/binding/catalogue.js';
 
 let catalogue: Catalogue;
 let planned: PlannedCheck[];

@@ -8,10 +8,10 @@ import { readFileSync } from 'node:fs';
 import type { SuiteSlug } from '../src/catalogue/groups.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FAULTS } from '../sandbox/faults.js';
-import { loadCatalogue, type Catalogue } from '../src/catalogue/index.js';
 import { planChecks, type PlannedCheck } from '../src/checks/planner.js';
 import { selfcheck } from '../src/cli/commands/selfcheck.js';
 import { areasOf, batchFaults, coveringSuites, DOC_PATH, readRecord, renderDoc, type FaultRecord } from '../src/selfcheck/record.js';
+import { loadCatalogue, type Catalogue } from '../src/binding/catalogue.js';
 
 let catalogue: Catalogue;
 let planned: PlannedCheck[];

@@ -8,16 +8,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadCatalogue, REFERENCE_SPEC_PATH, type Catalogue } from '../src/catalogue/index.js';
+import { REFERENCE_SPEC_PATH } from '../src/catalogue/index.js';
 import { firstDid } from '../src/checks/idempotency.js';
 import { effectsOf } from '../src/checks/support.js';
 import { evaluatorsFor } from '../src/checks/traffic.js';
 import { CheckSkipped } from '../src/harness/assert.js';
-import { CreatedTally } from '../src/harness/created.js';
+import { CreatedTally } from '../src/suite/created.js';
 import { TrafficObserver } from '../src/harness/observer.js';
 import type { HttpResponse } from '../src/http/client.js';
 import type { RunReport } from '../src/results/model.js';
 import { runCli } from './helpers/cli.js';
+import { loadCatalogue, type Catalogue } from '../src/binding/catalogue.js';
 
 let catalogue: Catalogue;
 beforeAll(async () => {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeReports } from '../src/reports/index.js';
-import { renderTrendMarkdown } from '../src/regression/render.js';
+import { renderTrendMarkdown } from '../src/reports/regression-render.js';
 import { trendOf } from '../src/regression/trend.js';
 import type { RunReport } from '../src/results/model.js';
 import { check, exchange, report } from './fixtures/reports/build.js';

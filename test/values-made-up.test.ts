@@ -1,7 +1,7 @@
 /** The one rule on values made up from the document (src/values/made-up.ts). */
 import { describe, expect, it } from 'vitest';
 import { madeUpRefusal, notFoundMadeUp } from '../src/values/made-up.js';
-import type { MadeUpValue } from '../src/values/provenance.js';
+import type { MadeUpValue } from '../src/http/request-parts.js';
 
 const id: MadeUpValue = { in: 'path', name: 'card_token', value: 'card_x1y2z3', origin: 'generated' };
 const ref: MadeUpValue = { in: 'body', name: 'account_id', value: 'acc_123456', origin: 'example' };

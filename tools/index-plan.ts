@@ -2,9 +2,9 @@
  * The checks the requirement index lists: every check planned over the reference profile, and those that plan only
  * on a vendor's document (the lifecycle walk), planned over the document their own test uses.
  */
-import { loadCatalogue, type Catalogue } from '../src/catalogue/index.js';
 import { planChecks, type PlannedCheck } from '../src/checks/planner.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
+import { loadCatalogue, type Catalogue } from '../src/binding/catalogue.js';
 
 /** Documents on which the checks of vendor-only requirements plan (each requirement's `tested_by` test uses it). */
 const VENDOR_ONLY_DOCUMENTS = ['test/fixtures/lifecycle/vendor.yaml'];

@@ -16,9 +16,9 @@ import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { FAULTS } from '../sandbox/faults.js';
-import { loadCatalogue } from '../src/catalogue/index.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { plannedForIndex } from './index-plan.js';
+import { loadCatalogue } from '../src/binding/catalogue.js';
 
 const CATALOGUE = `${PACKAGE_ROOT}/spec/requirements.yaml`;
 const LINE = 110;

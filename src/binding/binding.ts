@@ -1,9 +1,9 @@
 import type { GroupSlug } from '../catalogue/groups.js';
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
-import type { RequestParts } from '../harness/check.js';
 import { isStateMember, SEED_CUSTOMER_FIELDS, SEED_FIXED, type BindingFile, type ListShape, type OperationBinding } from './format.js';
 import { findOperation, pathParamOf } from './load.js';
 import { isObj, type Json } from '../json.js';
+import type { RequestParts } from '../http/request-parts.js';
 
 
 /** A reference operation as the vendor's document plays it. */

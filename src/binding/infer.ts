@@ -12,6 +12,7 @@ import { GROUPS, type GroupSlug } from '../catalogue/groups.js';
 import { isStateMember, SEED_FIXED, type BindingFile, type ErrorShape, type ListShape, type OperationBinding } from './format.js';
 import { isObj, type Json } from '../json.js';
 import { pathParamNames } from '../http/path-template.js';
+import { deref, eachProperty, propertiesOf as propertyMap } from '../catalogue/schema-walker.js';
 
 
 /** Words a vendor uses for the same thing, folded onto one. Verbs first, then the resources of the seed's groups. */
@@ -113,48 +114,8 @@ function overlap(a: string[], b: string[]): number {
   return n / Math.max(A.size, B.size);
 }
 
-/** Follows a schema's $ref (local, or the bundle form the loader writes) through the document's own lookup. */
-function deref(spec: SpecDocument, s: unknown, depth = 0): Json | undefined {
-  if (!isObj(s) || depth > 8) return undefined;
-  const ref = s['$ref'];
-  return typeof ref === 'string' ? deref(spec, spec.schemaAt(ref), depth + 1) : s;
-}
-
-/**
- * The properties of an object schema, through $ref, allOf and every oneOf/anyOf branch (a member of any branch; where
- * several parts declare one, the later part's declaration, as allOf refines).
- */
-function propertiesOf(spec: SpecDocument, schema: unknown, depth = 0): Record<string, Json> {
-  const s = deref(spec, schema);
-  if (!s || depth > 6) return {};
-  const out: Record<string, Json> = {};
-  for (const key of ['allOf', 'oneOf', 'anyOf']) {
-    const parts = s[key];
-    if (Array.isArray(parts)) for (const part of parts) Object.assign(out, propertiesOf(spec, part, depth + 1));
-  }
-  if (isObj(s['properties'])) for (const [k, v] of Object.entries(s['properties'])) out[k] = deref(spec, v) ?? (isObj(v) ? v : {});
-  return out;
-}
-
-/** Every property declaration under a schema, each branch's own (not merged), at any depth up to `maxDepth`. */
-function eachProperty(spec: SpecDocument, schema: unknown, visit: (name: string, schema: Json) => void, maxDepth = 5): void {
-  const seen = new Set<Json>();
-  const walk = (x: unknown, depth: number): void => {
-    const s = deref(spec, x);
-    if (!s || depth > maxDepth || seen.has(s)) return;
-    seen.add(s);
-    for (const key of ['allOf', 'oneOf', 'anyOf']) if (Array.isArray(s[key])) for (const part of s[key]) walk(part, depth);
-    if (isObj(s['items'])) walk(s['items'], depth);
-    if (isObj(s['properties'])) {
-      for (const [k, v] of Object.entries(s['properties'])) {
-        const d = deref(spec, v) ?? (isObj(v) ? v : {});
-        visit(k, d);
-        walk(d, depth + 1);
-      }
-    }
-  };
-  walk(schema, 0);
-}
+/** An object schema's properties (the catalogue's walk: $ref, allOf, every oneOf/anyOf branch), by name. */
+const propertiesOf = (spec: SpecDocument, schema: unknown): Record<string, Json> => Object.fromEntries(propertyMap(spec, schema));
 
 const jsonSchema = (media: { mediaType: string; schema: unknown }[] | undefined): unknown => (media ?? []).find((m) => m.mediaType.includes('json'))?.schema;
 const successSchema = (op: Operation): unknown => {

@@ -1,12 +1,12 @@
 import { GROUPS, isGroupSlug, type GroupSlug } from '../catalogue/groups.js';
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import { displayPath, readSourceFile } from '../catalogue/yaml-file.js';
-import { nearest } from '../cli/command.js';
 import { UsageError } from '../errors.js';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { SEED_CUSTOMER_FIELDS, SEED_FIXED, type BindingFile, type ErrorShape, type ListShape, type OperationBinding, type Suggestion } from './format.js';
 import { isObj, type Json } from '../json.js';
+import { nearest } from '../nearest.js';
 
 
 const TOP_KEYS = ['binding', 'spec', 'fields', 'states', 'values', 'events', 'errors', 'operations', 'groups', 'unbound'];

@@ -4,3 +4,7 @@
  */
 export const LEVELS = ['MUST', 'CONTRACT', 'SHOULD', 'PROFILE', 'INFO'] as const;
 export type Level = (typeof LEVELS)[number];
+
+/** Levels whose failure makes a target non-conformant (SHOULD and PROFILE count too under --strict, as failures). */
+export const BLOCKING_LEVELS: readonly Level[] = ['MUST', 'CONTRACT'];
+export const isBlockingLevel = (level: Level): boolean => BLOCKING_LEVELS.includes(level);

@@ -101,9 +101,47 @@ const BUNDLE_ID = 'urn:fsapi:spec';
 /**
  * Loads and validates an OpenAPI 3.x document, and indexes its operations by group. `trustedSha256`: digests
  * of documents already proven valid (the reference profile, by the project's own tests), which skip the
- * meta-schema validation.
+ * meta-schema validation. Three phases, each handing the next what it made: load (read, check, resolve), index
+ * (operations by id, lifecycle states), validators (compiled on demand, or the build's).
  */
-export async function loadSpec(path: string, opts: { trustedSha256?: string[]; standalone?: boolean } = {}): Promise<SpecDocument> {
+export async function loadSpec(path: string, opts: LoadOptions = {}): Promise<SpecDocument> {
+  const doc = await loadDocument(path, opts);
+  const index = indexOperations(doc);
+  return {
+    path,
+    sha256: doc.file.sha256 || createHash('sha256').update(readFileSync(path)).digest('hex'),
+    version: doc.version,
+    title: isObj(doc.raw['info']) ? String(doc.raw['info']['title'] ?? '') : '',
+    ...index,
+    raw: doc.raw,
+    file: doc.file,
+    warnings: doc.is30 ? doc.warnings : [...doc.warnings, ...nullableIn31(doc.raw)],
+    ...(await validatorsOf(doc, index.operations, opts)),
+  };
+}
+
+interface LoadOptions {
+  trustedSha256?: string[];
+  standalone?: boolean;
+}
+
+/** What the load phase hands on: the resolved document and how to name it in errors. */
+interface LoadedDocument {
+  file: SourceFile & { sha256: string };
+  /** The file as errors name it. */
+  shown: string;
+  trusted: boolean;
+  /** The document with every $ref outside schemas resolved (src/catalogue/prepare.ts). */
+  raw: Json;
+  warnings: LoadWarning[];
+  version: string;
+  is30: boolean;
+  /** components.schemas, as written. */
+  schemas: Json;
+}
+
+/** Load: reads the file, refuses what is no OpenAPI 3.0/3.1 document, and resolves it (once per content). */
+async function loadDocument(path: string, opts: LoadOptions): Promise<LoadedDocument> {
   const file = readSourceFileCached(path, 'OpenAPI document');
   const shown = displayPath(path);
   const trusted = opts.trustedSha256?.includes(file.sha256) ?? false;
@@ -127,38 +165,16 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
     return (await import('./prepare.js')).prepareDocument(data, file, shown, { trusted });
   }, (v): v is Prepared => isObj(v) && isObj(v['doc']) && Array.isArray(v['warnings']));
   const version = String(raw['openapi']);
-  const is30 = version.startsWith('3.0');
-
   const components = isObj(raw['components']) ? raw['components'] : {};
-  const schemas = isObj(components['schemas']) ? components['schemas'] : {};
-  // The build's compiled validators serve a trusted document (src/catalogue/precompiled.ts).
-  const precompiled = trusted && !opts.standalone ? loadPrecompiled(file.sha256) : undefined;
-  const makeAjv = (checkSchemas: boolean) => {
-    const ajv = createAjv({ standalone: opts.standalone ?? false });
-    // All component schemas as one bundle; every $ref into them becomes absolute so inline schemas compile on their own.
-    const bundle = { $id: BUNDLE_ID, $defs: Object.fromEntries(Object.entries(schemas).map(([name, s]: [string, unknown]) => [name, rewriteRefs(as31(s, is30), raw, is30)])) };
-    try {
-      ajv.addSchema(bundle as object, undefined, undefined, checkSchemas);
-    } catch (e) {
-      throw new UsageError(`the component schemas cannot be compiled: ${(e as Error).message}`, {
-        file: shown,
-        where: String(file.lineOf(['components', 'schemas']) ?? ''),
-        fix: 'make every schema under components.schemas valid JSON Schema (2020-12 for OpenAPI 3.1)',
-      });
-    }
-    return ajv;
-  };
-  // The component schemas are checked against JSON Schema's meta-schema once per document content, so a schema
-  // that cannot compile is reported on load; after that (every worker of a run, every later run) they are known
-  // good, and compiling the meta-schema again cost each thread 0.15-0.3 s. A trusted document's are proven by its
-  // own tests. With the build's validators, ajv is made only if one is ever missing (none is for the reference
-  // profile), so it never loads in such a run's threads.
-  let ajvInstance: ReturnType<typeof makeAjv> | undefined;
-  if (!trusted) {
-    await cachedDerivation(file.sha256, 'component-schemas-checked-1', async () => ((ajvInstance = makeAjv(true)), true as const), (v): v is true => v === true);
-  }
-  const ajv = () => (ajvInstance ??= makeAjv(false));
+  return { file, shown, trusted, raw, warnings, version, is30: version.startsWith('3.0'), schemas: isObj(components['schemas']) ? components['schemas'] : {} };
+}
 
+/** What the index phase hands on: the operations, by id, and the lifecycle states the schemas declare. */
+type OperationIndex = Pick<SpecDocument, 'operations' | 'byId' | 'states'>;
+
+/** Index: every operation with its parameters, bodies and responses (schemas in the validators' form), by id. */
+function indexOperations(doc: LoadedDocument): OperationIndex {
+  const { raw, is30, file, shown } = doc;
   // One rewritten schema per source object (rewriting per operation made ajv compile the same problem schema
   // hundreds of times; equal copies share a validator by content, below).
   const rewritten = new WeakMap<object, JsonSchema>();
@@ -257,6 +273,47 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
     byId.set(op.operationId, op);
   }
 
+  const states = new Map<string, { initial: string[]; terminal: string[]; transitions: { from: string; to: string; trigger: string }[] }>();
+  for (const [name, s] of Object.entries(doc.schemas)) {
+    if (isObj(s) && isObj(s['x-fsapi-states'])) states.set(name, s['x-fsapi-states'] as never);
+  }
+
+  return { operations, byId, states };
+}
+
+type Validators = Pick<SpecDocument, 'schemaAt' | 'validator' | 'standaloneSource' | 'responseFor' | 'validateResponse' | 'validateRequestBody'>;
+
+/** Validators: the document's schemas compiled on first use against one bundle of its components (or the build's). */
+async function validatorsOf(doc: LoadedDocument, operations: Operation[], opts: LoadOptions): Promise<Validators> {
+  const { raw, is30, file, shown, trusted, schemas } = doc;
+  // The build's compiled validators serve a trusted document (src/catalogue/precompiled.ts).
+  const precompiled = trusted && !opts.standalone ? loadPrecompiled(file.sha256) : undefined;
+  const makeAjv = (checkSchemas: boolean) => {
+    const ajv = createAjv({ standalone: opts.standalone ?? false });
+    // All component schemas as one bundle; every $ref into them becomes absolute so inline schemas compile on their own.
+    const bundle = { $id: BUNDLE_ID, $defs: Object.fromEntries(Object.entries(schemas).map(([name, s]: [string, unknown]) => [name, rewriteRefs(as31(s, is30), raw, is30)])) };
+    try {
+      ajv.addSchema(bundle as object, undefined, undefined, checkSchemas);
+    } catch (e) {
+      throw new UsageError(`the component schemas cannot be compiled: ${(e as Error).message}`, {
+        file: shown,
+        where: String(file.lineOf(['components', 'schemas']) ?? ''),
+        fix: 'make every schema under components.schemas valid JSON Schema (2020-12 for OpenAPI 3.1)',
+      });
+    }
+    return ajv;
+  };
+  // The component schemas are checked against JSON Schema's meta-schema once per document content, so a schema
+  // that cannot compile is reported on load; after that (every worker of a run, every later run) they are known
+  // good, and compiling the meta-schema again cost each thread 0.15-0.3 s. A trusted document's are proven by its
+  // own tests. With the build's validators, ajv is made only if one is ever missing (none is for the reference
+  // profile), so it never loads in such a run's threads.
+  let ajvInstance: ReturnType<typeof makeAjv> | undefined;
+  if (!trusted) {
+    await cachedDerivation(file.sha256, 'component-schemas-checked-1', async () => ((ajvInstance = makeAjv(true)), true as const), (v): v is true => v === true);
+  }
+  const ajv = () => (ajvInstance ??= makeAjv(false));
+
   const compiled = new WeakMap<object, ValidateFunction>();
   // Equal schemas share one validator: the prepared document is JSON, so a component used in many places (a
   // response, a header) is an equal copy at each.
@@ -298,22 +355,7 @@ export async function loadSpec(path: string, opts: { trustedSha256?: string[]; s
     op.responses.find((r) => r.status === `${String(status)[0]}XX`) ??
     op.responses.find((r) => r.status === 'DEFAULT');
 
-  const states = new Map<string, { initial: string[]; terminal: string[]; transitions: { from: string; to: string; trigger: string }[] }>();
-  for (const [name, s] of Object.entries(schemas)) {
-    if (isObj(s) && isObj(s['x-fsapi-states'])) states.set(name, s['x-fsapi-states'] as never);
-  }
-
   return {
-    path,
-    sha256: file.sha256 || createHash('sha256').update(readFileSync(path)).digest('hex'),
-    version,
-    title: isObj(raw['info']) ? String(raw['info']['title'] ?? '') : '',
-    operations,
-    byId,
-    raw,
-    file,
-    states,
-    warnings: is30 ? warnings : [...warnings, ...nullableIn31(raw)],
     schemaAt,
     validator,
     ...(opts.standalone

@@ -5,9 +5,10 @@
  */
 import type { Operation } from '../catalogue/openapi.js';
 import { notServerError } from '../harness/assert.js';
-import type { CallOptions, CheckDef } from '../harness/check.js';
+import type { CheckDef } from '../harness/check.js';
 import type { CheckFamily } from './plan.js';
 import { expectUnchanged, isWrite, readerOf, scoped, skipEffects, stateProbe } from './support.js';
+import type { CallOptions } from '../http/request-parts.js';
 
 const UNKNOWN_KEY = 'sk_sandbox_fsapi_conformance_unknown_key_0000';
 

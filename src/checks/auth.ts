@@ -4,9 +4,10 @@
  */
 import type { Operation } from '../catalogue/openapi.js';
 import { check, expectStatus } from '../harness/assert.js';
-import type { CallOptions, CheckContext, CheckDef, Need } from '../harness/check.js';
+import type { CheckContext, CheckDef, Need } from '../harness/check.js';
 import { validRequest } from './requests.js';
 import type { CheckFamily } from './plan.js';
+import type { CallOptions } from '../http/request-parts.js';
 
 interface AuthCase {
   requirement: string;

@@ -5,7 +5,7 @@
  */
 import { requestMediaOf, type Operation } from '../catalogue/openapi.js';
 import { check, describeRequest, expectStatus, fail, STATUS, summariseBody } from '../harness/assert.js';
-import type { CheckContext, CheckDef, RequestParts } from '../harness/check.js';
+import type { CheckContext, CheckDef } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
 import type { CheckFamily } from './plan.js';
 import { validRequest } from './requests.js';
@@ -19,6 +19,7 @@ import {
   stateProbe,
   type StateProbe,
 } from './support.js';
+import type { RequestParts } from '../http/request-parts.js';
 
 type Def = Omit<CheckDef, 'family' | 'group' | 'operation'>;
 

@@ -5,12 +5,14 @@
  */
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import { check, describeRequest, fail, answeredId, STATUS, summariseBody } from '../harness/assert.js';
-import type { CheckContext, CheckDef, RequestParts } from '../harness/check.js';
+import type { CheckContext, CheckDef } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
-import { applyMutation, describeMutation, dottedOf, mutationsFor, pointerOf, resolveSchema, slugOf, type Mutation } from './mutations.js';
+import { applyMutation, describeMutation, dottedOf, mutationsFor, pointerOf, slugOf, type Mutation } from './mutations.js';
 import type { CheckFamily } from './plan.js';
-import { canonicalJson, isCreate, isWrite, jsonBodyOf, pathParamsOf, readerOf, scoped, skipEffects, stateProbe, type Scoped } from './support.js';
-import { isObj, type Json } from '../json.js';
+import { isCreate, isWrite, jsonBodyOf, pathParamsOf, readerOf, scoped, skipEffects, stateProbe, type Scoped } from './support.js';
+import { canonicalJson, isObj, type Json } from '../json.js';
+import type { RequestParts } from '../http/request-parts.js';
+import { mergedSchema } from '../catalogue/schema-walker.js';
 
 
 /** The valid body with the mutation applied, checked to really break the schema (else the check is skipped). */
@@ -162,12 +164,12 @@ const PLANTED_AMOUNT = '987654.32';
 export function plantedFields(spec: SpecDocument, op: Operation, tail: string, tenant: string): Json {
   const created = op.responses.find((r) => r.status === '201') ?? op.responses.find((r) => r.status.startsWith('2'));
   const media = created?.content.find((c) => c.mediaType === 'application/json');
-  const schema = resolveSchema(spec, media?.schema);
+  const schema = mergedSchema(spec, media?.schema);
   const props = schema && isObj(schema['properties']) ? schema['properties'] : {};
   const out: Json = {};
   for (const name of READ_ONLY) {
     if (!(name in props) && name !== 'tenant_id') continue;
-    const s = resolveSchema(spec, props[name] as Json) ?? {};
+    const s = mergedSchema(spec, props[name] as Json) ?? {};
     if (name === 'id') {
       const prefix = typeof s['pattern'] === 'string' ? (/^\^([A-Za-z]+_)/.exec(s['pattern'])?.[1] ?? '') : '';
       out[name] = `${prefix}ReadOnly${tail}`;
@@ -250,7 +252,7 @@ function readOnlyCheck(op: Operation): CheckDef {
 /** Properties the operation's success response documents (the fields a target could apply). */
 function documentedProperties(spec: SpecDocument, op: Operation): Set<string> {
   const created = op.responses.find((r) => r.status === '201') ?? op.responses.find((r) => r.status.startsWith('2'));
-  const schema = resolveSchema(spec, created?.content.find((c) => c.mediaType === 'application/json')?.schema);
+  const schema = mergedSchema(spec, created?.content.find((c) => c.mediaType === 'application/json')?.schema);
   return new Set(schema && isObj(schema['properties']) ? Object.keys(schema['properties']) : []);
 }
 

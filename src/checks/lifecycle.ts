@@ -12,18 +12,18 @@
 import type { Operation } from '../catalogue/openapi.js';
 import { seedFor } from '../harness/seed.js';
 import { check, describeRequest, documentBody, fail, STATUS, summariseBody } from '../harness/assert.js';
-import type { CheckContext, CheckDef, RequestParts } from '../harness/check.js';
+import type { CheckContext, CheckDef } from '../harness/check.js';
 import { walkPages } from '../harness/pages.js';
 import type { HttpResponse } from '../http/client.js';
 import { isObj } from '../json.js';
 import { documentValue, validForParameter } from '../values/parameter-value.js';
-import { madeUpOf, withMadeUp, type MadeUpValue } from '../values/provenance.js';
 import { resourceOfStep, type MemberStep, type Resource } from '../values/resources.js';
 import { select } from '../values/schema-walk.js';
 import type { CheckFamily, PlanContext } from './plan.js';
 import { bodyFromDocument, validRequest } from './requests.js';
 import { documented2xx, documentedSuccesses, maxPageSize } from './support.js';
 import { carryByPosition } from '../values/producers.js';
+import { type RequestParts, madeUpOf, withMadeUp, type MadeUpValue } from '../http/request-parts.js';
 
 /** What one create gave: the id that names it, and the create's own path parameters (its parent's ids). */
 interface Made {

@@ -3,16 +3,17 @@
  * objects for a check to be decidable.
  */
 import type { Operation } from '../catalogue/openapi.js';
-import { describeRequest, listItems, STATUS, summariseBody } from '../harness/assert.js';
-import type { CheckContext, RequestParts } from '../harness/check.js';
+import { describeRequest, listItems, readId, STATUS, summariseBody } from '../harness/assert.js';
+import type { CheckContext } from '../harness/check.js';
 import { walkPages, type Walk } from '../harness/pages.js';
 import { driverFor, validRequest } from './requests.js';
 import { creatorOf } from './support.js';
-
+import type { RequestParts } from '../http/request-parts.js';
 
 /** The identity of a list item: its id, or for items without one, its stable members (feature name, currency pair). */
 export function itemKey(item: Record<string, unknown>): string {
-  if (typeof item['id'] === 'string') return item['id'];
+  const id = readId(item);
+  if (id !== undefined) return id;
   const stable = Object.entries(item)
     .filter(([k, v]) => typeof v === 'string' && !/(_at|timestamp|rate|balance)$/.test(k))
     .sort(([a], [b]) => a.localeCompare(b));

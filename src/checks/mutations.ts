@@ -9,6 +9,7 @@ import type { JsonSchema } from '../catalogue/json-schema.js';
 import { pathToPointer } from '../catalogue/yaml-file.js';
 import { jsonBodyOf } from './support.js';
 import { isObj, type Json } from '../json.js';
+import { mergedSchema } from '../catalogue/schema-walker.js';
 
 
 export interface Mutation {
@@ -34,32 +35,6 @@ export function describeMutation(m: Mutation): string {
 
 function shortValue(v: unknown): unknown {
   return typeof v === 'string' && v.length > 40 ? `${v.slice(0, 12)}...(${v.length} characters)` : v;
-}
-
-/** Follows $ref (by the document's own schemaAt) and merges allOf, shallowly: enough to see properties and constraints. */
-export function resolveSchema(spec: SpecDocument, schema: JsonSchema | undefined, depth = 0): Json | undefined {
-  if (!isObj(schema) || depth > 10) return undefined;
-  const ref = schema['$ref'];
-  if (typeof ref === 'string') {
-    const resolved = resolveSchema(spec, spec.schemaAt(ref), depth + 1);
-    // Sibling keywords next to a $ref (3.1) refine it.
-    const { $ref: _ignored, ...rest } = schema;
-    return resolved ? { ...resolved, ...rest } : undefined;
-  }
-  if (Array.isArray(schema['allOf'])) {
-    const merged: Json = { ...schema, allOf: undefined };
-    const props: Json = { ...(isObj(schema['properties']) ? schema['properties'] : {}) };
-    const required = new Set<string>(Array.isArray(schema['required']) ? (schema['required'] as string[]) : []);
-    for (const part of schema['allOf'] as JsonSchema[]) {
-      const r = resolveSchema(spec, part, depth + 1);
-      if (!r) continue;
-      for (const [k, v] of Object.entries(r)) if (!['properties', 'required', 'allOf'].includes(k) && merged[k] === undefined) merged[k] = v;
-      if (isObj(r['properties'])) Object.assign(props, r['properties']);
-      if (Array.isArray(r['required'])) for (const x of r['required']) required.add(String(x));
-    }
-    return { ...merged, properties: props, required: [...required] };
-  }
-  return schema;
 }
 
 const matches = (pattern: string, v: string): boolean => {
@@ -126,7 +101,7 @@ export function invalidValue(s: Json): { value: unknown; constraint: string } | 
 
 /** The mutations of an operation's JSON request body, in schema order. */
 export function mutationsFor(spec: SpecDocument, op: Operation): Mutation[] {
-  const root = resolveSchema(spec, jsonBodyOf(op)?.schema);
+  const root = mergedSchema(spec, jsonBodyOf(op)?.schema);
   if (!root) return [];
   const out: Mutation[] = [];
   const visit = (schema: Json, path: string[], depth: number) => {
@@ -135,7 +110,7 @@ export function mutationsFor(spec: SpecDocument, op: Operation): Mutation[] {
     for (const [name, raw] of Object.entries(props)) {
       const p = [...path, name];
       if (required.has(name)) out.push({ path: p, kind: 'missing', constraint: 'required' });
-      const s = resolveSchema(spec, raw as JsonSchema);
+      const s = mergedSchema(spec, raw as JsonSchema);
       if (!s) continue;
       const bad = invalidValue(s);
       if (bad) out.push({ path: p, kind: 'invalid', constraint: bad.constraint, value: bad.value });

@@ -7,15 +7,16 @@ import type { SuiteSlug } from '../catalogue/groups.js';
 import { isGroupSlug } from '../catalogue/groups.js';
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import { CheckSkipped, answeredId, listItems, STATUS } from '../harness/assert.js';
-import type { CheckContext, CheckDef, RequestParts } from '../harness/check.js';
+import type { CheckContext, CheckDef } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
 import { delay } from '../http/rate-limiter.js';
-import { FAIL_FIRST_MARKER } from '../runner/receiver.js';
-import { resolveSchema } from './mutations.js';
+import { mergedSchema as resolveSchema } from '../catalogue/schema-walker.js';
 import type { CheckFamily } from './plan.js';
 import { validRequest } from './requests.js';
 import { credentialHeaders, isGetById, isWrite, jsonBodyOf, opsOfGroup, pathParamsOf, simpleRead } from './support.js';
 import { isObj, type Json } from '../json.js';
+import type { RequestParts } from '../http/request-parts.js';
+import { FAIL_FIRST_MARKER, type ReceivedDelivery } from '../webhooks/delivery.js';
 
 /** A prerequisite the world or a driver could not build: an observation notes it (only transport problems error). */
 const isSetupProblem = (e: unknown): boolean => e instanceof Error && (e.name === 'PreconditionFailed' || e.name === 'EffectsUnobservable');
@@ -313,7 +314,7 @@ function webhookObservations(spec: SpecDocument): Obs[] {
           url.searchParams.set('min', '2');
           url.searchParams.set('timeout_ms', String(ctx.config.webhookWaitMs));
           const got = await ctx.send({ method: 'GET', path: url.toString(), timeoutMs: ctx.config.webhookWaitMs + 10_000, unpaced: true });
-          const attempts = Array.isArray(got.json) ? (got.json as { received_at: string; answered: number }[]) : [];
+          const attempts = Array.isArray(got.json) ? (got.json as ReceivedDelivery[]) : [];
           retry =
             attempts.length >= 2
               ? `a delivery the receiver failed (${attempts[0]!.answered}) was retried after ${Date.parse(attempts[1]!.received_at) - Date.parse(attempts[0]!.received_at)} ms`

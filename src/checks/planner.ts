@@ -2,9 +2,9 @@ import { pathToFileURL } from 'node:url';
 import { SUITES_DIR, SUITE_EXT } from '../paths.js';
 import { join } from 'node:path';
 import { CROSS_CUTTING, GROUPS, type SuiteSlug } from '../catalogue/groups.js';
-import type { Catalogue } from '../catalogue/index.js';
 import { checkId, type CheckDef } from '../harness/check.js';
 import { genericChecks } from './index.js';
+import type { Catalogue } from '../binding/catalogue.js';
 
 
 export const ALL_SUITE_SLUGS: SuiteSlug[] = [...GROUPS.map((g) => g.slug), ...CROSS_CUTTING];

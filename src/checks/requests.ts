@@ -3,14 +3,15 @@ import { isObj } from '../json.js';
 import { seedFor } from '../harness/seed.js';
 import { documentValue } from '../values/parameter-value.js';
 import { loadGenerator } from '../values/generate.js';
-import { namesResource, withMadeUp, type MadeUpValue } from '../values/provenance.js';
-import { targetValue } from '../values/target-values.js';
+import { namesResource } from '../values/provenance.js';
+import { targetValue } from './target-values.js';
 import { BindingGap } from '../binding/binding.js';
 import { CheckSkipped } from '../harness/assert.js';
 import { DRIVERS } from '../drivers/index.js';
 import { generatedBody } from './generated-body.js';
 import type { DriverScope, OperationDriver } from '../drivers/types.js';
-import type { CheckContext, RequestParts } from '../harness/check.js';
+import type { CheckContext } from '../harness/check.js';
+import { type RequestParts, withMadeUp, type MadeUpValue } from '../http/request-parts.js';
 
 /**
  * The driver of an operation: the driver of the reference operation it plays, by the binding (on the reference
@@ -62,7 +63,7 @@ function madeUpBodyValues(body: unknown, origin: MadeUpValue['origin'], at = '')
 
 /**
  * A value for each path parameter and required query parameter of an operation, best source first: what the target
- * itself returned (src/values/target-values.ts), else the document's example, else one made from the parameter's
+ * itself returned (src/checks/target-values.ts), else the document's example, else one made from the parameter's
  * schema. With `real`, a check that needs the resource to exist skips when the target gave none.
  */
 async function parameterValues(ctx: CheckContext, op: Operation, as: 'primary' | 'second', real: boolean, refused: string | undefined): Promise<{ path: Record<string, string>; query: Record<string, string | number | boolean>; madeUp: MadeUpValue[] }> {

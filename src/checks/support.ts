@@ -6,9 +6,11 @@ import type { Binding } from '../binding/binding.js';
 import { requestMediaOf, type Operation, type SpecDocument } from '../catalogue/openapi.js';
 import type { DriverScope, OperationDriver } from '../drivers/types.js';
 import { CheckSkipped, describeRequest, fail, summariseBody } from '../harness/assert.js';
-import type { CheckContext, RequestParts } from '../harness/check.js';
+import type { CheckContext } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
 import { builtByDriver, driverFor, referencePartsOf, scopeOf, validRequest } from './requests.js';
+import type { RequestParts } from '../http/request-parts.js';
+import { canonicalJson } from '../json.js';
 
 // --- Classification (from the spec in use only, so it holds for a vendor's document too) -----------------------
 
@@ -202,20 +204,6 @@ export async function expectUnchanged(probe: StateProbe, before: string, what: s
 
 function shorten(s: string): string {
   return s.length > 160 ? `${s.slice(0, 160)}...` : s;
-}
-
-/** JSON with sorted object keys (stable comparison of re-read resources). */
-export function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (v !== null && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .sort()
-      .filter((k) => o[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
 }
 
 /** Skips the check when a request it builds on did not succeed (that is another check's finding). */

@@ -6,12 +6,13 @@
  */
 import type { Operation } from '../catalogue/openapi.js';
 import { check, describeRequest, fail, notServerError, STATUS, summariseBody } from '../harness/assert.js';
-import type { CheckDef, RequestParts } from '../harness/check.js';
+import type { CheckDef } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
 import { fillList, walk, walkedItems } from './lists.js';
 import type { CheckFamily } from './plan.js';
 import { validRequest } from './requests.js';
 import { isGetById, isList, pagesAsReference, pathParamsOf } from './support.js';
+import type { RequestParts } from '../http/request-parts.js';
 
 const PAGES = 5;
 const LIMIT = 2;

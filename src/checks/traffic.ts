@@ -6,10 +6,10 @@
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import { CheckFailure } from '../harness/assert.js';
 import type { CheckDef } from '../harness/check.js';
-import type { Probe } from '../harness/probe.js';
 import type { HttpResponse } from '../http/client.js';
 import type { TrafficApplicability, TrafficEvaluator, TrafficFinding } from '../harness/observer.js';
 import type { CheckFamily } from './plan.js';
+import type { Probe } from '../http/request-parts.js';
 
 const isJsonMedia = (m: string) => m === 'application/json' || /^application\/[\w.+-]+\+json$/.test(m);
 const isError = (res: HttpResponse) => res.status >= 400;

@@ -1,6 +1,7 @@
 import { isUsageError } from '../errors.js';
-import { DEBUG_ENV, nearest, parseCommandArgs, renderHelp, type CommandStart } from './command.js';
+import { DEBUG_ENV, parseCommandArgs, renderHelp, type CommandStart } from './command.js';
 import { COMMANDS } from './commands/index.js';
+import { nearest } from '../nearest.js';
 
 function topHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;

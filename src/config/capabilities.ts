@@ -1,10 +1,10 @@
 import { GROUPS, groupOf, type GroupSlug } from '../catalogue/groups.js';
-import { nearest } from '../cli/command.js';
 import { readSourceFile, displayPath } from '../catalogue/yaml-file.js';
 import { UsageError } from '../errors.js';
 import { REQUIREMENTS_PATH } from '../catalogue/index.js';
 import { loadRequirements } from '../catalogue/requirements.js';
 import type { Waiver } from '../results/model.js';
+import { nearest } from '../nearest.js';
 
 /**
  * What a vendor declares it implements (like Open Banking's discovery file). Checks for anything not

@@ -2,12 +2,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { CROSS_CUTTING, GROUPS, groupOf, type SuiteSlug } from '../catalogue/groups.js';
-import { nearest } from '../cli/command.js';
 import { UsageError } from '../errors.js';
 import { loadCapabilities, type Capabilities } from './capabilities.js';
 import { readDotenv } from './dotenv-file.js';
 import { pacingFor, type Pacing } from './pacing.js';
-import { KNOWN_ENV, SETTINGS } from './variables.js';
+import { EMBEDDED_CONCURRENCY, KNOWN_ENV, LIVE_CONCURRENCY, numericDefault, settingDefault, SETTINGS } from './variables.js';
+import { nearest } from '../nearest.js';
 
 export type Environment = 'sandbox' | 'live';
 
@@ -61,14 +61,8 @@ export interface RunConfig {
   replayDelayMs: number;
 }
 
-/**
- * Checks in flight per suite by default: 16, every check that sits out the replay delay starts in one round, and
- * the two workers keep the CPU busy while checks wait on answers (against the embedded sandbox a full run took 0.5
- * to 1 s longer at 8, and 3 s longer at 4). A remote target gets as many: the run's pacing, not the number of
- * checks, decides what it is sent. A live one gets a polite 4.
- */
-export const EMBEDDED_CONCURRENCY = 16;
-export const LIVE_CONCURRENCY = 4;
+// Where the bench scripts find them; defined with the other defaults (src/config/variables.ts).
+export { EMBEDDED_CONCURRENCY, LIVE_CONCURRENCY };
 
 /**
  * vitest workers for a run of `suites` suites: one per suite file (the suites and the waiting file), at least 2,
@@ -123,7 +117,7 @@ export function loadRunConfig(flags: Flags, opts: { env?: NodeJS.ProcessEnv; cwd
     if (/^(0|false|no|off)$/i.test(v)) return false;
     throw new UsageError(`${where(envName)} must be true or false, not "${v}"`, { fix: `set ${envName}=true or false` });
   };
-  const int = (envName: string, dflt: number, min: number, max: number): number => {
+  const int = (envName: string, min: number, max: number, dflt = numericDefault(envName)): number => {
     const v = raw(envName);
     if (v === undefined) return dflt;
     if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) {
@@ -176,7 +170,7 @@ export function loadRunConfig(flags: Flags, opts: { env?: NodeJS.ProcessEnv; cwd
     if (raw('FSAPI_CA_FILE')) throw new UsageError('FSAPI_CA_FILE is set but FSAPI_BASE_URL is not', { fix: 'set FSAPI_BASE_URL too, or unset FSAPI_CA_FILE to run against the embedded sandbox' });
   }
 
-  const environment = (raw('FSAPI_ENVIRONMENT') ?? 'sandbox').toLowerCase();
+  const environment = (raw('FSAPI_ENVIRONMENT') ?? settingDefault('FSAPI_ENVIRONMENT')).toLowerCase();
   if (environment !== 'sandbox' && environment !== 'live') {
     throw new UsageError(`${where('FSAPI_ENVIRONMENT')} must be sandbox or live, not "${environment}"`, { fix: 'set FSAPI_ENVIRONMENT=sandbox (or live)' });
   }
@@ -264,26 +258,26 @@ export function loadRunConfig(flags: Flags, opts: { env?: NodeJS.ProcessEnv; cwd
     groups,
     seed,
     seedGiven: seedRaw !== undefined,
-    concurrency: int('FSAPI_CONCURRENCY', environment === 'live' ? LIVE_CONCURRENCY : EMBEDDED_CONCURRENCY, 1, 64),
-    pacing: pacingFor({ remote, live: environment === 'live', rateLimit: rateRaw === undefined ? undefined : int('FSAPI_RATE_LIMIT', 0, 0, 10_000) }),
-    timeoutMs: int('FSAPI_TIMEOUT_MS', 10_000, 100, 600_000),
-    maxResponseBytes: int('FSAPI_MAX_RESPONSE_BYTES', 1_048_576, 1024, 1_073_741_824),
-    reportDir: resolve(cwd, raw('FSAPI_REPORT_DIR') ?? 'reports'),
+    concurrency: int('FSAPI_CONCURRENCY', 1, 64, environment === 'live' ? LIVE_CONCURRENCY : EMBEDDED_CONCURRENCY),
+    pacing: pacingFor({ remote, live: environment === 'live', rateLimit: rateRaw === undefined ? undefined : int('FSAPI_RATE_LIMIT', 0, 10_000, 0) }),
+    timeoutMs: int('FSAPI_TIMEOUT_MS', 100, 600_000),
+    maxResponseBytes: int('FSAPI_MAX_RESPONSE_BYTES', 1024, 1_073_741_824),
+    reportDir: resolve(cwd, raw('FSAPI_REPORT_DIR') ?? settingDefault('FSAPI_REPORT_DIR')),
     strict: bool('FSAPI_STRICT'),
     allowLiveWrites: bool('FSAPI_ALLOW_LIVE_WRITES'),
     html: bool('FSAPI_HTML'),
     quiet: bool('FSAPI_QUIET'),
     ...(baseline ? { baseline: resolve(cwd, baseline) } : {}),
-    retries: int('FSAPI_RETRIES', 5, 0, 100),
+    retries: int('FSAPI_RETRIES', 0, 100),
     latencyDrift: ratio('FSAPI_LATENCY_DRIFT', 2),
-    trend: int('FSAPI_TREND', 10, 0, 1000),
+    trend: int('FSAPI_TREND', 0, 1000),
     ...(shard ? { shard } : {}),
     sandboxFaults,
     ...(fixturesRaw ? { sandboxFixtures: resolve(cwd, fixturesRaw) } : {}),
     ...(raw('FSAPI_TRACE_FILE') ? { traceFile: resolve(cwd, raw('FSAPI_TRACE_FILE')!) } : {}),
-    idempotencyParallel: int('FSAPI_IDEMPOTENCY_PARALLEL', 8, 2, 100),
-    webhookWaitMs: int('FSAPI_WEBHOOK_WAIT_MS', 10_000, 100, 600_000),
-    replayDelayMs: int('FSAPI_REPLAY_DELAY_MS', 2_000, 0, 600_000),
+    idempotencyParallel: int('FSAPI_IDEMPOTENCY_PARALLEL', 2, 100),
+    webhookWaitMs: int('FSAPI_WEBHOOK_WAIT_MS', 100, 600_000),
+    replayDelayMs: int('FSAPI_REPLAY_DELAY_MS', 0, 600_000),
   };
 }
 

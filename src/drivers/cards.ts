@@ -1,6 +1,5 @@
 /** Cards: issue (counted on the account by cardholder), list, read, freeze and unfreeze (visible on read). */
 import { cardCreate } from '../../fixtures/factories.js';
-import { extrasOf } from '../world/index.js';
 import type { OperationDriver } from './types.js';
 import { bodyOf, callAs, consumable, idOf, listAll, pathParam, READ_ONLY_TIMESTAMP, readOk, readOnlyFields, varyMetadata } from './shared.js';
 
@@ -47,7 +46,7 @@ export const cardDrivers: OperationDriver[] = [
     operationId: 'getCard',
     kind: 'read',
     async build(scope, { fresh }) {
-      const card = fresh ? await extrasOf(scope.world).newCard() : await scope.world.card();
+      const card = fresh ? await scope.world.newCard() : await scope.world.card();
       return { pathParams: { card_id: idOf(card) } };
     },
   },
@@ -56,7 +55,7 @@ export const cardDrivers: OperationDriver[] = [
     kind: 'action',
     async build(scope, { fresh }) {
       // An active card of this check's own: freezing it twice is refused.
-      const card = await consumable(scope, fresh, 'freezeCard', () => extrasOf(scope.world).newCard());
+      const card = await consumable(scope, fresh, 'freezeCard', () => scope.world.newCard());
       return { pathParams: { card_id: idOf(card) }, body: {} };
     },
     effects: cardStatusIs('frozen'),
@@ -65,7 +64,7 @@ export const cardDrivers: OperationDriver[] = [
     operationId: 'unfreezeCard',
     kind: 'action',
     async build(scope, { fresh }) {
-      const card = await consumable(scope, fresh, 'unfreezeCard', () => extrasOf(scope.world).newCard({ frozen: true }));
+      const card = await consumable(scope, fresh, 'unfreezeCard', () => scope.world.newCard({ frozen: true }));
       return { pathParams: { card_id: idOf(card) }, body: {} };
     },
     effects: cardStatusIs('active'),

@@ -1,6 +1,5 @@
 /** External bank accounts: add (counted by customer, bank and last four digits), list, read, remove (visible on read). */
 import { externalAccountCreate } from '../../fixtures/factories.js';
-import { extrasOf } from '../world/index.js';
 import type { OperationDriver } from './types.js';
 import { bodyOf, callAs, consumable, EffectsUnobservable, idOf, listAll, pathParam, READ_ONLY_TIMESTAMP, readOnlyFields, varyMetadata } from './shared.js';
 import { describeRequest } from '../harness/assert.js';
@@ -40,7 +39,7 @@ export const externalAccountDrivers: OperationDriver[] = [
     operationId: 'getExternalAccount',
     kind: 'read',
     async build(scope, { fresh }) {
-      const e = fresh ? await extrasOf(scope.world).newExternalAccount(idOf(await scope.world.customer())) : await scope.world.externalAccount();
+      const e = fresh ? await scope.world.newExternalAccount(idOf(await scope.world.customer())) : await scope.world.externalAccount();
       return { pathParams: { external_account_id: idOf(e) } };
     },
   },
@@ -49,7 +48,7 @@ export const externalAccountDrivers: OperationDriver[] = [
     kind: 'remove',
     async build(scope, { fresh }) {
       // Removal happens once: never shared with another check.
-      const e = await consumable(scope, fresh, 'deleteExternalAccount', async () => extrasOf(scope.world).newExternalAccount(idOf(await scope.world.customer())));
+      const e = await consumable(scope, fresh, 'deleteExternalAccount', async () => scope.world.newExternalAccount(idOf(await scope.world.customer())));
       return { pathParams: { external_account_id: idOf(e) } };
     },
     /** 1 once the external account reads removed (or is gone). */

@@ -1,5 +1,4 @@
 /** Features: list, eligibility, activation (visible as status active). */
-import { extrasOf } from '../world/index.js';
 import type { OperationDriver } from './types.js';
 import { callAs, consumable, idOf, pathParam, readOk } from './shared.js';
 
@@ -27,7 +26,7 @@ export const featureDrivers: OperationDriver[] = [
     kind: 'action',
     async build(scope, { fresh }) {
       // Eligible (KYC approved) and not yet active; activation happens once, so never shared with another check.
-      const c = await consumable(scope, fresh, 'activateFeature', () => extrasOf(scope.world).newVerifiedCustomer());
+      const c = await consumable(scope, fresh, 'activateFeature', () => scope.world.newVerifiedCustomer());
       return { pathParams: { customer_id: idOf(c), feature: FEATURE_UNDER_TEST }, body: {} };
     },
     async effects(scope, parts) {

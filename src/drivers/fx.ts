@@ -1,6 +1,5 @@
 /** FX: rates, quotes (counted by a scope marker in their metadata), trades (counted on the source account), list, read. */
 import { amount, fxQuoteCreate, fxTradeCreate, metadata } from '../../fixtures/factories.js';
-import { extrasOf } from '../world/index.js';
 import type { OperationDriver } from './types.js';
 import { bodyOf, consumable, idOf, listAll, READ_ONLY_TIMESTAMP, readOnlyFields, varyMetadata } from './shared.js';
 
@@ -43,7 +42,7 @@ export const fxDrivers: OperationDriver[] = [
     operationId: 'getFxQuote',
     kind: 'read',
     async build(scope) {
-      return { pathParams: { quote_id: idOf(await extrasOf(scope.world).newQuote('USD', 'EUR', '10.00')) } };
+      return { pathParams: { quote_id: idOf(await scope.world.newQuote('USD', 'EUR', '10.00')) } };
     },
   },
   {
@@ -55,7 +54,7 @@ export const fxDrivers: OperationDriver[] = [
         source: await scope.world.fundedAccount('100.00'),
         target: await scope.world.newAccount({ currency: 'EUR' }),
       }));
-      const quote = await extrasOf(scope.world).newQuote('USD', 'EUR', '10.00');
+      const quote = await scope.world.newQuote('USD', 'EUR', '10.00');
       return { body: fxTradeCreate(scope.ctx.config.label, idOf(quote), idOf(source), idOf(target)) };
     },
     async effects(scope, parts) {

@@ -1,10 +1,10 @@
 /** What the group drivers share: per-check prerequisites, list walking, field comparison. */
 import { describeRequest, summariseBody } from '../harness/assert.js';
 import { walkPages } from '../harness/pages.js';
-import type { RequestParts } from '../harness/check.js';
 import type { Json } from '../harness/world.js';
 import type { HttpResponse } from '../http/client.js';
 import type { DriverScope } from './types.js';
+import type { RequestParts } from '../http/request-parts.js';
 
 /** An effect could not be observed (the read that shows it failed): the check errors with this message. */
 export class EffectsUnobservable extends Error {

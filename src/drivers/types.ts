@@ -1,5 +1,6 @@
-import type { CheckContext, RequestParts } from '../harness/check.js';
+import type { CheckContext } from '../harness/check.js';
 import type { World } from '../harness/world.js';
+import type { RequestParts } from '../http/request-parts.js';
 
 /** Whose request: the configured business, or the second one (tenant checks). */
 export interface DriverScope {

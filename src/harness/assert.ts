@@ -93,10 +93,18 @@ export function documentBody(res: Pick<HttpResponse, 'json' | 'text'>): unknown 
   }
 }
 
-/** The `id` member of an answer's JSON body, if any (judging what a target answered: none is an answer too). */
-export function answeredId(res: HttpResponse): string | undefined {
-  const j = res.json as { id?: unknown } | undefined;
-  return j && typeof j === 'object' && typeof j.id === 'string' ? j.id : undefined;
+/**
+ * The one reading of a resource's `id`: a non-empty string, or a number (integer ids are common) as its text. Every
+ * id the suite compares or sends goes through here, so a target with numeric ids is judged like any other.
+ */
+export function readId(resource: unknown): string | undefined {
+  const id = resource && typeof resource === 'object' ? (resource as { id?: unknown }).id : undefined;
+  return (typeof id === 'string' && id !== '') || (typeof id === 'number' && Number.isFinite(id)) ? String(id) : undefined;
+}
+
+/** The id of an answer's JSON body, if any (judging what a target answered: none is an answer too). */
+export function answeredId(res: Pick<HttpResponse, 'json'>): string | undefined {
+  return readId(res.json);
 }
 
 /**
@@ -105,8 +113,8 @@ export function answeredId(res: HttpResponse): string | undefined {
  * the CONTRACT checks), so the check is skipped with the fix, never sent on to `/customers/undefined`.
  */
 export function idOf(resource: Record<string, unknown>): string {
-  const id = resource['id'];
-  if ((typeof id === 'string' && id !== '') || typeof id === 'number') return String(id);
+  const id = readId(resource);
+  if (id !== undefined) return id;
   const members = Object.keys(resource).slice(0, 6).join(', ');
   throw new CheckSkipped(
     `the suite cannot read the resource's id (an object with ${members || 'no members'}): if the vendor's answer wraps the resource or names its id otherwise, bind it (operations.<id>.envelope, or fields: { id: <name> } in the binding file)`,

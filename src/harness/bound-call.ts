@@ -3,8 +3,8 @@ import type { Operation } from '../catalogue/openapi.js';
 import type { HttpResponse } from '../http/client.js';
 import type { SkipCause } from '../results/model.js';
 import { CheckSkipped } from './assert.js';
-import type { CallOptions, RequestParts } from './check.js';
 import type { WorkerConfig } from './worker-config.js';
+import type { CallOptions, RequestParts } from '../http/request-parts.js';
 
 /** A call resolved through the binding: the vendor operation, its request, and how to read its answer. */
 export interface BoundCall {

@@ -4,15 +4,15 @@ import type { SuiteSlug } from '../catalogue/groups.js';
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import type { Requirement, RequirementCatalogue } from '../catalogue/requirements.js';
 import { citeSource } from '../catalogue/requirements.js';
+import { isBlockingLevel } from '../catalogue/levels.js';
 import type { HttpResponse, RequestSpec } from '../http/client.js';
 import type { Redactor } from '../http/redact.js';
 import { RateLimited } from '../http/transport-error.js';
 import type { CheckResult, CheckStatus, Family, RecordedExchange, SkipCause } from '../results/model.js';
 import { CheckFailure, CheckSkipped } from './assert.js';
 import type { TrafficObserver } from './observer.js';
-import type { Probe } from './probe.js';
+import type { CallOptions, RequestParts } from '../http/request-parts.js';
 import type { WorkerConfig } from './worker-config.js';
-import type { Traced } from '../values/provenance.js';
 import type { World } from './world.js';
 
 /** Credentials or data a check needs; without them it is skipped with the reason, never dropped. */
@@ -52,27 +52,8 @@ export interface CheckDef {
   run(ctx: CheckContext): Promise<void>;
 }
 
-export interface CallOptions {
-  /** The request is invalid on purpose, in this way (see Probe). */
-  probe?: Probe;
-  /** Whose credentials: the configured business (default) or the second one. */
-  as?: 'primary' | 'second';
-  /** Header overrides; undefined removes a default header (e.g. { 'Api-Key': undefined }). */
-  headers?: Record<string, string | undefined>;
-  /** POST only: a given key, or null to send none. Default: a fresh key. */
-  idempotencyKey?: string | null;
-  /** Send this text as the body instead of JSON-serialising `parts.body`. */
-  rawBody?: string | Buffer;
-  query?: Record<string, string | number | boolean | undefined>;
-  timeoutMs?: number;
-}
-
-/** A request's values; the ones the suite made up from the document carry that (src/values/provenance.ts). */
-export interface RequestParts extends Traced {
-  pathParams?: Record<string, string>;
-  query?: Record<string, string | number | boolean | undefined>;
-  body?: unknown;
-}
+// Re-exported for branches written before these moved to src/http/request-parts.ts; new code imports them there.
+export type { CallOptions, RequestParts };
 
 export interface CheckContext {
   readonly def: CheckDef;
@@ -162,7 +143,7 @@ export async function executeCheck(
       message = e.message;
       skipCause = e.skipCause;
     } else if (e instanceof CheckFailure && req.level !== 'INFO') {
-      status = req.level === 'MUST' || req.level === 'CONTRACT' || env.strict ? 'failed' : 'warning';
+      status = isBlockingLevel(req.level) || env.strict ? 'failed' : 'warning';
       message = e.message;
     } else if (e instanceof RateLimited) {
       status = 'error';

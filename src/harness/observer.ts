@@ -1,7 +1,7 @@
 import type { Operation } from '../catalogue/openapi.js';
 import type { HttpResponse } from '../http/client.js';
 import type { RecordedExchange } from '../results/model.js';
-import type { Probe } from './probe.js';
+import type { Probe } from '../http/request-parts.js';
 
 /** A judgement on one observed response, made as it arrives (see src/checks/traffic.ts). */
 export interface TrafficFinding {

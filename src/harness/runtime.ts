@@ -3,7 +3,6 @@ import { setMaxListeners } from 'node:events';
 import { appendFileSync } from 'node:fs';
 import type { Faker } from '@faker-js/faker';
 import { faker as englishFaker } from '@faker-js/faker/locale/en';
-import { loadCatalogue, type Catalogue } from '../catalogue/index.js';
 import { requestMediaOf, type MediaSpec, type Operation, type SpecDocument } from '../catalogue/openapi.js';
 import { secretsOf } from '../config/run-config.js';
 import { TargetClient, type HttpResponse, type RequestSpec } from '../http/client.js';
@@ -13,15 +12,14 @@ import { RateLimiter } from '../http/rate-limiter.js';
 import { Redactor } from '../http/redact.js';
 import type { RecordedExchange } from '../results/model.js';
 import { CheckSkipped } from './assert.js';
-import type { CallOptions, RequestParts } from './check.js';
-import type { Probe } from './probe.js';
 import type { WorkerConfig } from './worker-config.js';
 import { seedFor } from './seed.js';
 import { documentValue } from '../values/parameter-value.js';
 import { loadGenerator } from '../values/generate.js';
-import { madeUpOf, type MadeUpValue } from '../values/provenance.js';
 import { notFoundMadeUp } from '../values/made-up.js';
-import { propertiesOf } from '../values/schema-walk.js';
+import { type Probe, madeUpOf, type MadeUpValue, type CallOptions, type RequestParts } from '../http/request-parts.js';
+import { loadCatalogue, type Catalogue } from '../binding/catalogue.js';
+import { propertiesOf } from '../catalogue/schema-walker.js';
 
 /** Per worker: the catalogue of the spec in use, the redactor, and one keep-alive client for the target. */
 export interface WorkerRuntime {
@@ -116,7 +114,12 @@ function appendTrace(rt: WorkerRuntime, file: string, x: RecordedExchange, spec:
  * A request for an operation, with what it breaks on purpose when it is a probe (the traffic observer judges its
  * answer by that), and the values in it that the suite made up from the document (src/values/made-up.ts).
  */
-export type OperationRequest = RequestSpec & { probe?: Probe; madeUp?: MadeUpValue[] };
+export type OperationRequest = RequestSpec & {
+  /** The operation exercised, so every response can be checked against the contract. */
+  operation?: Operation;
+  probe?: Probe;
+  madeUp?: MadeUpValue[];
+};
 
 /**
  * Builds and sends a request for an operation, the way every caller (checks and worlds) does it: default

@@ -1,8 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, errors, request, type Dispatcher } from 'undici';
-import type { Operation } from '../catalogue/openapi.js';
-import type { RecordedExchange } from '../results/model.js';
+import type { RecordedExchange } from './exchange.js';
 import { RateLimiter } from './rate-limiter.js';
 import type { Redactor } from './redact.js';
 import { RateLimited, TransportError, type TransportErrorKind } from './transport-error.js';
@@ -21,8 +20,6 @@ export interface RequestSpec {
   /** A raw body, sent as is. */
   body?: string | Buffer;
   timeoutMs?: number;
-  /** The operation exercised, so every response can be checked against the contract. */
-  operation?: Operation;
   /** Resends after a 429/503 (default 4): the preflight allows fewer. */
   retries?: number;
   /** How long this request may spend waiting out 429/503 answers (default: the client's retryBudgetMs). */

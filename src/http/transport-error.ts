@@ -1,4 +1,4 @@
-import type { RecordedExchange } from '../results/model.js';
+import type { RecordedExchange } from './exchange.js';
 
 export type TransportErrorKind = 'timeout' | 'tls' | 'connect' | 'reset' | 'too-large' | 'aborted' | 'other';
 

@@ -9,9 +9,9 @@
  */
 import { operationMatcher } from '../results/coverage.js';
 import type { RecordedExchange, RunReport } from '../results/model.js';
-import type { BehaviourDrift, DriftFinding, DriftKind } from './types.js';
+import type { BehaviourDrift, DriftFinding, DriftKind } from '../results/regression-model.js';
 
-export type { BehaviourDrift, DriftFinding, DriftKind } from './types.js';
+export type { BehaviourDrift, DriftFinding, DriftKind } from '../results/regression-model.js';
 
 /** Below this growth a latency is noise, whatever the ratio: a 2 ms answer that takes 6 ms is no finding. */
 export const LATENCY_FLOOR_MS = 50;

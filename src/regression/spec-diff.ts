@@ -10,9 +10,9 @@ import { readFileSync } from 'node:fs';
 import { apiCompare, type Diff } from 'api-smart-diff';
 import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../errors.js';
-import { KIND_TITLES, type SpecChange, type SpecChangeKind, type SpecDiff } from './types.js';
+import { KIND_TITLES, type SpecChange, type SpecChangeKind, type SpecDiff } from '../results/regression-model.js';
 
-export { KIND_TITLES, type SpecChange, type SpecChangeKind, type SpecDiff } from './types.js';
+export { KIND_TITLES, type SpecChange, type SpecChangeKind, type SpecDiff } from '../results/regression-model.js';
 
 /** Schema keywords that bound values: a change to one narrows or widens what is valid. */
 const CONSTRAINTS = new Set(['maxLength', 'minLength', 'pattern', 'maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum', 'maxItems', 'minItems', 'uniqueItems', 'additionalProperties', 'format', 'multipleOf', 'nullable', 'const']);

@@ -7,9 +7,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunReport } from '../results/model.js';
 import { percentile } from './drift.js';
-import type { TrendPoint } from './types.js';
+import type { TrendPoint } from '../results/regression-model.js';
 
-export type { TrendPoint } from './types.js';
+export type { TrendPoint } from '../results/regression-model.js';
 
 const RUN_ID = /^\d{8}-\d{6}-[0-9a-f]{6}$/;
 const targetOf = (r: Pick<RunReport, 'target'>) => (r.target.embedded ? 'embedded' : r.target.base_url);

@@ -21,7 +21,7 @@ import { UsageError } from '../errors.js';
 import type { BaselineDiff, CheckResult, CheckStatus, DiffEntry, RunReport } from '../results/model.js';
 import { exitCodeFor } from '../results/verdict.js';
 import { describeAttempts, intermittentLine } from '../results/attempts.js';
-import { describeDrift } from '../regression/render.js';
+import { describeDrift } from './regression-render.js';
 import { SCHEMA_VERSION, validateReport } from './schema.js';
 import { mdCode, mdEscape } from './markdown-text.js';
 import { oneLine, truncate } from './text.js';

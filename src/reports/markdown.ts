@@ -13,7 +13,7 @@ import { LEVELS } from '../catalogue/requirements.js';
 import type { CheckResult, CheckStatus, Gap, RequirementCoverage, RunReport, StatusCounts } from '../results/model.js';
 import { BLOCKING_LEVELS, EXIT_CODE_HELP, exitCodeFor, exitCodeOf } from '../results/verdict.js';
 import { renderDiffMarkdown } from './diff.js';
-import { renderDocumentChange, renderTrendMarkdown } from '../regression/render.js';
+import { renderDocumentChange, renderTrendMarkdown } from './regression-render.js';
 import { intermittentLine } from '../results/attempts.js';
 import { gapsFromChecks } from './gaps.js';
 import { mdBlock, mdCode, mdEscape } from './markdown-text.js';

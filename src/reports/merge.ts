@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import { UsageError } from '../errors.js';
 import { assessRun, type Assessment } from '../results/assess.js';
 import type { Absent, DocumentOperation } from '../results/coverage.js';
-import type { RequirementCoverage, RunReport } from '../results/model.js';
+import { SCHEMA_VERSION, type RequirementCoverage, type RunReport } from '../results/model.js';
 import { computeVerdict, countStatuses } from '../results/verdict.js';
 import { gapsFromChecks } from './gaps.js';
 
@@ -153,7 +153,7 @@ export function mergeReports(reports: RunReport[], opts: { names?: string[] } = 
   const assessed = reassess(shards, checks, run);
 
   return {
-    schema_version: 1,
+    schema_version: SCHEMA_VERSION,
     suite: { ...first.suite },
     spec: { ...first.spec },
     requirements: { ...first.requirements },

@@ -4,12 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { fromRoot } from '../paths.js';
 import { createAjv, describeErrors, type SchemaProblem, type ValidateFunction } from '../catalogue/json-schema.js';
 import { loadBuilt, writeBuilt } from '../catalogue/precompiled.js';
-import type { RunReport } from '../results/model.js';
+import { SCHEMA_VERSION, type RunReport } from '../results/model.js';
 
 /** The JSON Schema of conformance.json; shipped next to this module and published with the reports. */
 export const CONFORMANCE_SCHEMA_PATH = fromRoot('src', 'reports', 'conformance.schema.json');
-/** The schema_version this suite writes and reads. */
-export const SCHEMA_VERSION = 1;
+export { SCHEMA_VERSION };
 
 /**
  * The validator as ajv standalone code, written by `npm run build` next to this module (as the reference

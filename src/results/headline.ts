@@ -1,3 +1,4 @@
+import { isBlockingLevel } from '../catalogue/levels.js';
 import type { Coverage, RequirementCoverage, Verdict } from './model.js';
 
 const MAX_NAMED = 3;
@@ -27,7 +28,7 @@ export function renderHeadline(verdict: Verdict, coverage: Coverage | undefined,
   const parts: string[] = [];
   if (verdict === 'incomplete') parts.push(`${opts.incompleteReason ?? 'the run was interrupted'}; ${verified} before it stopped`);
   else if (verdict === 'non-conformant') {
-    const failed = reqs.filter((r) => r.status === 'failed' && (r.level === 'MUST' || r.level === 'CONTRACT'));
+    const failed = reqs.filter((r) => r.status === 'failed' && isBlockingLevel(r.level));
     parts.push(failed.length ? `${plural(failed.length, 'MUST or CONTRACT requirement')} failed (${named(failed, false)})` : 'a blocking check failed', verified);
   } else if (verdict === 'inconclusive') {
     const unverified = mustOf('not-verified');

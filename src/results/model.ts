@@ -6,7 +6,8 @@
 import type { OperationAccount } from '../binding/binding.js';
 import type { Level } from '../catalogue/requirements.js';
 import type { SuiteSlug } from '../catalogue/groups.js';
-import type { BehaviourDrift, SpecDiff, TrendPoint } from '../regression/types.js';
+import type { BehaviourDrift, SpecDiff, TrendPoint } from './regression-model.js';
+import type { RecordedExchange } from '../http/exchange.js';
 
 export type CheckStatus = 'passed' | 'failed' | 'warning' | 'skipped' | 'error';
 export const CHECK_STATUSES: readonly CheckStatus[] = ['passed', 'failed', 'warning', 'skipped', 'error'];
@@ -36,29 +37,8 @@ export type Family =
   | 'flow'
   | 'observation';
 
-/** One HTTP exchange, redacted at recording time: no configured secret ever reaches this structure. */
-export interface RecordedExchange {
-  started_at: string;
-  duration_ms: number;
-  request: {
-    method: string;
-    url: string;
-    headers: Record<string, string>;
-    /** Body as text, cut at the evidence cap. */
-    body?: string;
-    body_truncated?: boolean;
-  };
-  response?: {
-    status: number;
-    headers: Record<string, string>;
-    body?: string;
-    body_truncated?: boolean;
-    /** Bytes received (may exceed what was kept). */
-    size_bytes: number;
-  };
-  /** Transport failure: timeout, reset, TLS, size cap... */
-  error?: string;
-}
+// Defined with the client that records it; named here too because every report holds exchanges.
+export type { RecordedExchange };
 
 export interface ValueSourceAccount {
   operation: string;
@@ -153,8 +133,14 @@ export interface DiffEntry {
   intermittent?: boolean;
 }
 
+/**
+ * The schema_version this suite writes and reads: the one definition (the report's JSON Schema states the same const,
+ * held to it by test/reports.test.ts).
+ */
+export const SCHEMA_VERSION = 1;
+
 export interface RunReport {
-  schema_version: 1;
+  schema_version: typeof SCHEMA_VERSION;
   suite: { name: 'fsapi-conformance'; version: string };
   spec: {
     path: string;

@@ -1,15 +1,15 @@
-import { LEVELS, type Level } from '../catalogue/levels.js';
+import { BLOCKING_LEVELS, isBlockingLevel, LEVELS, type Level } from '../catalogue/levels.js';
 import { CHECK_STATUSES, type CheckResult, type CheckStatus, type Coverage, type RunReport, type StatusCounts, type Verdict } from './model.js';
 
-/** Levels whose failure makes a target non-conformant (SHOULD and PROFILE count too under --strict, as failures). */
-export const BLOCKING_LEVELS: readonly Level[] = ['MUST', 'CONTRACT'];
+// Named here too for the reports that show the verdict.
+export { BLOCKING_LEVELS };
 
 /** A check that errored because the target kept answering 429/503: the run learnt nothing, the target broke nothing. */
 export const isRateLimited = (c: CheckResult): boolean => c.status === 'error' && c.cause === 'rate-limited';
 
 /** A check whose outcome makes the target non-conformant. */
 export const isBlockingFailure = (c: CheckResult): boolean =>
-  (c.status === 'failed' && c.level !== 'INFO') || (c.status === 'error' && BLOCKING_LEVELS.includes(c.level) && !isRateLimited(c));
+  (c.status === 'failed' && c.level !== 'INFO') || (c.status === 'error' && isBlockingLevel(c.level) && !isRateLimited(c));
 
 /**
  * incomplete when the run was cut short; non-conformant when a blocking check failed or errored; inconclusive when

@@ -1,13 +1,10 @@
 import { basename } from 'node:path';
 import type { Reporter, TestCase, TestModule } from 'vitest/node';
 import type { CheckResult } from '../results/model.js';
+import type { SuiteStats } from '../suite/suite.js';
 
-/** What the workers' suites report about themselves (suite meta `fsapi_stats`). */
-export interface SuiteStats {
-  requests: number;
-  /** Resources created (201 answers that were not replays), by operationId. */
-  created: Record<string, number>;
-}
+// Defined by the suites that report it; named here too for the runner's modules.
+export type { SuiteStats };
 
 /** Checks finished so far, and how many of them failed or errored. */
 export interface CheckCounts {

@@ -1,9 +1,9 @@
-import type { Catalogue } from '../catalogue/index.js';
 import type { SuiteSlug } from '../catalogue/groups.js';
 import { listenForRequestTotals } from '../harness/request-totals.js';
 import type { ResultCollector } from './collector.js';
 import type { ProgressCounts } from './progress.js';
 import type { PacingNow } from '../http/rate-limiter.js';
+import type { Catalogue } from '../binding/catalogue.js';
 
 /**
  * Where the live progress line's numbers come from during a run: checks done and failed (the collector), checks

@@ -1,22 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { FAIL_FIRST_MARKER, type ReceivedDelivery } from '../webhooks/delivery.js';
 
-/** One delivery attempt as the receiver got it (raw body kept byte for byte, for signature checks). */
-export interface ReceivedDelivery {
-  seq: number;
-  received_at: string;
-  headers: Record<string, string>;
-  body: string;
-  /** What the receiver answered. */
-  answered: number;
-  webhook_id?: string;
-  event_type?: string;
-  object_id?: string;
-}
-
-/** Metadata value that asks the receiver to fail the first attempt of a delivery (to observe retries). */
-export const FAIL_FIRST_MARKER = 'fail-first';
 const MAX_KEPT = 5000;
 const MAX_BODY = 1_048_576;
 

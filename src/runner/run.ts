@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { privateCacheDir } from '../cache-dir.js';
 import { PACKAGE_ROOT, RUNNING_COMPILED, SUITE_VERSION, SUITES_DIR, SUITE_EXT, WAITING_FILE } from '../paths.js';
-import { loadCatalogue, REFERENCE_SPEC_PATH, type Catalogue } from '../catalogue/index.js';
+import { REFERENCE_SPEC_PATH } from '../catalogue/index.js';
 import { describeSources, valueSources } from '../values/producers.js';
 import type { RequirementCatalogue } from '../catalogue/requirements.js';
 import { isGroupSlug, UNBOUND_SUITE, type SuiteSlug } from '../catalogue/groups.js';
@@ -16,7 +16,7 @@ import { RateLimiter, type ThrottleFigures } from '../http/rate-limiter.js';
 import { Redactor } from '../http/redact.js';
 import type { WorkerConfig } from '../harness/worker-config.js';
 import { ALLURE_RESULTS_DIR, gapsFromChecks, prepareReportValidator, writeReports, type WrittenReports } from '../reports/index.js';
-import type { CheckResult, RunReport } from '../results/model.js';
+import { SCHEMA_VERSION, type CheckResult, type RunReport } from '../results/model.js';
 import type { TestSpecification, Vitest } from 'vitest/node';
 import { countStatuses } from '../results/verdict.js';
 import { absentFromRun, absentWhenCut, assessRun } from '../results/assess.js';
@@ -35,7 +35,8 @@ import type { CheckDef } from '../harness/check.js';
 import { WebhookReceiver } from './receiver.js';
 import { beginRun, endRun, type RunStart } from './begin.js';
 import { announceInterrupts, type RunStage } from './interrupt.js';
-import { rerunPlan } from '../regression/rerun-plan.js';
+import { rerunPlan } from './rerun-plan.js';
+import { loadCatalogue, type Catalogue } from '../binding/catalogue.js';
 
 
 export interface RunOutcome {
@@ -507,7 +508,7 @@ function buildReport(a: {
     notes: [...(securityNote ? [securityNote] : []), ...(a.silentReceiver ? [silentReceiverNote(a.silentReceiver)] : [])],
   });
   return {
-    schema_version: 1,
+    schema_version: SCHEMA_VERSION,
     suite: { name: 'fsapi-conformance', version: SUITE_VERSION },
     spec: {
       path: catalogue.spec.path === REFERENCE_SPEC_PATH ? 'spec/openapi.yaml' : catalogue.spec.path,

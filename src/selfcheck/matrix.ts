@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SuiteSlug } from '../catalogue/groups.js';
-import type { Level } from '../catalogue/requirements.js';
+import { isBlockingLevel, type Level } from '../catalogue/levels.js';
 import { fromRoot } from '../paths.js';
 import type { RunReport, Verdict } from '../results/model.js';
 
@@ -92,7 +92,7 @@ export function judge(fault: FaultInfo, suites: SuiteSlug[], outcome: RunOutcome
   const failing = new Set(Object.keys(outcome.failing));
   const missed = fault.breaks.filter((r) => !failing.has(r));
   const unexpected = [...failing].filter((r) => !fault.breaks.includes(r)).sort();
-  const blocking = fault.breaks.some((r) => levels.get(r) === 'MUST' || levels.get(r) === 'CONTRACT');
+  const blocking = fault.breaks.map((r) => levels.get(r)).some((l) => l !== undefined && isBlockingLevel(l));
   const expectedVerdict: Verdict = blocking ? 'non-conformant' : 'conformant';
   const ok = !outcome.problem && missed.length === 0 && unexpected.length === 0 && outcome.verdict === expectedVerdict;
   return { fault, suites, outcome, missed, unexpected, expectedVerdict, ok };

@@ -6,6 +6,7 @@
  */
 import { describeErrors, type SchemaProblem } from '../catalogue/json-schema.js';
 import { bundleRef, type SpecDocument } from '../catalogue/openapi.js';
+import { SCHEMA_DEPTH } from '../catalogue/schema-walker.js';
 import { isObj, type Json } from '../json.js';
 
 type Jsf = typeof import('json-schema-faker');
@@ -34,7 +35,7 @@ export function inlineForeignRefs(spec: Pick<SpecDocument, 'schemaAt'>, v: unkno
   if (Array.isArray(v)) return v.map((x) => inlineForeignRefs(spec, x, depth));
   if (!isObj(v)) return v;
   const ref = v['$ref'];
-  if (typeof ref === 'string' && !COMPONENT.test(ref) && depth < 8) {
+  if (typeof ref === 'string' && !COMPONENT.test(ref) && depth < SCHEMA_DEPTH) {
     const { $ref: _named, ...siblings } = v;
     const target = spec.schemaAt(ref);
     return isObj(target) ? { ...(inlineForeignRefs(spec, target, depth + 1) as Json), ...siblings } : siblings;

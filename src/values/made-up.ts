@@ -6,8 +6,8 @@
  * valid key; 404 for an id made unknown on purpose) is judged on it as usual.
  */
 import type { HttpResponse } from '../http/client.js';
-import type { Probe } from '../harness/probe.js';
-import { namesResource, type MadeUpValue } from './provenance.js';
+import { namesResource } from './provenance.js';
+import type { MadeUpValue, Probe } from '../http/request-parts.js';
 
 /** Probes whose expected answer does not depend on the resource existing. */
 const JUDGED_WHATEVER_THE_ID: ReadonlySet<Probe> = new Set<Probe>(['no-key', 'bad-key', 'unknown-id']);

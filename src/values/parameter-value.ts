@@ -7,7 +7,7 @@ import type { Parameter, SpecDocument } from '../catalogue/openapi.js';
 import { isObj } from '../json.js';
 import type { JsonSchema } from '../catalogue/json-schema.js';
 import { generateValid, inlineForeignRefs } from './generate.js';
-import { deref } from './schema-walk.js';
+import { deref } from '../catalogue/schema-walker.js';
 
 export type Plain = string | number | boolean;
 

@@ -14,7 +14,8 @@
 import type { Operation, Parameter, SpecDocument } from '../catalogue/openapi.js';
 import { isObj } from '../json.js';
 import type { ValueSourceAccount } from '../results/model.js';
-import { escapePointer, listArrayOf, propertiesOf, successSchema } from './schema-walk.js';
+import { escapePointer, listArrayOf, successSchema } from './schema-walk.js';
+import { propertiesOf } from '../catalogue/schema-walker.js';
 
 export type ProducerKind = 'list' | 'create' | 'read';
 

@@ -1,31 +1,11 @@
 /**
- * Reading a document's schemas for what the value sources need: the properties an object may have (through $ref,
- * allOf, oneOf and anyOf), and the array a list answer holds its items in.
+ * Reading a document's schemas for what the value sources need: the array a list answer holds its items in, and the
+ * values a pointer selects. The walk through $ref, allOf, oneOf and anyOf is the catalogue's (schema-walker.ts).
  */
 import type { JsonSchema } from '../catalogue/json-schema.js';
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
+import { deref, propertiesOf } from '../catalogue/schema-walker.js';
 import { isObj, type Json } from '../json.js';
-
-/** The schema a $ref names, followed until it is not one (bounded: a cycle of references ends). */
-export function deref(spec: Pick<SpecDocument, 'schemaAt'>, schema: unknown): Json | undefined {
-  let s = schema;
-  for (let i = 0; i < 16 && isObj(s) && typeof s['$ref'] === 'string'; i++) s = spec.schemaAt(s['$ref']);
-  return isObj(s) ? s : undefined;
-}
-
-/** Every property an instance of the schema may have, with its schema: allOf merged, oneOf/anyOf branches united. */
-export function propertiesOf(spec: Pick<SpecDocument, 'schemaAt'>, schema: unknown, depth = 0): Map<string, Json> {
-  const out = new Map<string, Json>();
-  const s = deref(spec, schema);
-  if (!s || depth > 8) return out;
-  if (isObj(s['properties'])) for (const [k, v] of Object.entries(s['properties'])) out.set(k, deref(spec, v) ?? {});
-  for (const key of ['allOf', 'oneOf', 'anyOf'] as const) {
-    const parts = s[key];
-    if (!Array.isArray(parts)) continue;
-    for (const part of parts) for (const [k, v] of propertiesOf(spec, part, depth + 1)) if (!out.has(k)) out.set(k, v);
-  }
-  return out;
-}
 
 const typeOf = (s: Json): string | undefined => (Array.isArray(s['type']) ? s['type'].find((t) => t !== 'null') : typeof s['type'] === 'string' ? s['type'] : undefined);
 

@@ -5,11 +5,13 @@
  */
 import type { Binding } from '../binding/binding.js';
 import { check, CheckSkipped, describeRequest, expectStatus, fail, readableItems, STATUS, summariseBody } from '../harness/assert.js';
-import type { CheckContext, RequestParts } from '../harness/check.js';
+import type { CheckContext } from '../harness/check.js';
 import { walkPages } from '../harness/pages.js';
 import { pollUntil } from '../harness/poll.js';
 import type { Json } from '../harness/world.js';
 import type { HttpResponse } from '../http/client.js';
+import type { RequestParts } from '../http/request-parts.js';
+import type { ReceivedDelivery } from '../webhooks/delivery.js';
 
 export type { Json };
 
@@ -132,23 +134,11 @@ export async function expectBalance(ctx: CheckContext, accountId: string, before
 
 // --- Webhook receiver -------------------------------------------------------------------------------------------------
 
-/** One attempt as the run's receiver got it (src/runner/receiver.ts). */
-export interface Received {
-  seq: number;
-  received_at: string;
-  headers: Record<string, string>;
-  body: string;
-  answered: number;
-  webhook_id?: string;
-  event_type?: string;
-  object_id?: string;
-}
-
 /**
  * What the run's receiver got: attempts for an object (and event type), waiting (long poll, no sleeps) until at
  * least `min` arrived or the webhook wait passed.
  */
-export async function received(ctx: CheckContext, q: { objectId?: string; type?: string; min?: number }): Promise<Received[]> {
+export async function received(ctx: CheckContext, q: { objectId?: string; type?: string; min?: number }): Promise<ReceivedDelivery[]> {
   const receiver = ctx.config.receiver;
   if (!receiver) ctx.skip('no webhook receiver in this run (FSAPI_WEBHOOK_LISTEN)', 'credential');
   const wait = ctx.config.webhookWaitMs;
@@ -161,14 +151,14 @@ export async function received(ctx: CheckContext, q: { objectId?: string; type?:
     unpaced: true,
   });
   if (res.status !== 200 || !Array.isArray(res.json)) throw new Error(`the webhook receiver's inspection answered ${res.status}`);
-  return res.json as Received[];
+  return res.json as ReceivedDelivery[];
 }
 
 /**
  * The event a delivery carried (its body parsed; through the binding, when given, in the reference's terms, as an
  * event read by id is), or a failure naming the attempt.
  */
-export function deliveredEvent(d: Received, binding?: Binding): Json {
+export function deliveredEvent(d: ReceivedDelivery, binding?: Binding): Json {
   try {
     const j = JSON.parse(d.body) as unknown;
     if (j && typeof j === 'object' && !Array.isArray(j)) return (binding ? binding.eventToReference(j) : j) as Json;

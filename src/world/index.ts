@@ -25,38 +25,6 @@ export class SetupError extends PreconditionFailed {}
 export const FEATURES = ['cards', 'crypto_wallets', 'fx'] as const;
 
 /**
- * More prerequisites than the harness's World interface names, for the drivers and the group flows. Reached
- * through `extrasOf(world)`, so the harness interface stays as it is.
- */
-export interface WorldExtras {
-  /** A new customer whose KYC is approved and who has no feature active. */
-  newVerifiedCustomer(): Promise<Json>;
-  /** Uploads a document and submits KYC for a customer (approved unless `reject`); answers the submission's response body. */
-  submitKyc(customerId: string, opts?: { reject?: boolean }): Promise<Json>;
-  /** Reads the KYC status until it is decided (approved or rejected), bounded by the webhook wait. */
-  kycDecision(customerId: string): Promise<Json>;
-  /** A new external account (of the shared approved customer unless said otherwise). */
-  newExternalAccount(customerId?: string): Promise<Json>;
-  /** A new card on a new account of the shared approved customer; frozen when asked. */
-  newCard(opts?: { frozen?: boolean }): Promise<Json>;
-  /** A new wallet of the shared approved customer (or the given one, which needs crypto_wallets active). */
-  newWallet(opts?: { customerId?: string; asset?: string; network?: string; label?: string }): Promise<Json>;
-  /** A new FX quote. */
-  newQuote(source: string, target: string, amount: string): Promise<Json>;
-  /** Reads an account (its balance now). */
-  readAccount(accountId: string): Promise<Json>;
-}
-
-const EXTRAS = new WeakMap<World, WorldExtras>();
-
-/** The extra prerequisites of a world made by createWorld. */
-export function extrasOf(world: World): WorldExtras {
-  const e = EXTRAS.get(world);
-  if (!e) throw new SetupError('this World was not made by src/world (createWorld): its extra prerequisites are not available');
-  return e;
-}
-
-/**
  * Creates the prerequisites of checks through the API itself, following the profile's flows: a customer, KYC
  * approval, features, accounts funded by collections. Shared ones are created once per suite and business.
  */
@@ -88,7 +56,10 @@ export function createWorld(scope: WorldScope): World {
     return json;
   };
 
-  const extras: WorldExtras = {
+  const world: World = {
+    principal: scope.principal,
+    created: () => ({ ...counts }),
+
     submitKyc: async (cid, opts = {}) => {
       const doc = await world.kycDocument(cid);
       return ok(await scope.call('submitKyc', { pathParams: { customer_id: cid }, body: kycSubmission(f, [idOf(doc)], opts) }), 'submit KYC');
@@ -105,8 +76,8 @@ export function createWorld(scope: WorldScope): World {
     newVerifiedCustomer: async () => {
       const customer = await world.newCustomer();
       const cid = idOf(customer);
-      await extras.submitKyc(cid);
-      const decision = await extras.kycDecision(cid);
+      await world.submitKyc(cid);
+      const decision = await world.kycDecision(cid);
       if (decision['status'] !== 'approved') throw new SetupError(`setup could not get KYC approved for ${cid}: status ${String(decision['status'])}`);
       return customer;
     },
@@ -127,11 +98,6 @@ export function createWorld(scope: WorldScope): World {
     },
     newQuote: async (source, target, amount) => ok(await scope.call('createFxQuote', { body: fxQuoteCreate(source, target, amount, metadata(label)) }), 'get an FX quote'),
     readAccount: async (accountId) => ok(await scope.call('getAccount', { pathParams: { account_id: accountId } }), 'read an account'),
-  };
-
-  const world: World = {
-    principal: scope.principal,
-    created: () => ({ ...counts }),
 
     customer: () => once('customer', () => world.newCustomer()),
     newCustomer: async (overrides = {}) => {
@@ -157,7 +123,7 @@ export function createWorld(scope: WorldScope): World {
     },
 
     newApprovedCustomer: async () => {
-      const customer = await extras.newVerifiedCustomer();
+      const customer = await world.newVerifiedCustomer();
       const cid = idOf(customer);
       for (const feature of FEATURES) {
         ok(await scope.call('activateFeature', { pathParams: { customer_id: cid, feature }, body: {} }), `activate the ${feature} feature`);
@@ -183,14 +149,14 @@ export function createWorld(scope: WorldScope): World {
         );
         if (settled.value['status'] !== 'succeeded') throw new SetupError(`setup could not fund ${idOf(account)}: collection ${idOf(col)} is ${String(settled.value['status'])}`);
       }
-      return extras.readAccount(idOf(account));
+      return world.readAccount(idOf(account));
     },
 
-    externalAccount: () => once('externalAccount', () => extras.newExternalAccount()),
+    externalAccount: () => once('externalAccount', () => world.newExternalAccount()),
 
-    card: () => once('card', () => extras.newCard()),
+    card: () => once('card', () => world.newCard()),
 
-    wallet: () => once('wallet', () => extras.newWallet({ label: 'fsapi-conformance' })),
+    wallet: () => once('wallet', () => world.newWallet({ label: 'fsapi-conformance' })),
 
     collection: () =>
       once('collection', async () => {
@@ -209,7 +175,7 @@ export function createWorld(scope: WorldScope): World {
       once('fxTrade', async () => {
         const source = await world.fundedAccount('100.00');
         const target = await world.account('EUR');
-        const quote = await extras.newQuote('USD', 'EUR', '10.00');
+        const quote = await world.newQuote('USD', 'EUR', '10.00');
         return create('fx_trade', 'createFxTrade', { body: fxTradeCreate(label, idOf(quote), idOf(source), idOf(target)) }, 'execute an FX trade');
       }),
 
@@ -240,6 +206,5 @@ export function createWorld(scope: WorldScope): World {
         return list.value[0] as Json | undefined;
       }),
   };
-  EXTRAS.set(world, extras);
   return world;
 }

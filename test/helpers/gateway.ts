@@ -22,6 +22,8 @@ export interface GatewayOptions {
    * problem (the draws are seeded; which answer draws which depends on the order requests arrive in).
    */
   flaky?: { status: number; rate: number; seed: number };
+  /** Plays a target with integer ids: each id the upstream answers becomes a number, and is mapped back on the way in. */
+  integerIds?: boolean;
 }
 
 export interface Gateway {
@@ -46,6 +48,7 @@ export async function gateway(opts: GatewayOptions): Promise<Gateway> {
   const upstream = new URL(opts.upstream);
   const agent = new Agent({ connect: opts.upstreamCa ? { ca: opts.upstreamCa } : {}, connections: 64 });
   const counts = { limited: 0, forwarded: 0, badGateway: 0, flakyCandidates: 0, flakyBroken: 0 };
+  const ids = opts.integerIds ? integerIds() : undefined;
   const coin = opts.flaky && new Faker({ locale: en, seed: opts.flaky.seed });
   /** Whether this answer is one the intermittent fault breaks. */
   const breaks = (status: number): boolean => {
@@ -79,21 +82,29 @@ export async function gateway(opts: GatewayOptions): Promise<Gateway> {
       res.writeHead(429, { 'content-type': 'application/problem+json', 'retry-after': String(wait) }).end(JSON.stringify({ title: 'Too Many Requests', status: 429 }));
       return;
     }
-    const path = (req.url ?? '/').replace(/^\/v1\//, upstream.pathname);
+    let path = (req.url ?? '/').replace(/^\/v1\//, upstream.pathname);
+    if (ids) ({ path, body } = ids.inward(path, body));
     try {
+      const headers = forwardable(req.headers);
+      if (ids) delete headers['content-length'];
       const up = await request(new URL(path, upstream.origin), {
         method: req.method as Dispatcher.HttpMethod,
-        headers: forwardable(req.headers),
+        headers,
         ...(body.length || !['GET', 'HEAD'].includes(req.method ?? '') ? { body } : {}),
         dispatcher: agent,
       });
-      const answer = Buffer.from(await up.body.arrayBuffer());
+      let answer: Buffer = Buffer.from(await up.body.arrayBuffer());
+      const out = forwardable(up.headers);
+      if (ids && String(up.headers['content-type'] ?? '').includes('json')) {
+        answer = ids.outward(answer);
+        delete out['content-length'];
+      }
       counts.forwarded++;
       if (breaks(up.statusCode)) {
         res.writeHead(403, { 'content-type': 'application/problem+json' }).end(JSON.stringify({ type: 'about:blank', title: 'Forbidden', status: 403 }));
         return;
       }
-      res.writeHead(up.statusCode, forwardable(up.headers)).end(answer);
+      res.writeHead(up.statusCode, out).end(answer);
     } catch {
       counts.badGateway++;
       res.writeHead(502, { 'content-type': 'text/html', server: 'test-gateway' }).end('<html><body><h1>502 Bad Gateway</h1></body></html>');
@@ -115,6 +126,49 @@ export async function gateway(opts: GatewayOptions): Promise<Gateway> {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await agent.close();
+    },
+  };
+}
+
+/** Names that hold an id: `id`, and references such as `customer_id`. */
+const ID_NAME = /(^id$|_id$)/;
+
+/**
+ * String ids as integers, both ways: an answer's `id` members get the next number (and any other member naming a
+ * known id, that id's number); a request's path segments, id query parameters and id body members go back.
+ */
+function integerIds() {
+  const toInt = new Map<string, number>();
+  const toStr = new Map<string, string>();
+  const back = (v: unknown): unknown => (typeof v === 'number' || typeof v === 'string' ? (toStr.get(String(v)) ?? v) : v);
+  const walk = (v: unknown, key: string, f: (v: unknown, key: string) => unknown): unknown => {
+    if (Array.isArray(v)) return v.map((x) => walk(x, key, f));
+    if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k, f)]));
+    return f(v, key);
+  };
+  const json = (buf: Buffer, f: (v: unknown, key: string) => unknown): Buffer => {
+    try {
+      return Buffer.from(JSON.stringify(walk(JSON.parse(buf.toString('utf8')), '', f)));
+    } catch {
+      return buf;
+    }
+  };
+  return {
+    inward(path: string, body: Buffer): { path: string; body: Buffer } {
+      const url = new URL(path, 'https://x');
+      const segments = url.pathname.split('/').map((s) => (/^\d+$/.test(s) ? (toStr.get(s) ?? s) : s));
+      for (const [k, v] of [...url.searchParams]) if (ID_NAME.test(k)) url.searchParams.set(k, String(back(v)));
+      return { path: segments.join('/') + url.search, body: body.length ? json(body, (v, k) => (ID_NAME.test(k) ? back(v) : v)) : body };
+    },
+    outward(answer: Buffer): Buffer {
+      return json(answer, (v, k) => {
+        if (typeof v !== 'string') return v;
+        if (k === 'id' && !toInt.has(v)) {
+          toInt.set(v, toInt.size + 1);
+          toStr.set(String(toInt.size), v);
+        }
+        return toInt.get(v) ?? v;
+      });
     },
   };
 }

@@ -1,11 +1,13 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { cp, mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { settingDefault } from '../../config/variables.js';
 import { UsageError } from '../../errors.js';
 import { EXIT, EXIT_CODE_HELP, exitCodeOf } from '../../results/verdict.js';
 import type { CommandSpec } from '../command.js';
 
-export const DEFAULT_REPORT_ROOT = 'reports';
+// The run's own default report directory (FSAPI_REPORT_DIR), so a merged report lands beside the runs.
+export const DEFAULT_REPORT_ROOT = settingDefault('FSAPI_REPORT_DIR');
 
 /** The report directory of an input: the directory itself, or the one holding the conformance.json. */
 function reportDirOf(input: string): string {

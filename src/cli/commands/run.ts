@@ -7,7 +7,7 @@ import type { RunReport } from '../../results/model.js';
 import { EXIT_CODE_HELP, exitCodeOf } from '../../results/verdict.js';
 import { Interrupted } from '../../runner/interrupt.js';
 import { intermittentLine } from '../../results/attempts.js';
-import { describeDrift, documentChangeLines } from '../../regression/render.js';
+import { describeDrift, documentChangeLines } from '../../reports/regression-render.js';
 import { LiveProgress } from '../../runner/progress.js';
 import type { CommandSpec, OptionSpec } from '../command.js';
 

@@ -5,11 +5,12 @@ import { UsageError } from '../../errors.js';
 import { INSTALLED } from '../../paths.js';
 import { DEFAULT_PARALLEL, judge, pool, runOnce, type FaultInfo, type FaultResult, type RunOutcome } from '../../selfcheck/matrix.js';
 import { batchFaults, coveringSuites, DOC_PATH, readRecord, RECORD_PATH, recordOf, renderDoc } from '../../selfcheck/record.js';
-import { nearest, type CommandSpec } from '../command.js';
+import { type CommandSpec } from '../command.js';
+import { nearest } from '../../nearest.js';
 
 /** The catalogue and the planner, loaded when a command runs (not when the CLI loads, for --help's sake). */
 async function planning() {
-  const [{ loadCatalogue }, { planChecks }] = await Promise.all([import('../../catalogue/index.js'), import('../../checks/planner.js')]);
+  const [{ loadCatalogue }, { planChecks }] = await Promise.all([import('../../binding/catalogue.js'), import('../../checks/planner.js')]);
   return { loadCatalogue, planChecks };
 }
 

@@ -25,7 +25,7 @@ one change. (To compare two runs, not two documents: fsapi-conformance diff.)`,
     { code: EXIT.internal, meaning: 'internal error of the suite' },
   ],
   async run(args) {
-    const [{ diffDocuments }, { renderSpecDiffMarkdown, renderSpecDiffText }] = await Promise.all([import('../../regression/spec-diff.js'), import('../../regression/render.js')]);
+    const [{ diffDocuments }, { renderSpecDiffMarkdown, renderSpecDiffText }] = await Promise.all([import('../../regression/spec-diff.js'), import('../../reports/regression-render.js')]);
     const [oldPath, newPath] = args.positionals as [string, string];
     const diff = diffDocuments(oldPath, newPath);
     if (args.values['json']) console.log(JSON.stringify(diff, null, 2));

@@ -6,13 +6,14 @@
  */
 import { requestMediaOf, type Operation, type Parameter } from '../catalogue/openapi.js';
 import { CheckSkipped, STATUS, describeRequest, documentBody } from '../harness/assert.js';
-import type { CheckContext, RequestParts } from '../harness/check.js';
+import type { CheckContext } from '../harness/check.js';
 import { seedFor } from '../harness/seed.js';
 import type { World } from '../harness/world.js';
 import type { RecordedExchange } from '../results/model.js';
-import { generateValid } from './generate.js';
-import { valueSources, type ValueSource } from './producers.js';
-import { select } from './schema-walk.js';
+import { generateValid } from '../values/generate.js';
+import { valueSources, type ValueSource } from '../values/producers.js';
+import { select } from '../values/schema-walk.js';
+import type { RequestParts } from '../http/request-parts.js';
 
 /** What a producer's one call gave: its answer body, or why it gives nothing. */
 type Answer = { body: unknown; exchange: RecordedExchange; what: string } | { why: string };

@@ -7,7 +7,7 @@ import type { Operation } from '../catalogue/openapi.js';
 import { isCreate } from '../checks/support.js';
 import { DRIVERS } from '../drivers/index.js';
 import type { HttpResponse } from '../http/client.js';
-import { answeredId, STATUS } from './assert.js';
+import { answeredId, STATUS } from '../harness/assert.js';
 
 export function createsResource(op: Operation): boolean {
   const kind = DRIVERS.get(op.operationId)?.kind;

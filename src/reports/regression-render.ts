@@ -1,8 +1,8 @@
 /** The document diff and the behaviour drift as console text and Markdown (summary.md, PR comments). */
-import { mdCode, mdEscape } from '../reports/markdown-text.js';
-import { oneLine, truncate } from '../reports/text.js';
+import { mdCode, mdEscape } from './markdown-text.js';
+import { oneLine, truncate } from './text.js';
 import type { BaselineDiff } from '../results/model.js';
-import { KIND_TITLES, type DriftFinding, type DriftKind, type SpecChange, type SpecChangeKind, type SpecDiff, type TrendPoint } from './types.js';
+import { KIND_TITLES, type DriftFinding, type DriftKind, type SpecChange, type SpecChangeKind, type SpecDiff, type TrendPoint } from '../results/regression-model.js';
 
 const where = (c: SpecChange) => `${c.operation ? `${c.operation} ` : ''}${c.pointer}`;
 const folded = (c: SpecChange) => (c.count > 1 ? ` (${c.count} changes)` : '');

@@ -6,23 +6,29 @@ import { evaluatorsFor } from '../checks/traffic.js';
 import type { CheckResult } from '../results/model.js';
 import { curlFor } from '../results/reproduce.js';
 import { createWorld } from '../world/index.js';
-import { CheckSkipped, describeRequest, PreconditionFailed } from './assert.js';
+import { CheckSkipped, describeRequest, PreconditionFailed } from '../harness/assert.js';
 import { madeUpRefusal } from '../values/made-up.js';
-import { bindCall } from './bound-call.js';
-import { checkId, EvidenceLog, executeCheck, testName, type CheckContext, type CheckDef } from './check.js';
-import type { Probe } from './probe.js';
+import { bindCall } from '../harness/bound-call.js';
+import { checkId, EvidenceLog, executeCheck, testName, type CheckContext, type CheckDef } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
 import type { RecordedExchange } from '../results/model.js';
-import type { SuiteStats } from '../runner/collector.js';
 import { CreatedTally } from './created.js';
-import { withRetries } from './retry.js';
-import { TrafficObserver } from './observer.js';
-import { requestTotalsReporter } from './request-totals.js';
-import { preconditionFailure } from './preconditions.js';
-import { idempotencyKeyFor, operationRequest, releaseFaker, seededFaker, sendRecorded, workerRuntime, type OperationRequest, type WorkerRuntime } from './runtime.js';
+import { withRetries } from '../harness/retry.js';
+import { TrafficObserver } from '../harness/observer.js';
+import { requestTotalsReporter } from '../harness/request-totals.js';
+import { preconditionFailure } from '../harness/preconditions.js';
+import { idempotencyKeyFor, operationRequest, releaseFaker, seededFaker, sendRecorded, workerRuntime, type OperationRequest, type WorkerRuntime } from '../harness/runtime.js';
 import { WAITING_FILE } from '../paths.js';
-import type { WorkerConfig } from './worker-config.js';
-import type { World, WorldScope } from './world.js';
+import type { WorkerConfig } from '../harness/worker-config.js';
+import type { World, WorldScope } from '../harness/world.js';
+import type { Probe } from '../http/request-parts.js';
+
+/** What the workers' suites report about themselves (suite meta `fsapi_stats`). */
+export interface SuiteStats {
+  requests: number;
+  /** Resources created (201 answers that were not replays), by operationId. */
+  created: Record<string, number>;
+}
 
 /** The conformance run's worker config, or undefined outside a conformance run (planning, the project's own tests). */
 function runConfig(): WorkerConfig | undefined {
