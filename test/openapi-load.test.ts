@@ -199,6 +199,13 @@ describe('a 3.0 document with an empty required list (as Unit\'s)', () => {
   });
 });
 
+describe('a list of identical items where OpenAPI wants them unique (as Octobat\'s tags)', () => {
+  it('is used with a warning at its place, each item kept once', async () => {
+    const spec = await loadSpec(variant('duplicate-tags.yaml', '\npaths:', '\ntags:\n  - name: fees\n  - name: fees\n  - name: other\npaths:'));
+    expect(spec.warnings).toEqual([{ pointer: '/tags', message: expect.stringMatching(/identical.*kept once/) }]);
+  });
+});
+
 describe('keys spelled like reference keywords where they are names or data (as Yapily\'s)', () => {
   const load = () => loadSpec(variant('names-like-refs.yaml', '', '', NAMES_LIKE_REFS));
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REFERENCE_SPEC_PATH } from '../src/catalogue/index.js';
+import { loadSpec } from '../src/catalogue/openapi.js';
 import { firstDid } from '../src/checks/idempotency.js';
 import { effectsOf } from '../src/checks/support.js';
 import { evaluatorsFor } from '../src/checks/traffic.js';
@@ -16,6 +17,7 @@ import { CheckSkipped } from '../src/harness/assert.js';
 import { CreatedTally } from '../src/suite/created.js';
 import { TrafficObserver } from '../src/harness/observer.js';
 import type { HttpResponse } from '../src/http/client.js';
+import { fromRoot } from '../src/paths.js';
 import type { RunReport } from '../src/results/model.js';
 import { runCli } from './helpers/cli.js';
 import { loadCatalogue, type Catalogue } from '../src/binding/catalogue.js';
@@ -70,6 +72,21 @@ describe('undocumented statuses judged by who caused them', () => {
 
   it('a documented 4xx to a probe passes CONTRACT-101', () => {
     expect(judge(401, 'no-key')).toEqual({ c002: { applicable: 0, findings: [] }, c101: { applicable: 1, findings: [] } });
+  });
+});
+
+describe('answers that carry no body by HTTP', () => {
+  it('an empty 204 is not held to a media type its document gives it; an empty 200 still is', async () => {
+    const spec = await loadSpec(fromRoot('test', 'fixtures', 'openapi', 'no-content-with-media.yaml'));
+    const empty = (status: number): HttpResponse => ({ ...res(status), json: undefined, text: '', contentType: '' }) as HttpResponse;
+    const c003 = (opId: string, status: number) => {
+      const observer = new TrafficObserver(evaluatorsFor(spec));
+      const op = spec.byId.get(opId)!;
+      observer.observe(op, empty(status));
+      return observer.findings(op.operationId, 'FSAPI-CONTRACT-003').map((f) => f.message);
+    };
+    expect(c003('deleteWebhook', 204)).toEqual([]);
+    expect(c003('getWebhook', 200)).toEqual(['200 has no body; the spec documents application/json']);
   });
 });
 

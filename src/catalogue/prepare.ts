@@ -166,6 +166,15 @@ function mend(copy: Json, e: SchemaError): LoadWarning | undefined {
     delete parent[key];
     return { pointer: pointerOf(place), message: `is ${JSON.stringify(node)}, OpenAPI 3.1's form (3.0 has one type and "nullable: true"), and is read as 3.1 reads it` };
   }
+  // A list OpenAPI wants without repeats (tags, required, enum) says the same with each identical item once
+  // (Octobat's document lists a tag twice).
+  if (Array.isArray(node) && e.keyword === 'uniqueItems') {
+    const seen = new Set<string>();
+    const once = node.filter((x) => !seen.has(JSON.stringify(x)) && seen.add(JSON.stringify(x)));
+    if (once.length === node.length) return undefined;
+    node.splice(0, node.length, ...once);
+    return { pointer: pointerOf(place), message: 'repeats identical items, which OpenAPI does not allow; each is kept once' };
+  }
   // OpenAPI allows one of the two; each still says what an example looks like.
   if (isObj(node) && e.keyword === 'not' && 'example' in node && 'examples' in node) {
     delete node['example'];

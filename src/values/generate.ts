@@ -127,6 +127,17 @@ export type Generated = { ok: true; value: unknown } | { ok: false; problems: Sc
 const ATTEMPTS = 5;
 /** At most this many branches of a top-level oneOf/anyOf are tried one by one, each with every member filled. */
 const BRANCHES = 8;
+/**
+ * Strings are made at most this long first: a schema's own bound can be huge (Adyen's required `WWW-Authenticate`
+ * header allows 20000), and a header that long is refused by the server (Node answers 431 beyond 16 KiB) before
+ * the API sees it. A schema whose minLength is above it gets its own bounds in the tries after.
+ */
+const SHORT_STRINGS = 64;
+/**
+ * Formats the validator knows (ajv-formats) and the generator does not: it makes a random word of them, which no
+ * validation passes (Plaid's `webhook: {format: url}` left eight operations without a body).
+ */
+const FORMATS: Record<string, () => string> = { url: () => 'https://example.com/fsapi' };
 
 /**
  * The schema's top-level oneOf/anyOf branches, each as a schema of its own (with the members beside the oneOf):
@@ -158,15 +169,18 @@ export function generateValid(spec: SpecDocument, schema: unknown, seed: number,
     return { ok: false, problems: [{ pointer: '', message: `the schema cannot be compiled (${(e as Error).message}), so no value can be proven valid` }] };
   }
   const prepared = isObj(own) ? { ...(forClient(own) as Json), $defs: defsOf(spec) } : own;
+  const whole = (extra: Record<string, unknown>) =>
+    Array.from({ length: ATTEMPTS }, (_, i) => ({ schema: prepared, options: { seed: seed + i, useExamplesValue: i === 0, useDefaultValue: i === 0, optionalsProbability: opts.optionals ?? 0, ...extra } }));
   const tries: { schema: unknown; options: Record<string, unknown> }[] = [
-    ...Array.from({ length: ATTEMPTS }, (_, i) => ({ schema: prepared, options: { seed: seed + i, useExamplesValue: i === 0, useDefaultValue: i === 0, optionalsProbability: opts.optionals ?? 0 } })),
-    ...(isObj(prepared) ? branchesOf(prepared) : []).map((b, i) => ({ schema: b, options: { seed: seed + i, alwaysFakeOptionals: true } })),
+    ...whole({ maxLength: SHORT_STRINGS }),
+    ...(isObj(prepared) ? branchesOf(prepared) : []).map((b, i) => ({ schema: b, options: { seed: seed + i, alwaysFakeOptionals: true, maxLength: SHORT_STRINGS } })),
+    ...whole({}),
   ];
   let problems: SchemaProblem[] = [{ pointer: '', message: 'no value could be generated' }];
   for (const t of tries) {
     let value: unknown;
     try {
-      value = adjust(load().generateSync(t.schema as never, { maxDepth: 8, ...t.options }));
+      value = adjust(load().generateSync(t.schema as never, { maxDepth: 8, formats: FORMATS, ...t.options }));
     } catch (e) {
       problems = [{ pointer: '', message: `the generator could not make a value: ${(e as Error).message}` }];
       continue;

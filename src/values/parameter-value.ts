@@ -28,10 +28,15 @@ function dateFor(name: string, format: unknown): string | undefined {
 
 type ParameterLike = Pick<Parameter, 'name' | 'example' | 'schema'> & { in?: Parameter['in'] };
 
-/** The parameter's schema as its values are checked: a path segment cannot be empty (`/beneficial-owners/` is another path). */
+/**
+ * The parameter's schema as its values are checked: never empty, wherever it goes. A path segment cannot be
+ * (`/beneficial-owners/` is another path); an empty header is an absent one to most servers (Prism answers a
+ * required `x-jws-signature: ` with 400, missing); a query parameter may be empty only where the document says
+ * `allowEmptyValue`, which no value of ours needs.
+ */
 function ownSchema(spec: SpecDocument, p: ParameterLike): { inlined: JsonSchema | undefined; own: JsonSchema | undefined } {
   const inlined = p.schema === undefined ? undefined : (inlineForeignRefs(spec, p.schema) as JsonSchema);
-  return { inlined, own: p.in === 'path' && inlined !== undefined ? { allOf: [inlined], not: { const: '' } } : inlined };
+  return { inlined, own: inlined !== undefined ? { allOf: [inlined], not: { const: '' } } : inlined };
 }
 
 /** Whether a value is valid for the parameter's schema (any value, when the schema cannot be compiled). */
