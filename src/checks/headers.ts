@@ -4,6 +4,7 @@
  * Every write here owns a fresh scope; "not processed" is judged by its effects.
  */
 import { requestMediaOf, type Operation } from '../catalogue/openapi.js';
+import { lastAnswer } from '../harness/judge.js';
 import { check, describeRequest, expectStatus, fail, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckContext, CheckDef, RequestParts } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
@@ -65,9 +66,9 @@ function tenantChecks(op: Operation): Def[] {
         // The second business's own objects, so that a target trusting the header would find and serve them.
         const parts = await validRequest(ctx, op, { fresh: isWrite(op), as: 'second' });
         const other = ctx.config.credentials.second!.tenantId;
-        const res = await ctx.call(op, parts, { headers: { 'x-tenant-id': other }, probe: 'foreign-tenant' });
-        expectStatus(res, 403, "status for the second business's x-tenant-id with the configured key");
+        await ctx.call(op, parts, { headers: { 'x-tenant-id': other }, probe: 'foreign-tenant' });
       },
+      judge: (answers) => expectStatus(lastAnswer(answers), 403, "status for the second business's x-tenant-id with the configured key"),
     },
   ];
 }
@@ -94,7 +95,10 @@ function mediaChecks(op: Operation): Def[] {
       async run(ctx) {
         jsonOnly(ctx, op, op.requestBody?.content.some((c) => c.mediaType === 'application/json') === true);
         const parts = await validRequest(ctx, op, { fresh: true });
-        const res = await ctx.call(op, parts, { headers: { 'content-type': 'application/json' } });
+        await ctx.call(op, parts, { headers: { 'content-type': 'application/json' } });
+      },
+      judge(answers) {
+        const res = lastAnswer(answers);
         // Accepted = read and judged on its content: any 2xx, or a business refusal (404/409/422). Which 2xx is
         // documented is FSAPI-CONTRACT-004's question.
         check(res.status !== 415 && res.status !== 400 && res.status < 500, `${describeRequest(res)} with a valid JSON body answered ${res.status}: the JSON body was not accepted${summariseBody(res)}`);
@@ -128,7 +132,10 @@ function mediaChecks(op: Operation): Def[] {
           jsonOnly(ctx, op, json);
           const parts = await validRequest(ctx, op, { fresh: true });
           const text = JSON.stringify(parts.body ?? {});
-          const res = await ctx.call(op, parts, { rawBody: text.slice(0, Math.max(1, Math.floor(text.length / 2))), probe: 'malformed-body' });
+          await ctx.call(op, parts, { rawBody: text.slice(0, Math.max(1, Math.floor(text.length / 2))), probe: 'malformed-body' });
+        },
+        judge(answers) {
+          const res = lastAnswer(answers);
           if (res.status >= 500) fail(`${describeRequest(res)} with truncated JSON caused a server error: ${res.status}${summariseBody(res)}`);
           expectStatus(res, 400, 'status for truncated JSON');
         },
