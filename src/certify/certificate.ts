@@ -38,7 +38,7 @@ code,pre{font-family:ui-monospace,monospace}pre{background:#f6f8fa;padding:.75re
 <dt>Document SHA-256</dt><dd><code>${esc(report.spec.sha256)}</code></dd>
 <dt>Date</dt><dd>${esc(report.run.started_at)} to ${esc(report.run.finished_at)}</dd>
 <dt>Checks</dt><dd>${report.counts.by_status.total}: ${report.counts.by_status.passed} passed, ${report.counts.by_status.failed} failed, ${report.counts.by_status.warning} warnings, ${report.counts.by_status.skipped} skipped, ${report.counts.by_status.error} errors${report.run.strict ? ' (--strict)' : ''}</dd>
-<dt>Re-judged from the evidence</dt><dd>${p.rejudged.checks} of ${p.rejudged.of} checks, offline, by the judgement code the checks use</dd>
+<dt>Re-judged from the evidence</dt><dd>${p.rejudged.checks} of ${p.rejudged.of} checks, offline, by the judgement code the checks use (${p.rejudged.answer_only} of them on their probe's answer, their state comparison not)</dd>
 <dt>Suite</dt><dd>fsapi-conformance ${esc(p.suite.version)}; seed ${p.run.seed}; Node ${esc(p.run.node)} on ${esc(p.run.platform)}</dd>
 <dt>Signing key fingerprint</dt><dd><code>${esc(p.signer.fingerprint)}</code></dd>
 </dl>

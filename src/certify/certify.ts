@@ -117,7 +117,7 @@ export async function certify(o: CertifyOptions): Promise<Certified> {
     headline: report.headline ?? '',
     coverage: { must: report.coverage?.must },
     counts: report.counts,
-    rejudged: { checks: rejudgement.rejudged, of: rejudgement.total, not_rejudged: rejudgement.notRejudged },
+    rejudged: { checks: rejudgement.rejudged, answer_only: rejudgement.answerOnly, of: rejudgement.total, not_rejudged: rejudgement.notRejudged },
     evidence,
     signer: { fingerprint },
     certified_at: new Date().toISOString(),

@@ -27,7 +27,7 @@ export interface CertificationPredicate {
   coverage: { must: unknown };
   counts: unknown;
   /** What certify could re-judge from the evidence, and agreed with. */
-  rejudged: { checks: number; of: number; not_rejudged: { reason: string; count: number }[] };
+  rejudged: { checks: number; answer_only: number; of: number; not_rejudged: { reason: string; count: number }[] };
   /** The evidence file of each check, by check ID. */
   evidence: Record<string, string>;
   signer: { fingerprint: string };

@@ -10,7 +10,7 @@ import type { CheckDef } from '../harness/check.js';
 import { answerOf, judgeOutcome } from '../harness/judge.js';
 import type { Probe } from '../harness/probe.js';
 import type { HttpResponse } from '../http/client.js';
-import type { CheckResult, CheckStatus, Family, RecordedExchange, RunReport, Verdict } from '../results/model.js';
+import type { CheckResult, CheckStatus, RecordedExchange, RunReport, Verdict } from '../results/model.js';
 import { buildCoverage, requirementCoverage, type Absent } from '../results/coverage.js';
 import { computeVerdict, countStatuses } from '../results/verdict.js';
 
@@ -20,6 +20,8 @@ export interface RejudgedCheck {
   /** Re-judged status, or undefined when the check cannot be re-judged offline (`reason` says why). */
   rejudged?: CheckStatus;
   reason?: string;
+  /** Only the probe's answer was re-judged: the run's comparison of the target's state before and after is its own. */
+  answerOnly?: boolean;
   /** When the re-judgement differs: what differs. */
   difference?: string;
 }
@@ -27,6 +29,8 @@ export interface RejudgedCheck {
 export interface Rejudgement {
   checks: RejudgedCheck[];
   rejudged: number;
+  /** Of those, re-judged on the probe's answer only (their state comparison is not re-judged). */
+  answerOnly: number;
   total: number;
   /** Why the others could not be re-judged, with how many. */
   notRejudged: { reason: string; count: number }[];
@@ -34,19 +38,23 @@ export interface Rejudgement {
   recomputed: { verdict: Verdict; counts: RunReport['counts']; must: NonNullable<RunReport['coverage']>['must'] | undefined };
 }
 
-/** Why a family's checks judge inside their run (a sequence of requests and state between them), not from a judge. */
-const INLINE_REASON: Partial<Record<Family, string>> = {
+/** Why a check judges inside its run (a sequence of requests and state between them), not from a judge: by variant, then family. */
+const INLINE_REASON: Record<string, string> = {
+  'input/no-5xx': 'names each invalid body by what it broke, which only its run knows',
+  'input/field-named': 'matches each refusal to the field its run broke in that body, which only its run knows',
+  'input/read-only': 'compares the created object with the fields its run planted and read back',
+  'idempotency/parallel': 'judges only the effect count read before and after a burst, through a driver',
+  'idempotency/replay-marker': 'an INFO observation: it records what the target does, it judges nothing',
+  'tenancy/foreign-items': "compares two businesses' walks over several pages, read inside its run",
+  'http/walk-limit-1': 'judges a walk over five pages, read inside its run',
+  'http/two-mib-body': 'judges the effect count around a 2 MiB body, which the evidence does not keep whole',
   flow: 'a flow judges state across several requests and the resources it made along the way, inside its run',
-  idempotency: 'judges a replay against the original answer and the state between them, inside its run',
-  input: "judges the target's state before and after the invalid request (its effects), inside its run",
-  tenancy: "judges one business's answers against the other's, read inside its run",
-  lifecycle: 'judges a resource through the states it was taken through, inside its run',
   observation: 'an INFO observation: it records what the target does, it judges nothing',
   transport: 'judges the connection itself (TLS, plain HTTP), which an HTTP exchange does not record',
   versioning: "judges the version path's answers against each other, inside its run",
-  headers: "judges the target's state before and after the refused write (its effects), inside its run",
-  http: 'judges a walk over several pages or limits, inside its run',
 };
+
+const inlineReason = (c: CheckResult, variant: string): string => INLINE_REASON[`${c.family}/${variant}`] ?? INLINE_REASON[c.family] ?? `judges inside its run (${c.family} ${variant})`;
 
 const exchangeKey = (x: RecordedExchange) => `${x.started_at} ${x.request.method} ${x.request.url}`;
 
@@ -86,6 +94,7 @@ export async function rejudgeRun(report: RunReport, catalogue: Catalogue): Promi
   return {
     checks: out,
     rejudged: out.filter((r) => r.rejudged !== undefined).length,
+    answerOnly: out.filter((r) => r.answerOnly).length,
     total: out.length,
     notRejudged: [...notRejudged].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count),
     ...(firstDifference ? { firstDifference } : {}),
@@ -99,11 +108,21 @@ function rejudgeOne(c: CheckResult, def: CheckDef | undefined, report: RunReport
   if (!def) return not('no such check in this suite version for this document (the run and the verifier differ)');
   if (c.status === 'error') return not('the check could not complete (error): nothing was judged');
   if (OBSERVED_VARIANTS.has(def.variant) && def.operation) return rejudgeTraffic(c, def.operation, catalogue, traffic);
-  if (!def.judge) return not(INLINE_REASON[c.family] ?? `judges inside its run (${c.family})`);
+  if (!def.judge) return not(inlineReason(c, def.variant));
   const answers = c.exchanges.flatMap((x) => answerOf(x) ?? []);
   if (answers.length === 0) return not(c.status === 'skipped' ? 'skipped before any answer: nothing was judged' : 'no answer recorded');
   const o = judgeOutcome(def.judge, answers, c.level, report.run.strict);
   const cut = c.exchanges.some((x) => x.response?.body_truncated);
+  if (def.comparesState) {
+    // The judge covers the probe's answer; a failure or skip of the run's own state comparison stands as recorded.
+    if (o.status === 'error') return not(c.status === 'skipped' ? 'skipped before its probe was sent: nothing was judged' : 'no answer to its probe recorded');
+    const judgedFailed = o.status === 'failed' || o.status === 'warning';
+    if (judgedFailed && (o.status !== c.status || !(c.message ?? '').startsWith(o.message ?? ''))) {
+      if (!cut) return { ...base, rejudged: o.status, answerOnly: true, difference: `recorded ${c.status}, re-judged ${o.status}: ${o.message ?? ''}` };
+      return not('the answer it judged was cut at the 4 KiB evidence cap');
+    }
+    return { ...base, rejudged: c.status, answerOnly: true };
+  }
   if (o.status !== c.status) {
     if (cut) return not('the answer it judged was cut at the 4 KiB evidence cap');
     return { ...base, rejudged: o.status, difference: `recorded ${c.status}, re-judged ${o.status}${o.message ? `: ${o.message}` : ''}` };

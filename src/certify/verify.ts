@@ -144,7 +144,7 @@ export async function verifyPackage(path: string, key: KeyObject): Promise<Verif
   }
   return {
     code: VERIFY_EXIT.ok,
-    message: `verified: ${report.verdict}; signed by ${p.signer.fingerprint}; ${statement.subject.length} files match their digests; ${rejudgement.rejudged} of ${rejudgement.total} checks re-judged from their exchanges, all agree; counts and verdict recomputed`,
+    message: `verified: ${report.verdict}; signed by ${p.signer.fingerprint}; ${statement.subject.length} files match their digests; ${rejudgement.rejudged} of ${rejudgement.total} checks re-judged from their exchanges (${rejudgement.answerOnly} on the probe's answer only), all agree; counts and verdict recomputed`,
     statement: p,
     rejudgement,
   };

@@ -4,7 +4,7 @@
  * Every write here owns a fresh scope; "not processed" is judged by its effects.
  */
 import { requestMediaOf, type Operation } from '../catalogue/openapi.js';
-import { lastAnswer } from '../harness/judge.js';
+import { lastAnswer, probeAnswer } from '../harness/judge.js';
 import { check, describeRequest, expectStatus, fail, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckContext, CheckDef, RequestParts } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
@@ -23,6 +23,18 @@ import {
 
 type Def = Omit<CheckDef, 'family' | 'group' | 'operation'>;
 
+/** The answer of a request that must be refused: not processed (no 2xx), and the exact status. */
+function refusedWith(res: HttpResponse, what: string, status: number): void {
+  check(!STATUS.is2xx(res.status), `${describeRequest(res)} ${what} was processed: ${res.status}${summariseBody(res)}`);
+  expectStatus(res, status);
+}
+
+/** The judge of a refusedUnprocessed check: its probe's answer (a write's state comparison stays the run's). */
+const refusalJudge = (op: Operation, probe: string, what: string, status: number): Pick<Def, 'judge' | 'comparesState'> => ({
+  judge: (answers) => refusedWith(probeAnswer(answers, [probe]), what, status),
+  ...(isWrite(op) ? { comparesState: true } : {}),
+});
+
 /** A request that must be refused and not processed: not 2xx, effects unchanged (writes), then the exact status. */
 async function refusedUnprocessed(
   ctx: CheckContext,
@@ -33,8 +45,7 @@ async function refusedUnprocessed(
 ): Promise<void> {
   if (!isWrite(op)) {
     const res = await send(await validRequest(ctx, op));
-    check(!STATUS.is2xx(res.status), `${describeRequest(res)} ${what} was processed: ${res.status}${summariseBody(res)}`);
-    expectStatus(res, status);
+    refusedWith(res, what, status);
     return;
   }
   const s = await scoped(ctx, op, { fresh: true });
@@ -43,7 +54,7 @@ async function refusedUnprocessed(
   const res = await send(s.parts);
   check(!STATUS.is2xx(res.status), `${describeRequest(res)} ${what} was processed: ${res.status}${summariseBody(res)}`);
   if (typeof probe !== 'string') await expectUnchanged(probe, before!, `${what} (answered ${res.status})`);
-  expectStatus(res, status);
+  refusedWith(res, what, status);
   if (typeof probe === 'string') skipEffects(ctx, `refused with ${res.status}`, probe);
 }
 
@@ -55,6 +66,7 @@ function tenantChecks(op: Operation): Def[] {
       title: 'a request without x-tenant-id is refused with 400 and not processed',
       writes: isWrite(op),
       run: (ctx) => refusedUnprocessed(ctx, op, (parts) => ctx.call(op, parts, { headers: { 'x-tenant-id': undefined }, probe: 'no-tenant' }), 'without x-tenant-id', 400),
+      ...refusalJudge(op, 'no-tenant', 'without x-tenant-id', 400),
     },
     {
       requirement: 'FSAPI-TEN-102',
@@ -112,6 +124,7 @@ function mediaChecks(op: Operation): Def[] {
         variant: 'text-plain',
         title: 'a valid body labelled text/plain is refused with 415 and creates nothing',
         writes: true,
+        ...refusalJudge(op, 'wrong-media-type', 'with a body labelled text/plain', 415),
         async run(ctx) {
           jsonOnly(ctx, op, json);
           await refusedUnprocessed(

@@ -9,7 +9,8 @@ import { pathParamOf } from '../binding/load.js';
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import { check, describeRequest, expectStatus, fail, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckDef } from '../harness/check.js';
-import { lastAnswer } from '../harness/judge.js';
+import { answersTo, judgeSkips, lastAnswer, probeAnswer } from '../harness/judge.js';
+import type { HttpResponse } from '../http/client.js';
 import { fillList, itemKey, walk } from './lists.js';
 import type { CheckFamily } from './plan.js';
 import { driverFor, validRequest } from './requests.js';
@@ -117,9 +118,10 @@ function unknownIdCheck(op: Operation, binding: Binding | undefined): CheckDef |
       const prefix = /^[A-Za-z]+[_-]/.exec(known)?.[0] ?? '';
       const tail = ctx.faker.string.alphanumeric(Math.max(8, known.length - prefix.length));
       const unknown = `${prefix}${tail}`;
-      const res = await ctx.call(op, { ...parts, pathParams: { ...parts.pathParams, [idParam.name]: unknown } }, { probe: 'unknown-id' });
-      expectStatus(res, 404, `status for the unknown ${idParam.name} ${unknown}`);
+      await ctx.call(op, { ...parts, pathParams: { ...parts.pathParams, [idParam.name]: unknown } }, { probe: 'unknown-id' });
     },
+    // The unknown id is in the request line the message starts with.
+    judge: (answers) => expectStatus(probeAnswer(answers, ['unknown-id']), 404, `status for an unknown ${idParam.name}`),
   };
 }
 
@@ -148,7 +150,13 @@ function oversizedCheck(op: Operation): CheckDef {
   };
 }
 
-function absurdLimitCheck(op: Operation, spec: SpecDocument): CheckDef {
+/** How many items a list answer's `data` holds, if it has one. */
+function pageItems(res: HttpResponse): number | undefined {
+  const j = res.json as { data?: unknown } | undefined;
+  return Array.isArray(j?.data) ? j.data.length : undefined;
+}
+
+function absurdLimitCheck(op: Operation, spec: SpecDocument, binding: Binding | undefined): CheckDef {
   // One list is made to hold more objects than a page may: a child collection of a fresh parent (documents of one customer).
   const creator = creatorOf(spec, op);
   const overfill = creator !== undefined && pathParamsOf(op).length > 0;
@@ -175,17 +183,21 @@ function absurdLimitCheck(op: Operation, spec: SpecDocument): CheckDef {
         }
       }
       const res = await ctx.call(op, parts, { query: { limit: ABSURD_LIMIT }, probe: 'over-limit' });
-      if (STATUS.is4xx(res.status)) {
-        ctx.observe(`limit=${ABSURD_LIMIT} refused with ${res.status}`);
-        return;
-      }
+      const items = pageItems(res);
+      ctx.observe(STATUS.is4xx(res.status) ? `limit=${ABSURD_LIMIT} refused with ${res.status}` : `limit=${ABSURD_LIMIT} answered ${res.status} with ${items ?? 'no'} items${existing !== undefined ? ` of ${existing}` : ''}`);
+    },
+    judge(answers) {
+      const res = probeAnswer(answers, ['over-limit']);
+      if (STATUS.is4xx(res.status)) return;
+      const max = maxPageSize(op, binding) ?? 100;
+      // The list was filled with one more object than a page may hold when the check made its own (its creates are its evidence).
+      const existing = creator && answersTo(answers, creator.operationId, creator.method).length > 0 ? max + 1 : undefined;
       check(STATUS.is2xx(res.status), `${describeRequest(res)} answered ${res.status}${summariseBody(res)}; expected a 4xx or a capped page`);
-      const j = res.json as { data?: unknown; has_more?: unknown } | undefined;
-      const items = Array.isArray(j?.data) ? j.data.length : undefined;
-      if (items === undefined) return ctx.skip(`${res.status} without a data array: the page size cannot be judged`);
+      const items = pageItems(res);
+      if (items === undefined) judgeSkips.skip(`${res.status} without a data array: the page size cannot be judged`);
       check(items <= max, `limit=${ABSURD_LIMIT} was served with ${items} items, more than the documented maximum ${max}`);
+      const j = res.json as { has_more?: unknown } | undefined;
       if (existing !== undefined && items === max) check(j?.has_more === true, `a page of ${items} of the ${existing} objects says has_more ${JSON.stringify(j?.has_more)}`);
-      ctx.observe(`limit=${ABSURD_LIMIT} answered ${res.status} with ${items} items${existing !== undefined ? ` of ${existing}` : ''}`);
     },
   };
 }
@@ -244,7 +256,7 @@ export const httpFamily: CheckFamily = {
     }
     // LIMIT-001 on the seed's own create (POST /customers), whatever the spec in use calls it.
     if (isCreate(op) && (op.operationId === 'createCustomer' || op.path === '/customers')) defs.push(oversizedCheck(op));
-    if (pagesAsReference(op, plan.binding)) defs.push(absurdLimitCheck(op, plan.spec), paginationCheck(op));
+    if (pagesAsReference(op, plan.binding)) defs.push(absurdLimitCheck(op, plan.spec, plan.binding), paginationCheck(op));
     return defs;
   },
   forSuite: (suite, plan) => groupChecks(suite, plan.spec),

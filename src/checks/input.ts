@@ -1,3 +1,4 @@
+import { probeAnswer } from '../harness/judge.js';
 /**
  * Input validation (OWASP API3/API8, RFC 9110): bodies that break the request schema of the spec in use are
  * refused with a 4xx and change nothing (one check per operation and broken property), never cause a 5xx, and
@@ -38,7 +39,13 @@ async function effectsSnapshot(ctx: CheckContext, s: Scoped, mutated: RequestPar
 }
 
 function refusedCheck(op: Operation, m: Mutation): CheckDef {
+  const refused = (answers: readonly HttpResponse[]) => {
+    const res = probeAnswer(answers, ['invalid-body']);
+    check(STATUS.is4xx(res.status), `${describeRequest(res)} ${describeMutation(m)} answered ${res.status}${summariseBody(res)}; expected a 4xx refusal`);
+  };
   return {
+    judge: refused,
+    comparesState: true,
     requirement: 'FSAPI-INPUT-001',
     family: 'input',
     group: op.group!,
@@ -51,7 +58,7 @@ function refusedCheck(op: Operation, m: Mutation): CheckDef {
       const mutated: RequestParts = { ...s.parts, body: mutatedBody(ctx, op, s.parts, m) };
       const before = await effectsSnapshot(ctx, s, mutated);
       const res = await ctx.call(op, mutated, { probe: 'invalid-body' });
-      check(STATUS.is4xx(res.status), `${describeRequest(res)} ${describeMutation(m)} answered ${res.status}${summariseBody(res)}; expected a 4xx refusal`);
+      refused([res]);
       if (before === undefined) skipEffects(ctx, `refused with ${res.status}`, s.why);
       const after = await effectsSnapshot(ctx, s, mutated);
       check(after === before, `the body ${describeMutation(m)} was answered ${res.status} but took effect (effects ${before} before, ${after} after)`);

@@ -1,3 +1,4 @@
+import { judgeSkips, lastPair } from '../harness/judge.js';
 /**
  * Tenancy: a key acts only for its own business (seed, Authentication > Keys, rules 1-2, and Request headers).
  * With a second business configured, each business's objects are read with the other's credentials (never
@@ -48,6 +49,11 @@ function distinctiveValues(json: unknown, requestUrl: string): string[] {
     .filter((v): v is string => typeof v === 'string' && v.length >= 8 && !requestUrl.includes(encodeURIComponent(v)) && !requestUrl.includes(v));
 }
 
+/** The object the check asks the other business for must first be readable by its own. */
+function readableByOwner(own: HttpResponse): void {
+  if (!STATUS.is2xx(own.status)) judgeSkips.skip(`the object cannot be read by its own business: ${describeRequest(own)} answered ${own.status} (FSAPI-CONTRACT-004 judges that)`, 'prerequisite');
+}
+
 function byIdCheck(op: Operation): CheckDef {
   return {
     requirement: 'FSAPI-TEN-001',
@@ -61,8 +67,12 @@ function byIdCheck(op: Operation): CheckDef {
       // The first business's own object: a made-up id names nobody's.
       const parts = await validRequest(ctx, op, { real: true });
       const own = await ctx.call(op, parts);
-      if (!STATUS.is2xx(own.status)) ctx.skip(`the object cannot be read by its own business: ${describeRequest(own)} answered ${own.status} (FSAPI-CONTRACT-004 judges that)`, 'prerequisite');
-      const res = await ctx.call(op, parts, { as: 'second', probe: 'foreign-object' });
+      readableByOwner(own);
+      await ctx.call(op, parts, { as: 'second', probe: 'foreign-object' });
+    },
+    judge(answers) {
+      const [own, res] = lastPair(answers, op.operationId, op.method);
+      readableByOwner(own);
       if (STATUS.is2xx(res.status)) fail(`${describeRequest(res)} with the second business's credentials answered ${res.status}: the first business's object was served`);
       check(res.status === 403 || res.status === 404, `${describeRequest(res)} with the second business's credentials answered ${res.status}${summariseBody(res)}; expected 403 or 404`);
       const leaked = distinctiveValues(own.json, res.exchange.request.url).filter((v) => res.text.includes(v));
@@ -110,6 +120,10 @@ function listCheck(op: Operation): CheckDef {
   };
 }
 
+function readableBySecond(ref: HttpResponse): void {
+  if (!STATUS.is2xx(ref.status)) judgeSkips.skip(`the second business cannot read this itself: ${describeRequest(ref)} answered ${ref.status}`, 'prerequisite');
+}
+
 function headerCheck(op: Operation): CheckDef {
   return {
     requirement: 'FSAPI-TEN-002',
@@ -123,12 +137,18 @@ function headerCheck(op: Operation): CheckDef {
       const parts = await validRequest(ctx, op, { as: 'second', real: true });
       if (isList(op)) await fillList(ctx, op, parts, 1, 'second');
       const ref = await ctx.call(op, parts, { as: 'second' });
-      if (!STATUS.is2xx(ref.status)) ctx.skip(`the second business cannot read this itself: ${describeRequest(ref)} answered ${ref.status}`, 'prerequisite');
-      const theirs = [...idsOf(ref.json)].filter((id) => id !== ctx.config.credentials.second!.tenantId);
-      const res: HttpResponse = await ctx.call(op, parts, { headers: { 'x-tenant-id': ctx.config.credentials.second!.tenantId }, probe: 'foreign-tenant' });
+      readableBySecond(ref);
+      await ctx.call(op, parts, { headers: { 'x-tenant-id': ctx.config.credentials.second!.tenantId }, probe: 'foreign-tenant' });
+    },
+    judge(answers) {
+      const [ref, res] = lastPair(answers, op.operationId, op.method);
+      readableBySecond(ref);
+      // The second business's tenant id, as the probe sent it (recorded; a tenant id is no secret).
+      const tenant = Object.entries(res.exchange.request.headers).find(([k]) => k.toLowerCase() === 'x-tenant-id')?.[1];
+      const theirs = [...idsOf(ref.json)].filter((id) => id !== tenant);
       notServerError(res, "with the configured key and the second business's x-tenant-id");
       if (!STATUS.is2xx(res.status)) return;
-      if (theirs.length === 0) ctx.skip(`answered ${res.status}, but the second business's own view names no object to look for`);
+      if (theirs.length === 0) judgeSkips.skip(`answered ${res.status}, but the second business's own view names no object to look for`);
       const seen = theirs.filter((id) => res.text.includes(id));
       check(seen.length === 0, `${describeRequest(res)} with the configured key and the second business's x-tenant-id answered ${res.status} with the second business's data (${seen.slice(0, 3).join(', ')})`);
     },

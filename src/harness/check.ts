@@ -56,6 +56,11 @@ export interface CheckDef {
    * be re-judged offline.
    */
   judge?: Judge;
+  /**
+   * The run also compares the target's state before and after the probe, read by its own requests through a
+   * driver: `judge` covers the probe's answer, not that comparison (verify says so).
+   */
+  comparesState?: boolean;
 }
 
 export interface CallOptions {

@@ -20,6 +20,29 @@ export function lastAnswer(answers: readonly HttpResponse[]): HttpResponse {
   return res;
 }
 
+/** The last answer to a probe (what the request broke on purpose, recorded with its exchange). */
+export function probeAnswer(answers: readonly HttpResponse[], probes: readonly string[]): HttpResponse {
+  for (let i = answers.length - 1; i >= 0; i--) if (probes.includes(answers[i]!.exchange.probe ?? '')) return answers[i]!;
+  throw new Error(`no answer to a ${probes.join(' or ')} probe recorded to judge`);
+}
+
+/** The answers to one operation of the document (its own requests, not the state reads around them). */
+export function answersTo(answers: readonly HttpResponse[], operationId: string, method: string): HttpResponse[] {
+  return answers.filter((r) => r.exchange.operation === operationId && r.exchange.request.method === method);
+}
+
+/** The last two answers to an operation: a first request and the one that repeats or varies it. */
+export function lastPair(answers: readonly HttpResponse[], operationId: string, method: string): [HttpResponse, HttpResponse] {
+  const mine = answersTo(answers, operationId, method);
+  if (mine.length < 2) throw new Error(`fewer than two answers to ${operationId} recorded to judge`);
+  return [mine[mine.length - 2]!, mine[mine.length - 1]!];
+}
+
+/** ctx.skip for a judge, which has no context: the same CheckSkipped. */
+export const judgeSkips: { skip(reason: string, cause?: SkipCause): never } = { skip(reason, cause) {
+  throw new CheckSkipped(reason, cause);
+} };
+
 /** An answer rebuilt from its recorded exchange, as the HTTP client built it (body as recorded: redacted, maybe cut). */
 export function answerOf(x: RecordedExchange): HttpResponse | undefined {
   const r = x.response;

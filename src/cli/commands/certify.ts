@@ -46,7 +46,7 @@ Format: docs/certification.md.`,
     try {
       const c = await certify({ runDir: typeof args.values['run'] === 'string' ? args.values['run'] : 'reports/latest', key, out, ...(typeof caps === 'string' && caps ? { capabilities: caps } : {}) });
       console.log(`certified: ${c.out} (${(c.bytes / 1024).toFixed(0)} KiB, ${c.files} files, ${Math.round(performance.now() - t0)} ms)`);
-      console.log(`signed by ${c.fingerprint}; ${c.rejudgement.rejudged} of ${c.rejudgement.total} checks re-judged from their exchanges, all agree`);
+      console.log(`signed by ${c.fingerprint}; ${c.rejudgement.rejudged} of ${c.rejudgement.total} checks re-judged from their exchanges (${c.rejudgement.answerOnly} on the probe's answer only), all agree`);
       console.log(`certificate: ${c.certificate}\nbadge:       ${c.badge}`);
       return 0;
     } catch (e) {

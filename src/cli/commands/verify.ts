@@ -27,7 +27,7 @@ Format and exit codes: docs/certification.md.`,
     const v = await verifyPackage(file, loadPublicKey(keyPath));
     if (args.values['json']) {
       const r = v.rejudgement;
-      console.log(JSON.stringify({ code: v.code, message: v.message, ...(r ? { rejudged: r.rejudged, total: r.total, not_rejudged: r.notRejudged, recomputed: r.recomputed } : {}), ms: Math.round(performance.now() - t0) }, null, 2));
+      console.log(JSON.stringify({ code: v.code, message: v.message, ...(r ? { rejudged: r.rejudged, answer_only: r.answerOnly, total: r.total, not_rejudged: r.notRejudged, recomputed: r.recomputed } : {}), ms: Math.round(performance.now() - t0) }, null, 2));
     } else if (v.code === 0) console.log(`${v.message} (${Math.round(performance.now() - t0)} ms)`);
     else console.error(`error: ${v.message}`);
     return v.code;
