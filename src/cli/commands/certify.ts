@@ -24,6 +24,7 @@ Format: docs/certification.md.`,
   exitCodes: [
     { code: 0, meaning: 'the package was written' },
     { code: 2, meaning: 'a missing or unreadable run, key or input (one message says which)' },
+    { code: 3, meaning: 'internal error of the suite' },
     { code: 12, meaning: "refused: a check's recorded exchanges, judged again, contradict its recorded result (or the counts or verdict)" },
   ],
   async run(args) {

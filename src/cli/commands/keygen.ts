@@ -12,6 +12,7 @@ Writes PREFIX.key (the private key, PKCS#8 PEM, file mode 0600: keep it secret, 
   exitCodes: [
     { code: 0, meaning: 'the key pair was written' },
     { code: 2, meaning: 'no --out, or PREFIX.key exists or cannot be written' },
+    { code: 3, meaning: 'internal error of the suite' },
   ],
   async run(args) {
     const out = args.values['out'];

@@ -1,6 +1,6 @@
 import type { CommandSpec } from '../command.js';
 import { UsageError } from '../../errors.js';
-import { VERIFY_EXIT_HELP } from '../../certify/verify.js';
+import { VERIFY_EXIT_HELP } from '../../certify/exit-codes.js';
 
 export const verifyCommand: CommandSpec = {
   name: 'verify',
