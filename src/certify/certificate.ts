@@ -24,7 +24,7 @@ export function renderCertificate(report: RunReport, p: CertificationPredicate, 
 body{font:15px/1.5 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:60rem;color:#1f2328;padding:0 1rem}
 .verdict{border-left:8px solid ${colour};padding:.5rem 1rem;background:#f6f8fa}
 .verdict h1{margin:.2rem 0;color:${colour};text-transform:uppercase;letter-spacing:.05em}
-dl{display:grid;grid-template-columns:14rem 1fr;gap:.2rem 1rem}dt{color:#59636e}dd{margin:0;word-break:break-all}
+dl{display:grid;grid-template-columns:14rem 1fr;gap:.2rem 1rem}dt{color:#59636e}dd{margin:0;overflow-wrap:anywhere}
 table{border-collapse:collapse;width:100%;font-size:13px}td,th{border-bottom:1px solid #d1d9e0;padding:.25rem .5rem;text-align:left;vertical-align:top}
 code,pre{font-family:ui-monospace,monospace}pre{background:#f6f8fa;padding:.75rem;overflow:auto}
 </style></head><body>

@@ -115,7 +115,7 @@ export async function certify(o: CertifyOptions): Promise<Certified> {
     document: { title: report.spec.title, openapi: report.spec.openapi, sha256: report.spec.sha256 },
     verdict: report.verdict,
     headline: report.headline ?? '',
-    coverage: { must: report.coverage?.must },
+    coverage: { must: report.coverage?.must, requirements: (report.coverage?.requirements ?? []).map((r) => ({ id: r.id, level: r.level, status: r.status })) },
     counts: report.counts,
     rejudged: { checks: rejudgement.rejudged, answer_only: rejudgement.answerOnly, of: rejudgement.total, not_rejudged: rejudgement.notRejudged },
     evidence,

@@ -24,7 +24,8 @@ export interface CertificationPredicate {
   document: { title: string; openapi: string; sha256: string };
   verdict: string;
   headline: string;
-  coverage: { must: unknown };
+  /** MUST coverage and every requirement's status (the reasons are in reports/conformance.json). */
+  coverage: { must: unknown; requirements: { id: string; level: string; status: string }[] };
   counts: unknown;
   /** What certify could re-judge from the evidence, and agreed with. */
   rejudged: { checks: number; answer_only: number; of: number; not_rejudged: { reason: string; count: number }[] };

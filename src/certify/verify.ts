@@ -125,6 +125,7 @@ export async function verifyPackage(path: string, key: KeyObject): Promise<Verif
     ['verdict', p.verdict, report.verdict],
     ['headline', p.headline, report.headline ?? ''],
     ['counts', JSON.stringify(p.counts), JSON.stringify(report.counts)],
+    ['coverage.must', JSON.stringify(p.coverage.must), JSON.stringify(report.coverage?.must)],
     ['run.seed', String(p.run.seed), String(report.run.seed)],
     ['target.base_url', p.target.base_url, report.target.base_url],
   ] as const) {
