@@ -8,6 +8,7 @@ import { judgeTraffic, OBSERVED_VARIANTS } from '../checks/traffic.js';
 import { planChecks } from '../checks/planner.js';
 import type { CheckDef } from '../harness/check.js';
 import { answerOf, judgeOutcome } from '../harness/judge.js';
+import { bindCall } from '../harness/bound-call.js';
 import type { Probe } from '../harness/probe.js';
 import type { HttpResponse } from '../http/client.js';
 import type { CheckResult, CheckStatus, RecordedExchange, RunReport, Verdict } from '../results/model.js';
@@ -46,7 +47,6 @@ const INLINE_REASON: Record<string, string> = {
   'idempotency/parallel': 'judges only the effect count read before and after a burst, through a driver',
   'idempotency/replay-marker': 'an INFO observation: it records what the target does, it judges nothing',
   'tenancy/foreign-items': "compares two businesses' walks over several pages, read inside its run",
-  'http/walk-limit-1': 'judges a walk over five pages, read inside its run',
   'http/two-mib-body': 'judges the effect count around a 2 MiB body, which the evidence does not keep whole',
   flow: 'a flow judges state across several requests and the resources it made along the way, inside its run',
   observation: 'an INFO observation: it records what the target does, it judges nothing',
@@ -109,7 +109,7 @@ function rejudgeOne(c: CheckResult, def: CheckDef | undefined, report: RunReport
   if (c.status === 'error') return not('the check could not complete (error): nothing was judged');
   if (OBSERVED_VARIANTS.has(def.variant) && def.operation) return rejudgeTraffic(c, def.operation, catalogue, traffic);
   if (!def.judge) return not(inlineReason(c, def.variant));
-  const answers = c.exchanges.flatMap((x) => answerOf(x) ?? []);
+  const answers = c.exchanges.flatMap((x) => viewed(answerOf(x), catalogue) ?? []);
   if (answers.length === 0) return not(c.status === 'skipped' ? 'skipped before any answer: nothing was judged' : 'no answer recorded');
   const o = judgeOutcome(def.judge, answers, c.level, report.run.strict);
   const cut = c.exchanges.some((x) => x.response?.body_truncated);
@@ -131,6 +131,21 @@ function rejudgeOne(c: CheckResult, def: CheckDef | undefined, report: RunReport
     return { ...base, rejudged: o.status, difference: `recorded message ${JSON.stringify(c.message)}, re-judged ${JSON.stringify(o.message)}` };
   }
   return { ...base, rejudged: o.status };
+}
+
+/**
+ * An answer as the check read it: a bound vendor operation's answer in the reference's terms, through the same
+ * binding (the observed-traffic checks judge the raw answer, as the live observer does).
+ */
+function viewed(res: HttpResponse | undefined, catalogue: Catalogue): HttpResponse | undefined {
+  const { binding } = catalogue;
+  const op = res?.exchange.operation ? catalogue.spec.byId.get(res.exchange.operation) : undefined;
+  if (!res || !op || (binding.isIdentity && !binding.boundErrors)) return res;
+  try {
+    return bindCall(binding, {}, op, {}, {}).view(res);
+  } catch {
+    return res;
+  }
 }
 
 function rejudgeTraffic(c: CheckResult, operationId: string, catalogue: Catalogue, traffic: Map<string, RecordedExchange> | undefined): RejudgedCheck {

@@ -11,7 +11,8 @@ import { check, describeRequest, expectStatus, fail, STATUS, summariseBody } fro
 import type { CheckDef } from '../harness/check.js';
 import { answersTo, judgeSkips, lastAnswer, probeAnswer } from '../harness/judge.js';
 import type { HttpResponse } from '../http/client.js';
-import { fillList, itemKey, walk } from './lists.js';
+import { described, fillList, itemKey, walk, walkedItems } from './lists.js';
+import { recordedWalk } from '../harness/pages.js';
 import type { CheckFamily } from './plan.js';
 import { driverFor, validRequest } from './requests.js';
 import { creatorOf, credentialHeaders, effectsOf, isCreate, isGetById, maxPageSize, opsOfGroup, pagesAsReference, pathParamsOf, scoped, skipEffects } from './support.js';
@@ -214,6 +215,11 @@ function paginationCheck(op: Operation): CheckDef {
       const parts = await validRequest(ctx, op);
       await fillList(ctx, op, parts, 3);
       const w = await walk(ctx, op, parts, { limit: 1, maxPages: 5 });
+      ctx.observe(`${w.pages.length} pages, ${new Set(walkedItems(w).map(itemKey)).size} distinct objects`);
+    },
+    judge(answers) {
+      // The walk's pages are the answers to limit=1 (filling the list asked for more at once).
+      const w = described(recordedWalk(answersTo(answers, op.operationId, op.method).filter((r) => new URL(r.exchange.request.url).searchParams.get('limit') === '1')));
       // A list that does not answer is not paginated either.
       if (w.pages.length === 0) fail(`the first page of limit=1 cannot be read: ${w.stopped ?? 'no page'}`);
       const seen = new Map<string, number>();
@@ -239,8 +245,7 @@ function paginationCheck(op: Operation): CheckDef {
         }
       });
       if (w.stopped) fail(`the walk stopped on page ${w.pages.length + 1}: ${w.stopped}`);
-      if (seen.size < 2) ctx.skip(`the list holds ${seen.size} object${seen.size === 1 ? '' : 's'}: nothing to paginate`);
-      ctx.observe(`${w.pages.length} pages, ${seen.size} distinct objects`);
+      if (seen.size < 2) judgeSkips.skip(`the list holds ${seen.size} object${seen.size === 1 ? '' : 's'}: nothing to paginate`);
     },
   };
 }
