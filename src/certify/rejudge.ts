@@ -46,7 +46,6 @@ const INLINE_REASON: Record<string, string> = {
   'input/read-only': 'compares the created object with the fields its run planted and read back',
   'idempotency/parallel': 'judges only the effect count read before and after a burst, through a driver',
   'idempotency/replay-marker': 'an INFO observation: it records what the target does, it judges nothing',
-  'tenancy/foreign-items': "compares two businesses' walks over several pages, read inside its run",
   'http/two-mib-body': 'judges the effect count around a 2 MiB body, which the evidence does not keep whole',
   flow: 'a flow judges state across several requests and the resources it made along the way, inside its run',
   observation: 'an INFO observation: it records what the target does, it judges nothing',
@@ -113,11 +112,14 @@ function rejudgeOne(c: CheckResult, def: CheckDef | undefined, report: RunReport
   if (answers.length === 0) return not(c.status === 'skipped' ? 'skipped before any answer: nothing was judged' : 'no answer recorded');
   const o = judgeOutcome(def.judge, answers, c.level, report.run.strict);
   const cut = c.exchanges.some((x) => x.response?.body_truncated);
+  // More than 20 exchanges: the evidence kept the first and last ones (the run's judge saw them all).
+  const dropped = /\(\d+ more exchanges not kept\)$/.test(c.message ?? '');
   if (def.comparesState) {
     // The judge covers the probe's answer; a failure or skip of the run's own state comparison stands as recorded.
     if (o.status === 'error') return not(c.status === 'skipped' ? 'skipped before its probe was sent: nothing was judged' : 'no answer to its probe recorded');
     const judgedFailed = o.status === 'failed' || o.status === 'warning';
     if (judgedFailed && (o.status !== c.status || !(c.message ?? '').startsWith(o.message ?? ''))) {
+      if (dropped) return not('some of its exchanges were not kept (the evidence keeps 20 per check)');
       if (!cut) return { ...base, rejudged: o.status, answerOnly: true, difference: `recorded ${c.status}, re-judged ${o.status}: ${o.message ?? ''}` };
       return not('the answer it judged was cut at the 4 KiB evidence cap');
     }
@@ -125,9 +127,10 @@ function rejudgeOne(c: CheckResult, def: CheckDef | undefined, report: RunReport
   }
   if (o.status !== c.status) {
     if (cut) return not('the answer it judged was cut at the 4 KiB evidence cap');
+    if (dropped) return not('some of its exchanges were not kept (the evidence keeps 20 per check)');
     return { ...base, rejudged: o.status, difference: `recorded ${c.status}, re-judged ${o.status}${o.message ? `: ${o.message}` : ''}` };
   }
-  if ((o.status === 'failed' || o.status === 'warning') && o.message && !(c.message ?? '').startsWith(o.message) && !cut) {
+  if ((o.status === 'failed' || o.status === 'warning') && o.message && !(c.message ?? '').startsWith(o.message) && !cut && !dropped) {
     return { ...base, rejudged: o.status, difference: `recorded message ${JSON.stringify(c.message)}, re-judged ${JSON.stringify(o.message)}` };
   }
   return { ...base, rejudged: o.status };

@@ -1,10 +1,10 @@
-import { answersTo, judgeSkips, lastPair, probeAnswer } from '../harness/judge.js';
 /**
  * Idempotency: the seed requires an Idempotency-Key on every POST so that a retried write does not create a
  * duplicate (Endpoints, rule 1), whatever the spec in use declares; the IETF draft adds the error statuses
  * (400 missing, 422 reused with another body, 409 in flight) and the key's scope and comparison.
  * Every check owns a fresh scope, so what it counts is its own doing.
  */
+import { answersTo, judgeSkips, lastPair, probeAnswer } from '../harness/judge.js';
 import type { Operation } from '../catalogue/openapi.js';
 import { check, describeRequest, expectStatus, fail, answeredId, notServerError, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckContext, CheckDef } from '../harness/check.js';

@@ -1,9 +1,9 @@
-import { probeAnswer } from '../harness/judge.js';
 /**
  * Input validation (OWASP API3/API8, RFC 9110): bodies that break the request schema of the spec in use are
  * refused with a 4xx and change nothing (one check per operation and broken property), never cause a 5xx, and
  * (profile) answer 400/422 naming the field; read-only fields on create are refused or ignored.
  */
+import { probeAnswer } from '../harness/judge.js';
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import { check, describeRequest, fail, answeredId, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckContext, CheckDef, RequestParts } from '../harness/check.js';

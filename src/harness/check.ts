@@ -136,17 +136,20 @@ const MAX_EXCHANGES = 20;
 export class EvidenceLog {
   readonly exchanges: RecordedExchange[] = [];
   dropped = 0;
+  /** Every exchange in order, the ones the cap drops from the evidence too: a judge sees all the check received. */
+  private readonly all: RecordedExchange[] = [];
   /** The answers as the check received them (whole bodies), for its judge; the evidence keeps them redacted and cut. */
   private readonly live = new WeakMap<RecordedExchange, HttpResponse>();
   answered = (res: HttpResponse): HttpResponse => {
     this.live.set(res.exchange, res);
     return res;
   };
-  /** The answers of the evidence in order, for a judge. */
+  /** The answers in order, for a judge. */
   answers(): HttpResponse[] {
-    return this.exchanges.flatMap((x) => this.live.get(x) ?? answerOf(x) ?? []);
+    return this.all.flatMap((x) => this.live.get(x) ?? answerOf(x) ?? []);
   }
   add = (x: RecordedExchange): void => {
+    this.all.push(x);
     if (this.exchanges.length < MAX_EXCHANGES) {
       this.exchanges.push(x);
       return;
