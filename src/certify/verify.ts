@@ -3,9 +3,9 @@
  * judged again by the suite's own judgement code, the counts and the verdict computed again. The first difference
  * ends it, with its exit code and one message naming the file, the check and what differs.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import type { KeyObject } from 'node:crypto';
 import * as tar from 'tar';
 import { loadCatalogue } from '../catalogue/index.js';
@@ -26,35 +26,31 @@ export interface Verified {
   rejudgement?: Rejudgement;
 }
 
-function readTree(dir: string): Map<string, Buffer> {
-  const out = new Map<string, Buffer>();
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile()) out.set(relative(dir, p).split('\\').join('/'), readFileSync(p));
-    }
-  };
-  walk(dir);
-  return out;
-}
-
-/** The package's files by name (tar bytes do not matter: a repack with the same files verifies). */
+/** The package's files by name, read in memory (tar bytes do not matter: a repack with the same files verifies). */
 async function unpack(path: string): Promise<Map<string, Buffer>> {
   if (!existsSync(path)) throw new UsageError(`${path}: no such file (the .tgz that fsapi-conformance certify wrote)`);
-  const dir = mkdtempSync(join(tmpdir(), 'fsapi-verify-'));
+  const files = new Map<string, Buffer>();
+  const prefix = `${PACKAGE_DIR}/`;
   try {
-    try {
-      await tar.x({ file: path, cwd: dir, strict: true });
-    } catch (e) {
-      throw new UsageError(`${path} is not a gzip tar package: ${(e as Error).message}`);
-    }
-    const root = join(dir, PACKAGE_DIR);
-    if (!existsSync(root)) throw new UsageError(`${path} holds no ${PACKAGE_DIR}/ directory: not a certification package`);
-    return readTree(root);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+    await tar.t({
+      file: path,
+      strict: true,
+      onReadEntry(entry) {
+        const name = entry.path.replace(/^\.\//, '');
+        if (entry.type !== 'File' || !name.startsWith(prefix)) {
+          entry.resume();
+          return;
+        }
+        const chunks: Buffer[] = [];
+        entry.on('data', (c: Buffer) => chunks.push(c));
+        entry.on('end', () => files.set(name.slice(prefix.length), Buffer.concat(chunks)));
+      },
+    });
+  } catch (e) {
+    throw new UsageError(`${path} is not a gzip tar package: ${(e as Error).message}`);
   }
+  if (files.size === 0) throw new UsageError(`${path} holds no ${prefix} files: not a certification package`);
+  return files;
 }
 
 export async function verifyPackage(path: string, key: KeyObject): Promise<Verified> {
@@ -103,7 +99,6 @@ export async function verifyPackage(path: string, key: KeyObject): Promise<Verif
   const dir = mkdtempSync(join(tmpdir(), 'fsapi-verify-inputs-'));
   let rejudgement: Rejudgement;
   try {
-    const { writeFileSync } = await import('node:fs');
     const placed = (role: string) => {
       const i = p.inputs.find((x) => x.role === role);
       if (!i) return undefined;
