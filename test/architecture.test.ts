@@ -31,6 +31,7 @@ const LAYERS = [
   'src/checks',
   'src/suite',
   'src/reports',
+  'src/certify',
   'src/runner',
   'suites',
   'src/selfcheck',

@@ -5,6 +5,7 @@
  */
 import type { Operation } from '../catalogue/openapi.js';
 import { notServerError } from '../harness/assert.js';
+import { probeAnswer } from '../harness/judge.js';
 import type { CheckDef } from '../harness/check.js';
 import type { CheckFamily } from './plan.js';
 import { expectUnchanged, isWrite, readerOf, scoped, skipEffects, stateProbe } from './support.js';
@@ -37,8 +38,9 @@ function unauthenticatedWrite(op: Operation, c: (typeof CASES)[number], uses: st
       const before = await probe.read();
       const res = await ctx.call(op, s.parts, { headers: c.headers, probe: c.headers?.['Api-Key'] === undefined ? 'no-key' : 'bad-key' });
       await expectUnchanged(probe, before, `${c.what} (answered ${res.status})`);
-      notServerError(res);
     },
+    judge: (answers) => notServerError(probeAnswer(answers, ['no-key', 'bad-key'])),
+    comparesState: true,
   };
 }
 

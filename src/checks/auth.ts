@@ -3,7 +3,8 @@
  * Keys, rules 1-4), whatever else it carries; the 401 carries a challenge (RFC 9110).
  */
 import type { Operation } from '../catalogue/openapi.js';
-import { check, expectStatus } from '../harness/assert.js';
+import { check, CheckSkipped, expectStatus } from '../harness/assert.js';
+import { lastAnswer } from '../harness/judge.js';
 import type { CheckContext, CheckDef, Need } from '../harness/check.js';
 import { validRequest } from './requests.js';
 import type { CheckFamily } from './plan.js';
@@ -74,9 +75,9 @@ function caseCheck(op: Operation, c: AuthCase): CheckDef {
     async run(ctx) {
       const parts = await validRequest(ctx, op);
       const credentials = c.credentials(ctx);
-      const res = await ctx.call(op, parts, { ...credentials, probe: credentials.headers?.['Api-Key'] === undefined ? 'no-key' : 'bad-key' });
-      expectStatus(res, 401);
+      await ctx.call(op, parts, { ...credentials, probe: credentials.headers?.['Api-Key'] === undefined ? 'no-key' : 'bad-key' });
     },
+    judge: (answers) => expectStatus(lastAnswer(answers), 401),
   };
 }
 
@@ -91,8 +92,11 @@ function challengeCheck(op: Operation): CheckDef {
     writes: op.method !== 'GET',
     async run(ctx) {
       const parts = await validRequest(ctx, op);
-      const res = await ctx.call(op, parts, { headers: omitKey, probe: 'no-key' });
-      if (res.status !== 401) ctx.skip(`no 401 to inspect: the request without a key was answered ${res.status} (see FSAPI-AUTH-001)`);
+      await ctx.call(op, parts, { headers: omitKey, probe: 'no-key' });
+    },
+    judge(answers) {
+      const res = lastAnswer(answers);
+      if (res.status !== 401) throw new CheckSkipped(`no 401 to inspect: the request without a key was answered ${res.status} (see FSAPI-AUTH-001)`);
       const challenge = res.headers['www-authenticate'];
       check(challenge !== undefined && challenge.trim().length > 0, `${res.status} without a WWW-Authenticate header (RFC 9110 section 11.6.1 requires one on 401)`);
     },

@@ -4,6 +4,7 @@
  * Every write here owns a fresh scope; "not processed" is judged by its effects.
  */
 import { requestMediaOf, type Operation } from '../catalogue/openapi.js';
+import { lastAnswer, probeAnswer } from '../harness/judge.js';
 import { check, describeRequest, expectStatus, fail, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckContext, CheckDef } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
@@ -23,6 +24,18 @@ import type { RequestParts } from '../http/request-parts.js';
 
 type Def = Omit<CheckDef, 'family' | 'group' | 'operation'>;
 
+/** The answer of a request that must be refused: not processed (no 2xx), and the exact status. */
+function refusedWith(res: HttpResponse, what: string, status: number): void {
+  check(!STATUS.is2xx(res.status), `${describeRequest(res)} ${what} was processed: ${res.status}${summariseBody(res)}`);
+  expectStatus(res, status);
+}
+
+/** The judge of a refusedUnprocessed check: its probe's answer (a write's state comparison stays the run's). */
+const refusalJudge = (op: Operation, probe: string, what: string, status: number): Pick<Def, 'judge' | 'comparesState'> => ({
+  judge: (answers) => refusedWith(probeAnswer(answers, [probe]), what, status),
+  ...(isWrite(op) ? { comparesState: true } : {}),
+});
+
 /** A request that must be refused and not processed: not 2xx, effects unchanged (writes), then the exact status. */
 async function refusedUnprocessed(
   ctx: CheckContext,
@@ -33,8 +46,7 @@ async function refusedUnprocessed(
 ): Promise<void> {
   if (!isWrite(op)) {
     const res = await send(await validRequest(ctx, op));
-    check(!STATUS.is2xx(res.status), `${describeRequest(res)} ${what} was processed: ${res.status}${summariseBody(res)}`);
-    expectStatus(res, status);
+    refusedWith(res, what, status);
     return;
   }
   const s = await scoped(ctx, op, { fresh: true });
@@ -43,7 +55,7 @@ async function refusedUnprocessed(
   const res = await send(s.parts);
   check(!STATUS.is2xx(res.status), `${describeRequest(res)} ${what} was processed: ${res.status}${summariseBody(res)}`);
   if (typeof probe !== 'string') await expectUnchanged(probe, before!, `${what} (answered ${res.status})`);
-  expectStatus(res, status);
+  refusedWith(res, what, status);
   if (typeof probe === 'string') skipEffects(ctx, `refused with ${res.status}`, probe);
 }
 
@@ -55,6 +67,7 @@ function tenantChecks(op: Operation): Def[] {
       title: 'a request without x-tenant-id is refused with 400 and not processed',
       writes: isWrite(op),
       run: (ctx) => refusedUnprocessed(ctx, op, (parts) => ctx.call(op, parts, { headers: { 'x-tenant-id': undefined }, probe: 'no-tenant' }), 'without x-tenant-id', 400),
+      ...refusalJudge(op, 'no-tenant', 'without x-tenant-id', 400),
     },
     {
       requirement: 'FSAPI-TEN-102',
@@ -66,9 +79,9 @@ function tenantChecks(op: Operation): Def[] {
         // The second business's own objects, so that a target trusting the header would find and serve them.
         const parts = await validRequest(ctx, op, { fresh: isWrite(op), as: 'second' });
         const other = ctx.config.credentials.second!.tenantId;
-        const res = await ctx.call(op, parts, { headers: { 'x-tenant-id': other }, probe: 'foreign-tenant' });
-        expectStatus(res, 403, "status for the second business's x-tenant-id with the configured key");
+        await ctx.call(op, parts, { headers: { 'x-tenant-id': other }, probe: 'foreign-tenant' });
       },
+      judge: (answers) => expectStatus(lastAnswer(answers), 403, "status for the second business's x-tenant-id with the configured key"),
     },
   ];
 }
@@ -95,7 +108,10 @@ function mediaChecks(op: Operation): Def[] {
       async run(ctx) {
         jsonOnly(ctx, op, op.requestBody?.content.some((c) => c.mediaType === 'application/json') === true);
         const parts = await validRequest(ctx, op, { fresh: true });
-        const res = await ctx.call(op, parts, { headers: { 'content-type': 'application/json' } });
+        await ctx.call(op, parts, { headers: { 'content-type': 'application/json' } });
+      },
+      judge(answers) {
+        const res = lastAnswer(answers);
         // Accepted = read and judged on its content: any 2xx, or a business refusal (404/409/422). Which 2xx is
         // documented is FSAPI-CONTRACT-004's question.
         check(res.status !== 415 && res.status !== 400 && res.status < 500, `${describeRequest(res)} with a valid JSON body answered ${res.status}: the JSON body was not accepted${summariseBody(res)}`);
@@ -109,6 +125,7 @@ function mediaChecks(op: Operation): Def[] {
         variant: 'text-plain',
         title: 'a valid body labelled text/plain is refused with 415 and creates nothing',
         writes: true,
+        ...refusalJudge(op, 'wrong-media-type', 'with a body labelled text/plain', 415),
         async run(ctx) {
           jsonOnly(ctx, op, json);
           await refusedUnprocessed(
@@ -129,7 +146,10 @@ function mediaChecks(op: Operation): Def[] {
           jsonOnly(ctx, op, json);
           const parts = await validRequest(ctx, op, { fresh: true });
           const text = JSON.stringify(parts.body ?? {});
-          const res = await ctx.call(op, parts, { rawBody: text.slice(0, Math.max(1, Math.floor(text.length / 2))), probe: 'malformed-body' });
+          await ctx.call(op, parts, { rawBody: text.slice(0, Math.max(1, Math.floor(text.length / 2))), probe: 'malformed-body' });
+        },
+        judge(answers) {
+          const res = lastAnswer(answers);
           if (res.status >= 500) fail(`${describeRequest(res)} with truncated JSON caused a server error: ${res.status}${summariseBody(res)}`);
           expectStatus(res, 400, 'status for truncated JSON');
         },

@@ -9,7 +9,10 @@ import { pathParamOf } from '../binding/load.js';
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import { check, describeRequest, expectStatus, fail, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckDef } from '../harness/check.js';
-import { fillList, itemKey, walk } from './lists.js';
+import { answersTo, judgeSkips, lastAnswer, probeAnswer } from '../harness/judge.js';
+import type { HttpResponse } from '../http/client.js';
+import { described, fillList, itemKey, walk, walkedItems } from './lists.js';
+import { recordedWalk } from '../harness/pages.js';
 import type { CheckFamily } from './plan.js';
 import { driverFor, validRequest } from './requests.js';
 import { creatorOf, credentialHeaders, effectsOf, isCreate, isGetById, maxPageSize, opsOfGroup, pagesAsReference, pathParamsOf, scoped, skipEffects } from './support.js';
@@ -29,9 +32,9 @@ function groupChecks(suite: SuiteSlug, spec: SpecDocument): CheckDef[] {
       variant: 'unknown-path',
       title: 'an unknown path under the base URL answers 404',
       async run(ctx) {
-        const res = await ctx.send({ method: 'GET', path: `fsapi-conformance-no-such-path-${ctx.faker.string.alphanumeric(10).toLowerCase()}`, headers: credentialHeaders(ctx) });
-        expectStatus(res, 404, 'status for an unknown path');
+        await ctx.send({ method: 'GET', path: `fsapi-conformance-no-such-path-${ctx.faker.string.alphanumeric(10).toLowerCase()}`, headers: credentialHeaders(ctx) });
       },
+      judge: (answers) => expectStatus(lastAnswer(answers), 404, 'status for an unknown path'),
     },
   ];
 
@@ -48,12 +51,15 @@ function groupChecks(suite: SuiteSlug, spec: SpecDocument): CheckDef[] {
       title: `PUT ${path} answers 405 with Allow: ${documented.join(', ')}`,
       writes: true,
       async run(ctx) {
-        const res = await ctx.send({
+        await ctx.send({
           method: 'PUT',
           path: path.replace(/^\//, ''),
           headers: { ...credentialHeaders(ctx), 'content-type': 'application/json', 'Idempotency-Key': ctx.idempotencyKey() },
           json: {},
         });
+      },
+      judge(answers) {
+        const res = lastAnswer(answers);
         expectStatus(res, 405, `status for PUT ${path}`);
         const allow = res.headers['allow'];
         check(allow !== undefined && allow.trim() !== '', `405 for PUT ${path} without an Allow header (RFC 9110 section 15.5.6 requires one)`);
@@ -74,7 +80,10 @@ function groupChecks(suite: SuiteSlug, spec: SpecDocument): CheckDef[] {
       variant: 'group-read',
       title: 'a read of the group answers 2xx',
       async run(ctx) {
-        const res = await ctx.call(read, await validRequest(ctx, read));
+        await ctx.call(read, await validRequest(ctx, read));
+      },
+      judge(answers) {
+        const res = lastAnswer(answers);
         check(STATUS.is2xx(res.status), `${describeRequest(res)}, a read of the ${suite} group, answered ${res.status}${summariseBody(res)}`);
       },
     });
@@ -110,9 +119,10 @@ function unknownIdCheck(op: Operation, binding: Binding | undefined): CheckDef |
       const prefix = /^[A-Za-z]+[_-]/.exec(known)?.[0] ?? '';
       const tail = ctx.faker.string.alphanumeric(Math.max(8, known.length - prefix.length));
       const unknown = `${prefix}${tail}`;
-      const res = await ctx.call(op, { ...parts, pathParams: { ...parts.pathParams, [idParam.name]: unknown } }, { probe: 'unknown-id' });
-      expectStatus(res, 404, `status for the unknown ${idParam.name} ${unknown}`);
+      await ctx.call(op, { ...parts, pathParams: { ...parts.pathParams, [idParam.name]: unknown } }, { probe: 'unknown-id' });
     },
+    // The unknown id is in the request line the message starts with.
+    judge: (answers) => expectStatus(probeAnswer(answers, ['unknown-id']), 404, `status for an unknown ${idParam.name}`),
   };
 }
 
@@ -141,7 +151,13 @@ function oversizedCheck(op: Operation): CheckDef {
   };
 }
 
-function absurdLimitCheck(op: Operation, spec: SpecDocument): CheckDef {
+/** How many items a list answer's `data` holds, if it has one. */
+function pageItems(res: HttpResponse): number | undefined {
+  const j = res.json as { data?: unknown } | undefined;
+  return Array.isArray(j?.data) ? j.data.length : undefined;
+}
+
+function absurdLimitCheck(op: Operation, spec: SpecDocument, binding: Binding | undefined): CheckDef {
   // One list is made to hold more objects than a page may: a child collection of a fresh parent (documents of one customer).
   const creator = creatorOf(spec, op);
   const overfill = creator !== undefined && pathParamsOf(op).length > 0;
@@ -168,17 +184,21 @@ function absurdLimitCheck(op: Operation, spec: SpecDocument): CheckDef {
         }
       }
       const res = await ctx.call(op, parts, { query: { limit: ABSURD_LIMIT }, probe: 'over-limit' });
-      if (STATUS.is4xx(res.status)) {
-        ctx.observe(`limit=${ABSURD_LIMIT} refused with ${res.status}`);
-        return;
-      }
+      const items = pageItems(res);
+      ctx.observe(STATUS.is4xx(res.status) ? `limit=${ABSURD_LIMIT} refused with ${res.status}` : `limit=${ABSURD_LIMIT} answered ${res.status} with ${items ?? 'no'} items${existing !== undefined ? ` of ${existing}` : ''}`);
+    },
+    judge(answers) {
+      const res = probeAnswer(answers, ['over-limit']);
+      if (STATUS.is4xx(res.status)) return;
+      const max = maxPageSize(op, binding) ?? 100;
+      // The list was filled with one more object than a page may hold when the check made its own (its creates are its evidence).
+      const existing = creator && answersTo(answers, creator.operationId, creator.method).length > 0 ? max + 1 : undefined;
       check(STATUS.is2xx(res.status), `${describeRequest(res)} answered ${res.status}${summariseBody(res)}; expected a 4xx or a capped page`);
-      const j = res.json as { data?: unknown; has_more?: unknown } | undefined;
-      const items = Array.isArray(j?.data) ? j.data.length : undefined;
-      if (items === undefined) return ctx.skip(`${res.status} without a data array: the page size cannot be judged`);
+      const items = pageItems(res);
+      if (items === undefined) judgeSkips.skip(`${res.status} without a data array: the page size cannot be judged`);
       check(items <= max, `limit=${ABSURD_LIMIT} was served with ${items} items, more than the documented maximum ${max}`);
+      const j = res.json as { has_more?: unknown } | undefined;
       if (existing !== undefined && items === max) check(j?.has_more === true, `a page of ${items} of the ${existing} objects says has_more ${JSON.stringify(j?.has_more)}`);
-      ctx.observe(`limit=${ABSURD_LIMIT} answered ${res.status} with ${items} items${existing !== undefined ? ` of ${existing}` : ''}`);
     },
   };
 }
@@ -195,6 +215,11 @@ function paginationCheck(op: Operation): CheckDef {
       const parts = await validRequest(ctx, op);
       await fillList(ctx, op, parts, 3);
       const w = await walk(ctx, op, parts, { limit: 1, maxPages: 5 });
+      ctx.observe(`${w.pages.length} pages, ${new Set(walkedItems(w).map(itemKey)).size} distinct objects`);
+    },
+    judge(answers) {
+      // The walk's pages are the answers to limit=1 (filling the list asked for more at once).
+      const w = described(recordedWalk(answersTo(answers, op.operationId, op.method).filter((r) => new URL(r.exchange.request.url).searchParams.get('limit') === '1')));
       // A list that does not answer is not paginated either.
       if (w.pages.length === 0) fail(`the first page of limit=1 cannot be read: ${w.stopped ?? 'no page'}`);
       const seen = new Map<string, number>();
@@ -220,8 +245,7 @@ function paginationCheck(op: Operation): CheckDef {
         }
       });
       if (w.stopped) fail(`the walk stopped on page ${w.pages.length + 1}: ${w.stopped}`);
-      if (seen.size < 2) ctx.skip(`the list holds ${seen.size} object${seen.size === 1 ? '' : 's'}: nothing to paginate`);
-      ctx.observe(`${w.pages.length} pages, ${seen.size} distinct objects`);
+      if (seen.size < 2) judgeSkips.skip(`the list holds ${seen.size} object${seen.size === 1 ? '' : 's'}: nothing to paginate`);
     },
   };
 }
@@ -237,7 +261,7 @@ export const httpFamily: CheckFamily = {
     }
     // LIMIT-001 on the seed's own create (POST /customers), whatever the spec in use calls it.
     if (isCreate(op) && (op.operationId === 'createCustomer' || op.path === '/customers')) defs.push(oversizedCheck(op));
-    if (pagesAsReference(op, plan.binding)) defs.push(absurdLimitCheck(op, plan.spec), paginationCheck(op));
+    if (pagesAsReference(op, plan.binding)) defs.push(absurdLimitCheck(op, plan.spec, plan.binding), paginationCheck(op));
     return defs;
   },
   forSuite: (suite, plan) => groupChecks(suite, plan.spec),

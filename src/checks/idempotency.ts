@@ -4,6 +4,7 @@
  * (400 missing, 422 reused with another body, 409 in flight) and the key's scope and comparison.
  * Every check owns a fresh scope, so what it counts is its own doing.
  */
+import { answersTo, judgeSkips, lastPair, probeAnswer } from '../harness/judge.js';
 import type { Operation } from '../catalogue/openapi.js';
 import { check, describeRequest, expectStatus, fail, answeredId, notServerError, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckContext, CheckDef } from '../harness/check.js';
@@ -41,18 +42,26 @@ export function replayMarkers(first: HttpResponse, replay: HttpResponse): string
     .map(([k, v]) => `${k}: ${v}`);
 }
 
+/** A POST without Idempotency-Key is refused, not processed, and not with a server error. */
+function refusedWithoutKey(answers: readonly HttpResponse[]): void {
+  const res = probeAnswer(answers, ['no-idempotency-key']);
+  check(!STATUS.is2xx(res.status), `${describeRequest(res)} without Idempotency-Key was processed: ${res.status}${summariseBody(res)}`);
+  notServerError(res, 'without Idempotency-Key');
+}
+
 function noKey(op: Operation): Def[] {
   return [
     {
       requirement: 'FSAPI-IDEM-001',
+      judge: refusedWithoutKey,
+      comparesState: true,
       variant: 'no-key',
       title: 'a POST without Idempotency-Key is not processed and changes nothing',
       async run(ctx) {
         const s = await scoped(ctx, op, { fresh: true });
         const before = s.count ? await s.count() : undefined;
         const res = await ctx.call(op, s.parts, { idempotencyKey: null, probe: 'no-idempotency-key' });
-        check(!STATUS.is2xx(res.status), `${describeRequest(res)} without Idempotency-Key was processed: ${res.status}${summariseBody(res)}`);
-        notServerError(res, 'without Idempotency-Key');
+        refusedWithoutKey([res]);
         if (before === undefined) skipEffects(ctx, `refused with ${res.status}`, s.why);
         const after = await s.count!();
         check(effectsOf(ctx, before, after, 1) === 0, `the POST without Idempotency-Key was answered ${res.status} but took effect: ${op.operationId} effects went from ${before} to ${after}`);
@@ -64,15 +73,26 @@ function noKey(op: Operation): Def[] {
       title: 'a POST without Idempotency-Key is answered 400',
       async run(ctx) {
         const s = await scoped(ctx, op, { fresh: true });
-        const res = await ctx.call(op, s.parts, { idempotencyKey: null, probe: 'no-idempotency-key' });
-        expectStatus(res, 400);
+        await ctx.call(op, s.parts, { idempotencyKey: null, probe: 'no-idempotency-key' });
       },
+      judge: (answers) => expectStatus(probeAnswer(answers, ['no-idempotency-key']), 400),
     },
   ];
 }
 
 function replay(op: Operation, delayed: boolean): Def {
+  const when = delayed ? ' after the replay delay' : '';
+  /** The retry answers as the first request did: the same status and resource. */
+  const judgeAnswers = (answers: readonly HttpResponse[]) => {
+    const [first, second] = lastPair(answers, op.operationId, op.method);
+    requireSuccess(judgeSkips, first);
+    check(second.status === first.status, `the retry${when} with the same key was answered ${second.status}${summariseBody(second)}; the first request was answered ${first.status}`);
+    const id = answeredId(first);
+    if (id !== undefined) check(answeredId(second) === id, `the retry${when} with the same key answered ${answeredId(second) ?? 'no id'}; the first request ${firstDid(isCreate(op) ? 'create' : 'action', first, id)}`);
+  };
   return {
+    judge: judgeAnswers,
+    comparesState: true,
     requirement: 'FSAPI-IDEM-002',
     variant: delayed ? 'replay-delayed' : 'replay',
     title: delayed
@@ -89,10 +109,8 @@ function replay(op: Operation, delayed: boolean): Def {
       // A deliberate wait: the requirement is about a key some time after its first use (retention), not a race.
       if (delayed) await delay(ctx.config.replayDelayMs, ctx.signal);
       const second = await ctx.call(op, s.parts, { idempotencyKey: key });
-      const when = delayed ? ` ${ctx.config.replayDelayMs} ms later` : '';
-      check(second.status === first.status, `the retry${when} with the same key was answered ${second.status}${summariseBody(second)}; the first request was answered ${first.status}`);
+      judgeAnswers([first, second]);
       const id = answeredId(first);
-      if (id !== undefined) check(answeredId(second) === id, `the retry${when} with the same key answered ${answeredId(second) ?? 'no id'}; the first request ${firstDid(s.driver?.kind ?? (isCreate(op) ? 'create' : 'action'), first, id)}`);
       const after = await countOrSkip(ctx, s, `the retry${when} answered the same status${id ? ' and id' : ''}`);
       const n = effectsOf(ctx, before!, after, 2);
       requireVisible(ctx, n, 1);
@@ -101,8 +119,20 @@ function replay(op: Operation, delayed: boolean): Def {
   };
 }
 
+/** The same key with another body is not processed like the first. */
+function notProcessed(first: HttpResponse, second: HttpResponse): void {
+  check(!STATUS.is2xx(second.status), `the same key with a different body was answered ${second.status}${second.status === first.status ? ' like the first request (a replay or a new success)' : ''}${summariseBody(second)}`);
+}
+
 function differentBody(op: Operation): Def {
   return {
+    judge(answers) {
+      const [first, second] = lastPair(answers, op.operationId, op.method);
+      requireSuccess(judgeSkips, first);
+      notProcessed(first, second);
+      expectStatus(second, 422);
+    },
+    comparesState: true,
     requirement: 'FSAPI-IDEM-102',
     variant: 'different-body',
     title: 'the same key with a different body is refused with 422 and changes nothing',
@@ -117,7 +147,7 @@ function differentBody(op: Operation): Def {
       const first = await ctx.call(op, s.parts, { idempotencyKey: key });
       requireSuccess(ctx, first);
       const second = await ctx.call(op, varied, { idempotencyKey: key, probe: 'reused-idempotency-key' });
-      check(!STATUS.is2xx(second.status), `the same key with a different body was answered ${second.status}${second.status === first.status ? ' like the first request (a replay or a new success)' : ''}${summariseBody(second)}`);
+      notProcessed(first, second);
       if (before === undefined) skipEffects(ctx, `refused with ${second.status}`, s.why);
       // vary() keeps the request in its scope, so the scope's count shows either request taking effect.
       const n = effectsOf(ctx, before, await s.count!(), 2);
@@ -159,9 +189,11 @@ function parallel(op: Operation): Def[] {
       variant: 'parallel-answers',
       title: 'each answer of a parallel burst with one key is 409 or a success naming the one resource',
       async run(ctx) {
-        const s = await scoped(ctx, op, { fresh: true });
-        const answers = await burst(ctx, op, s);
-        if (!answers.some((r) => STATUS.is2xx(r.status))) return ctx.skip(`no request of the burst succeeded (${statusTally(answers)}): no success to compare duplicates with; FSAPI-CONTRACT-004 judges the valid request`, 'prerequisite');
+        await burst(ctx, op, await scoped(ctx, op, { fresh: true }));
+      },
+      judge(recorded) {
+        const answers = answersTo(recorded, op.operationId, op.method);
+        if (!answers.some((r) => STATUS.is2xx(r.status))) judgeSkips.skip(`no request of the burst succeeded (${statusTally(answers)}): no success to compare duplicates with; FSAPI-CONTRACT-004 judges the valid request`, 'prerequisite');
         const others = answers.filter((r) => r.status !== 409 && !STATUS.is2xx(r.status));
         if (others.length) fail(`an answer of the burst was ${others[0]!.status}${summariseBody(others[0]!)} (answers: ${statusTally(answers)}); a duplicate in flight is 409, a replay repeats the success`);
         const ids = [...new Set(answers.filter((r) => STATUS.is2xx(r.status)).map(answeredId).filter((x): x is string => x !== undefined))];
@@ -177,8 +209,23 @@ function statusTally(answers: HttpResponse[]): string {
   return [...t].map(([s, n]) => `${n}x${s}`).join(', ');
 }
 
+/** The second business's request with the first one's key value is its own, not a replay. */
+function ownResource(first: HttpResponse, second: HttpResponse): void {
+  check(STATUS.is2xx(second.status), `the second business's request with the first business's key value was answered ${second.status}${summariseBody(second)}: the key is not scoped to the business`);
+  const id = answeredId(first);
+  if (id !== undefined) check(answeredId(second) !== id, `the second business's request with the same key value was answered with the first business's resource ${id} (a replay across businesses)`);
+  const marked = replayMarkers(first, second);
+  check(marked.length === 0, `the second business's request with the same key value is marked as a replay (${marked.join('; ')})`);
+}
+
 function otherTenant(op: Operation): Def {
   return {
+    judge(answers) {
+      const [first, second] = lastPair(answers, op.operationId, op.method);
+      requireSuccess(judgeSkips, first);
+      ownResource(first, second);
+    },
+    comparesState: true,
     requirement: 'FSAPI-IDEM-104',
     variant: 'other-tenant',
     title: `the same key value from the second business ${isCreate(op) ? 'creates' : 'acts on'} that business's own resource, not a replay`,
@@ -191,11 +238,7 @@ function otherTenant(op: Operation): Def {
       const first = await ctx.call(op, mine.parts, { idempotencyKey: key });
       requireSuccess(ctx, first);
       const second = await ctx.call(op, theirs.parts, { idempotencyKey: key, as: 'second' });
-      check(STATUS.is2xx(second.status), `the second business's request with the first business's key value was answered ${second.status}${summariseBody(second)}: the key is not scoped to the business`);
-      const id = answeredId(first);
-      if (id !== undefined) check(answeredId(second) !== id, `the second business's request with the same key value was answered with the first business's resource ${id} (a replay across businesses)`);
-      const marked = replayMarkers(first, second);
-      check(marked.length === 0, `the second business's request with the same key value is marked as a replay (${marked.join('; ')})`);
+      ownResource(first, second);
       if (before === undefined) skipEffects(ctx, `answered ${second.status} with its own resource`, theirs.why);
       const n = effectsOf(ctx, before, await theirs.count!(), 1);
       requireVisible(ctx, n, 1);
@@ -205,7 +248,20 @@ function otherTenant(op: Operation): Def {
 }
 
 function exactKeys(op: Operation, variant: 'key-case' | 'key-long'): Def {
+  const how = variant === 'key-case' ? 'a key differing only in letter case' : 'a long key differing only in its last character';
+  /** Two keys that differ are two requests: the second is a success of its own. */
+  const twoResources = (first: HttpResponse, second: HttpResponse) => {
+    check(STATUS.is2xx(second.status), `a request with ${how} was answered ${second.status}${summariseBody(second)}: the two keys were taken for one`);
+    const id = answeredId(first);
+    if (id !== undefined) check(answeredId(second) !== id, `a request with ${how} was answered with the first key's resource ${id}: the two keys were taken for one`);
+  };
   return {
+    judge(answers) {
+      const [first, second] = lastPair(answers, op.operationId, op.method);
+      requireSuccess(judgeSkips, first);
+      twoResources(first, second);
+    },
+    comparesState: true,
     requirement: 'FSAPI-IDEM-105',
     variant,
     title:
@@ -231,10 +287,7 @@ function exactKeys(op: Operation, variant: 'key-case' | 'key-long'): Def {
       const first = await ctx.call(op, a.parts, { idempotencyKey: k1 });
       requireSuccess(ctx, first);
       const second = await ctx.call(op, b.parts, { idempotencyKey: k2 });
-      const how = variant === 'key-case' ? 'a key differing only in letter case' : 'a long key differing only in its last character';
-      check(STATUS.is2xx(second.status), `a request with ${how} was answered ${second.status}${summariseBody(second)}: the two keys were taken for one`);
-      const id = answeredId(first);
-      if (id !== undefined) check(answeredId(second) !== id, `a request with ${how} was answered with the first key's resource ${id}: the two keys were taken for one`);
+      twoResources(first, second);
       if (beforeA === undefined || beforeB === undefined) skipEffects(ctx, 'both requests were answered with their own resource', a.why);
       const n = effectsOf(ctx, beforeA, await a.count!(), 1) + effectsOf(ctx, beforeB, await b.count!(), 1);
       if (n < 2) return ctx.skip(`two successes with their own ids, but only ${n} of the two objects is visible to the effect count; duplicates cannot be judged`);

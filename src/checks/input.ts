@@ -3,6 +3,7 @@
  * refused with a 4xx and change nothing (one check per operation and broken property), never cause a 5xx, and
  * (profile) answer 400/422 naming the field; read-only fields on create are refused or ignored.
  */
+import { probeAnswer } from '../harness/judge.js';
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import { check, describeRequest, fail, answeredId, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckContext, CheckDef } from '../harness/check.js';
@@ -40,7 +41,13 @@ async function effectsSnapshot(ctx: CheckContext, s: Scoped, mutated: RequestPar
 }
 
 function refusedCheck(op: Operation, m: Mutation): CheckDef {
+  const refused = (answers: readonly HttpResponse[]) => {
+    const res = probeAnswer(answers, ['invalid-body']);
+    check(STATUS.is4xx(res.status), `${describeRequest(res)} ${describeMutation(m)} answered ${res.status}${summariseBody(res)}; expected a 4xx refusal`);
+  };
   return {
+    judge: refused,
+    comparesState: true,
     requirement: 'FSAPI-INPUT-001',
     family: 'input',
     group: op.group!,
@@ -53,7 +60,7 @@ function refusedCheck(op: Operation, m: Mutation): CheckDef {
       const mutated: RequestParts = { ...s.parts, body: mutatedBody(ctx, op, s.parts, m) };
       const before = await effectsSnapshot(ctx, s, mutated);
       const res = await ctx.call(op, mutated, { probe: 'invalid-body' });
-      check(STATUS.is4xx(res.status), `${describeRequest(res)} ${describeMutation(m)} answered ${res.status}${summariseBody(res)}; expected a 4xx refusal`);
+      refused([res]);
       if (before === undefined) skipEffects(ctx, `refused with ${res.status}`, s.why);
       const after = await effectsSnapshot(ctx, s, mutated);
       check(after === before, `the body ${describeMutation(m)} was answered ${res.status} but took effect (effects ${before} before, ${after} after)`);

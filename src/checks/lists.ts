@@ -27,7 +27,11 @@ export async function walk(
   parts: RequestParts,
   opts: { limit: number; maxPages: number; as?: 'primary' | 'second' },
 ): Promise<{ pages: Walk['pages']; stopped?: string }> {
-  const w = await walkPages((query) => ctx.call(op, parts, { ...(opts.as ? { as: opts.as } : {}), query }), opts);
+  return described(await walkPages((query) => ctx.call(op, parts, { ...(opts.as ? { as: opts.as } : {}), query }), opts));
+}
+
+/** A walk with the page it stopped at said in words. */
+export function described(w: Walk): { pages: Walk['pages']; stopped?: string } {
   if (!w.stopped) return { pages: w.pages };
   const { res, why } = w.stopped;
   return { pages: w.pages, stopped: why === 'status' ? `${describeRequest(res)} answered ${res.status}${summariseBody(res)}` : `${describeRequest(res)} answered ${res.status} without a data array` };

@@ -5,6 +5,7 @@
  */
 import { check, describeRequest, summariseBody } from '../harness/assert.js';
 import type { CheckFamily } from './plan.js';
+import { lastAnswer } from '../harness/judge.js';
 import { validRequest } from './requests.js';
 import { documented2xx, documentedSuccesses, isWrite } from './support.js';
 
@@ -24,7 +25,10 @@ export const schemaFamily: CheckFamily = {
         async run(ctx) {
           // Writes change state: a fresh scope keeps the shared prerequisites as other checks expect them.
           const parts = await validRequest(ctx, op, { fresh: isWrite(op) });
-          const res = await ctx.call(op, parts);
+          await ctx.call(op, parts);
+        },
+        judge(answers) {
+          const res = lastAnswer(answers);
           // A "not found" for ids made up from the document is no verdict (ctx.call skips it: src/values/made-up.ts);
           // a refusal of a body valid for the document is the target's answer, its own words quoted.
           check(documented2xx(op, res.status), `${describeRequest(res)} answered ${res.status}${summariseBody(res)}; documented successes: ${documentedSuccesses(op)}`);

@@ -207,7 +207,7 @@ function shorten(s: string): string {
 }
 
 /** Skips the check when a request it builds on did not succeed (that is another check's finding). */
-export function requireSuccess(ctx: CheckContext, res: HttpResponse, judgedBy = 'FSAPI-CONTRACT-004'): void {
+export function requireSuccess(ctx: Pick<CheckContext, 'skip'>, res: HttpResponse, judgedBy = 'FSAPI-CONTRACT-004'): void {
   if (res.status < 200 || res.status >= 300) {
     ctx.skip(`the valid request it builds on was answered ${res.status}${summariseBody(res)} (${describeRequest(res)}; ${judgedBy} judges that)`, 'prerequisite');
   }

@@ -176,3 +176,23 @@ export const trafficFamily: CheckFamily = {
     }));
   },
 };
+
+/** The variants of the observed-traffic checks, which `verify` re-judges over the recorded traffic. */
+export const OBSERVED_VARIANTS: ReadonlySet<string> = new Set(OBSERVED.map((o) => o.variant));
+
+/**
+ * The observed-traffic judgement of one operation and requirement over a set of answers, with the evaluators the
+ * live observer uses: how many answers it applies to and what it finds, in order.
+ */
+export function judgeTraffic(spec: SpecDocument, op: Operation, requirement: string, answers: readonly { res: HttpResponse; probe?: Probe | undefined }[]): { applicable: number; findings: { message: string; res: HttpResponse }[] } {
+  let applicable = 0;
+  const findings: { message: string; res: HttpResponse }[] = [];
+  for (const ev of evaluatorsFor(spec)) {
+    for (const { res, probe } of answers) {
+      if (!ev.appliesTo(op, res, probe).includes(requirement)) continue;
+      applicable++;
+      for (const f of ev.evaluate(op, res, probe)) if (f.requirement === requirement) findings.push({ message: f.message, res });
+    }
+  }
+  return { applicable, findings };
+}

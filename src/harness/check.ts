@@ -4,12 +4,10 @@ import type { SuiteSlug } from '../catalogue/groups.js';
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import type { Requirement, RequirementCatalogue } from '../catalogue/requirements.js';
 import { citeSource } from '../catalogue/requirements.js';
-import { isBlockingLevel } from '../catalogue/levels.js';
 import type { HttpResponse, RequestSpec } from '../http/client.js';
 import type { Redactor } from '../http/redact.js';
-import { RateLimited } from '../http/transport-error.js';
-import type { CheckResult, CheckStatus, Family, RecordedExchange, SkipCause } from '../results/model.js';
-import { CheckFailure, CheckSkipped } from './assert.js';
+import type { CheckResult, Family, RecordedExchange, SkipCause } from '../results/model.js';
+import { answerOf, outcomeOf, type Judge, type Outcome } from './judge.js';
 import type { TrafficObserver } from './observer.js';
 import type { CallOptions, RequestParts } from '../http/request-parts.js';
 import type { WorkerConfig } from './worker-config.js';
@@ -49,7 +47,19 @@ export interface CheckDef {
   /** Holds its slot through a deliberate wait (the replay delay): started first, so the wait overlaps other checks. */
   waits?: boolean;
   timeoutMs?: number;
+  /** Sends the check's requests; with `judge`, only that. */
   run(ctx: CheckContext): Promise<void>;
+  /**
+   * The judgement, a pure function of the check's answers (src/harness/judge.ts): run after `run` on the answers
+   * received, and again offline by `verify` on the recorded ones. A check without one judges inside `run` and cannot
+   * be re-judged offline.
+   */
+  judge?: Judge;
+  /**
+   * The run also compares the target's state before and after the probe, read by its own requests through a
+   * driver: `judge` covers the probe's answer, not that comparison (verify says so).
+   */
+  comparesState?: boolean;
 }
 
 // Re-exported for branches written before these moved to src/http/request-parts.ts; new code imports them there.
@@ -106,7 +116,20 @@ const MAX_EXCHANGES = 20;
 export class EvidenceLog {
   readonly exchanges: RecordedExchange[] = [];
   dropped = 0;
+  /** Every exchange in order, the ones the cap drops from the evidence too: a judge sees all the check received. */
+  private readonly all: RecordedExchange[] = [];
+  /** The answers as the check received them (whole bodies), for its judge; the evidence keeps them redacted and cut. */
+  private readonly live = new WeakMap<RecordedExchange, HttpResponse>();
+  answered = (res: HttpResponse): HttpResponse => {
+    this.live.set(res.exchange, res);
+    return res;
+  };
+  /** The answers in order, for a judge. */
+  answers(): HttpResponse[] {
+    return this.all.flatMap((x) => this.live.get(x) ?? answerOf(x) ?? []);
+  }
   add = (x: RecordedExchange): void => {
+    this.all.push(x);
     if (this.exchanges.length < MAX_EXCHANGES) {
       this.exchanges.push(x);
       return;
@@ -130,31 +153,16 @@ export async function executeCheck(
 ): Promise<CheckResult> {
   const req = env.requirements.get(def.requirement);
   const t0 = performance.now();
-  let status: CheckStatus = 'passed';
-  let message: string | undefined;
-  let cause: CheckResult['cause'];
-  let skipCause: SkipCause | undefined;
+  let outcome: Outcome;
   try {
     await def.run(ctx);
-    if (env.observations.length) message = env.observations.join('; ');
+    def.judge?.(env.evidence.answers());
+    outcome = outcomeOf(undefined, req.level, env.strict);
+    if (env.observations.length) outcome.message = env.observations.join('; ');
   } catch (e) {
-    if (e instanceof CheckSkipped) {
-      status = 'skipped';
-      message = e.message;
-      skipCause = e.skipCause;
-    } else if (e instanceof CheckFailure && req.level !== 'INFO') {
-      status = isBlockingLevel(req.level) || env.strict ? 'failed' : 'warning';
-      message = e.message;
-    } else if (e instanceof RateLimited) {
-      status = 'error';
-      cause = 'rate-limited';
-      message = e.message;
-    } else {
-      status = 'error';
-      const err = e as Error;
-      message = e instanceof CheckFailure ? `an INFO check cannot fail: ${err.message}` : `${err.name === 'TransportError' ? '' : `${err.name}: `}${err.message}`;
-    }
+    outcome = outcomeOf(e, req.level, env.strict);
   }
+  const { status, message, cause, skipCause } = outcome;
   const evidence = env.evidence.exchanges;
   const decisive = evidence[evidence.length - 1];
   const result: CheckResult = {

@@ -22,6 +22,31 @@ export interface Walk {
   stopped?: { res: HttpResponse; why: 'status' | 'shape' };
 }
 
+/** One answer as a page of the walk, or why the walk stops at it. */
+export function readPage(res: HttpResponse, itemsOf: (res: HttpResponse) => Record<string, unknown>[] | undefined = listItems): Page | NonNullable<Walk['stopped']> {
+  if (!STATUS.is2xx(res.status)) return { res, why: 'status' };
+  const items = itemsOf(res);
+  if (!items) return { res, why: 'shape' };
+  const j = res.json as { has_more?: unknown; next_cursor?: unknown };
+  return {
+    res,
+    items,
+    hasMore: typeof j.has_more === 'boolean' ? j.has_more : undefined,
+    nextCursor: typeof j.next_cursor === 'string' ? j.next_cursor : j.next_cursor === null ? null : undefined,
+  };
+}
+
+/** A walk as its answers were recorded, in order: the same pages and stop as walkPages read from them. */
+export function recordedWalk(answers: readonly HttpResponse[]): Walk {
+  const pages: Page[] = [];
+  for (const res of answers) {
+    const page = readPage(res);
+    if ('why' in page) return { pages, stopped: page };
+    pages.push(page);
+  }
+  return { pages };
+}
+
 /**
  * Reads pages of `limit` by `fetch(query)`, following next_cursor while has_more is true, until `maxPages` or
  * `stop(page)` says enough. `itemsOf` reads a page's items where they are not the reference's `data` (a list of the
@@ -35,16 +60,8 @@ export async function walkPages(
   let cursor: string | undefined;
   for (let i = 0; i < (opts.maxPages ?? LIST_PAGE_CAP); i++) {
     const res = await fetch({ limit: opts.limit, ...(cursor ? { cursor } : {}) });
-    if (!STATUS.is2xx(res.status)) return { pages, stopped: { res, why: 'status' } };
-    const items = (opts.itemsOf ?? listItems)(res);
-    if (!items) return { pages, stopped: { res, why: 'shape' } };
-    const j = res.json as { has_more?: unknown; next_cursor?: unknown };
-    const page: Page = {
-      res,
-      items,
-      hasMore: typeof j.has_more === 'boolean' ? j.has_more : undefined,
-      nextCursor: typeof j.next_cursor === 'string' ? j.next_cursor : j.next_cursor === null ? null : undefined,
-    };
+    const page = readPage(res, opts.itemsOf);
+    if ('why' in page) return { pages, stopped: page };
     pages.push(page);
     if (opts.stop?.(page) || page.hasMore !== true || typeof page.nextCursor !== 'string' || page.nextCursor === '') break;
     cursor = page.nextCursor;

@@ -20,4 +20,8 @@ export interface RecordedExchange {
   };
   /** Transport failure: timeout, reset, TLS, size cap... */
   error?: string;
+  /** The document operation the answer was judged as (observed traffic), when the suite knew it. */
+  operation?: string;
+  /** What the request broke on purpose (a Probe of request-parts.ts), when it was a probe. */
+  probe?: string;
 }

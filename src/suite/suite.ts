@@ -81,6 +81,9 @@ function registerChecks(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FIL
   const stats: SuiteStats = { requests: 0, created: created.byOperation };
   const observe = (op: Operation, res: HttpResponse, probe: Probe | undefined) => {
     created.note(op, res);
+    // Which operation and probe the answer was judged as, so `verify` can judge the recorded traffic again.
+    res.exchange.operation = op.operationId;
+    if (probe) res.exchange.probe = probe;
     observer.observe(op, res, probe);
   };
   const sent = requestTotalsReporter(cfg.runId);
@@ -187,14 +190,14 @@ async function runOne(
     async call(opRef, parts = {}, opts = {}) {
       const c = bindCall(binding, cfg, opRef, parts, opts);
       const req = operationRequest(rt, c.op, c.parts, c.opts, ctx.idempotencyKey);
-      const res = await send(req, evidence.add);
+      const res = evidence.answered(await send(req, evidence.add));
       // The one rule on made-up values: "no such resource" for one is no verdict on the check's requirement.
       const refused = madeUpRefusal(res, req.madeUp, req.probe);
       if (refused) throw new PreconditionFailed(`${describeRequest(res)}: ${refused}`);
-      return c.view(res);
+      return evidence.answered(c.view(res));
     },
-    send(req) {
-      return send(req, evidence.add);
+    async send(req) {
+      return evidence.answered(await send(req, evidence.add));
     },
     skip(reason, cause) {
       throw new CheckSkipped(reason, cause);

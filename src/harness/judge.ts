@@ -1,0 +1,102 @@
+/**
+ * A check's judgement as a pure function of its recorded exchanges: the live run and `verify` (src/certify) call the
+ * same function, the run on the answers it received, `verify` on the answers rebuilt from the evidence. A check that
+ * declares `judge` only sends requests in `run`; whatever it concludes comes from here.
+ */
+import type { HttpResponse } from '../http/client.js';
+import { isBlockingLevel } from '../catalogue/levels.js';
+import type { Level } from '../catalogue/requirements.js';
+import { RateLimited } from '../http/transport-error.js';
+import type { CheckResult, CheckStatus, RecordedExchange, SkipCause } from '../results/model.js';
+import { CheckFailure, CheckSkipped } from './assert.js';
+
+/** The answers of a check's exchanges, in the order they were recorded (exchanges without an answer left out). */
+export type Judge = (answers: readonly HttpResponse[]) => void;
+
+/** The last answer: the decisive one of a check that sends its probe last. */
+export function lastAnswer(answers: readonly HttpResponse[]): HttpResponse {
+  const res = answers[answers.length - 1];
+  // No answer recorded: the run would have stopped at the transport error before judging.
+  if (!res) throw new Error('no answer recorded to judge');
+  return res;
+}
+
+/** The last answer to a probe (what the request broke on purpose, recorded with its exchange). */
+export function probeAnswer(answers: readonly HttpResponse[], probes: readonly string[]): HttpResponse {
+  for (let i = answers.length - 1; i >= 0; i--) if (probes.includes(answers[i]!.exchange.probe ?? '')) return answers[i]!;
+  throw new Error(`no answer to a ${probes.join(' or ')} probe recorded to judge`);
+}
+
+/** The answers to one operation of the document (its own requests, not the state reads around them). */
+export function answersTo(answers: readonly HttpResponse[], operationId: string, method: string): HttpResponse[] {
+  return answers.filter((r) => r.exchange.operation === operationId && r.exchange.request.method === method);
+}
+
+/** The last two answers to an operation: a first request and the one that repeats or varies it. */
+export function lastPair(answers: readonly HttpResponse[], operationId: string, method: string): [HttpResponse, HttpResponse] {
+  const mine = answersTo(answers, operationId, method);
+  if (mine.length < 2) throw new Error(`fewer than two answers to ${operationId} recorded to judge`);
+  return [mine[mine.length - 2]!, mine[mine.length - 1]!];
+}
+
+/** ctx.skip for a judge, which has no context: the same CheckSkipped. */
+export const judgeSkips: { skip(reason: string, cause?: SkipCause): never } = { skip(reason, cause) {
+  throw new CheckSkipped(reason, cause);
+} };
+
+/** An answer rebuilt from its recorded exchange, as the HTTP client built it (body as recorded: redacted, maybe cut). */
+export function answerOf(x: RecordedExchange): HttpResponse | undefined {
+  const r = x.response;
+  if (!r) return undefined;
+  const text = r.body ?? '';
+  let json: unknown;
+  let jsonError: string | undefined;
+  if (text.length > 0) {
+    try {
+      json = JSON.parse(text) as unknown;
+    } catch (e) {
+      jsonError = (e as Error).message;
+    }
+  }
+  return {
+    status: r.status,
+    headers: r.headers,
+    text,
+    json,
+    ...(jsonError ? { jsonError } : {}),
+    contentType: (r.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase(),
+    sizeBytes: r.size_bytes,
+    durationMs: x.duration_ms,
+    exchange: x,
+  };
+}
+
+export interface Outcome {
+  status: CheckStatus;
+  message?: string;
+  cause?: CheckResult['cause'];
+  skipCause?: SkipCause;
+}
+
+/**
+ * What a check's end means: nothing thrown is `passed`; a CheckFailure is `failed` (or `warning` at SHOULD/PROFILE
+ * without --strict); a skip is `skipped`; anything else `error`. One rule for the run and for `verify`.
+ */
+export function outcomeOf(e: unknown, level: Level, strict: boolean): Outcome {
+  if (e === undefined) return { status: 'passed' };
+  if (e instanceof CheckSkipped) return { status: 'skipped', message: e.message, ...(e.skipCause ? { skipCause: e.skipCause } : {}) };
+  if (e instanceof CheckFailure && level !== 'INFO') return { status: isBlockingLevel(level) || strict ? 'failed' : 'warning', message: e.message };
+  if (e instanceof RateLimited) return { status: 'error', cause: 'rate-limited', message: e.message };
+  const err = e as Error;
+  return { status: 'error', message: e instanceof CheckFailure ? `an INFO check cannot fail: ${err.message}` : `${err.name === 'TransportError' ? '' : `${err.name}: `}${err.message}` };
+}
+
+/** Runs a judge and says what it concluded. */
+export function judgeOutcome(judge: Judge, answers: readonly HttpResponse[], level: Level, strict: boolean): Outcome {
+  try {
+    judge(answers);
+    return outcomeOf(undefined, level, strict);
+  } catch (e) {
+    return outcomeOf(e, level, strict);
+  }
+}

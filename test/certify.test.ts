@@ -1,0 +1,144 @@
+/**
+ * Certification round trip: keygen, a run of two groups on the embedded sandbox, certify, verify; then each
+ * tamper a package can suffer, each caught by verify with its exit code and one message naming what differs,
+ * and a run whose evidence contradicts its results refused by certify.
+ */
+import { copyFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as tar from 'tar';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunReport } from '../src/results/model.js';
+import { runCli } from './helpers/cli.js';
+
+const root = mkdtempSync(join(tmpdir(), 'fsapi-certify-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const key = join(root, 'signer');
+const pkg = join(root, 'run.tgz');
+let runDir: string;
+
+/** Unpacks the package, lets `edit` change its tree, and packs it again under another name. */
+async function repack(name: string, edit: (dir: string) => void): Promise<string> {
+  const dir = mkdtempSync(join(root, 'x-'));
+  await tar.x({ file: pkg, cwd: dir });
+  edit(join(dir, 'fsapi-certification'));
+  const out = join(root, name);
+  // Not portable, other order: other tar bytes for the same files.
+  await tar.c({ gzip: { level: 1 }, file: out, cwd: dir }, ['fsapi-certification']);
+  return out;
+}
+
+const verify = (file: string, pub = `${key}.pub`) => runCli(['verify', file, '--key', pub], {});
+
+beforeAll(async () => {
+  const k = await runCli(['keygen', '--out', key], {});
+  expect(k.code, k.stderr).toBe(0);
+  const reports = join(root, 'reports');
+  const r = await runCli(['run', '--groups', 'accounts,wallets', '--seed', '7', '--report-dir', reports], {});
+  expect(r.code, r.stderr).toBe(0);
+  runDir = join(reports, 'latest');
+  const c = await runCli(['certify', '--run', runDir, '--key', `${key}.key`, '--out', pkg], {});
+  expect(c.code, c.stderr).toBe(0);
+}, 300_000);
+
+describe('keygen, certify, verify', { timeout: 120_000 }, () => {
+  it('keygen writes a private key only its owner can read, and a public key', () => {
+    expect(statSync(`${key}.key`).mode & 0o777).toBe(0o600);
+    expect(readFileSync(`${key}.pub`, 'utf8')).toContain('BEGIN PUBLIC KEY');
+  });
+
+  it('a certified run verifies, and the certificate and badge sit beside the package', async () => {
+    const v = await verify(pkg);
+    expect(v.code, v.stderr).toBe(0);
+    expect(v.stdout).toMatch(/^verified: conformant; signed by SHA256:\S+; \d+ files match their digests; \d+ of \d+ checks re-judged/);
+    const html = readFileSync(join(root, 'run.certificate.html'), 'utf8');
+    expect(html).toContain('FSAPI-AUTH-001');
+    expect(html).toContain('How to verify');
+    expect(readFileSync(join(root, 'run.badge.svg'), 'utf8')).toContain('conformant');
+  });
+
+  it('a package repacked with its files unchanged still verifies', async () => {
+    const v = await verify(await repack('repacked.tgz', () => {}));
+    expect(v.code, v.stderr).toBe(0);
+  });
+
+  it('one byte of an exchange changed: 11, naming the file and its check', async () => {
+    let target = '';
+    const file = await repack('byte.tgz', (dir) => {
+      const evidence = join(dir, 'evidence');
+      target = readdirSync(evidence).find((f) => readFileSync(join(evidence, f), 'utf8').includes('"status": 401'))!;
+      const text = readFileSync(join(evidence, target), 'utf8');
+      writeFileSync(join(evidence, target), text.replace('"status": 401', '"status": 201'));
+    });
+    const v = await verify(file);
+    expect(v.code).toBe(11);
+    expect(v.stderr.trim()).toMatch(new RegExp(`^error: evidence/${target} \\(evidence of check FSAPI-\\S+ [^)]+\\): SHA-256 \\w+ differs from the signed \\w+$`));
+  });
+
+  it('a verdict edited: 11, naming the report', async () => {
+    const file = await repack('verdict.tgz', (dir) => {
+      const p = join(dir, 'reports', 'conformance.json');
+      writeFileSync(p, readFileSync(p, 'utf8').replace('"verdict": "conformant"', '"verdict": "non-conformant"'));
+    });
+    const v = await verify(file);
+    expect(v.code).toBe(11);
+    expect(v.stderr).toMatch(/^error: reports\/conformance\.json: SHA-256 \w+ differs from the signed \w+\n$/);
+  });
+
+  it('the document swapped: 11, naming the document', async () => {
+    const file = await repack('document.tgz', (dir) => {
+      const inputs = join(dir, 'inputs');
+      const doc = readdirSync(inputs).find((f) => f.startsWith('openapi-'))!;
+      writeFileSync(join(inputs, doc), readFileSync(join(inputs, doc), 'utf8').replace('openapi: 3.1.0', 'openapi: 3.1.1'));
+    });
+    const v = await verify(file);
+    expect(v.code).toBe(11);
+    expect(v.stderr).toMatch(/^error: inputs\/openapi-openapi\.yaml: SHA-256 \w+ differs from the signed \w+\n$/);
+  });
+
+  it('the wrong public key: 10', async () => {
+    const other = join(root, 'other');
+    expect((await runCli(['keygen', '--out', other], {})).code).toBe(0);
+    const v = await verify(pkg, `${other}.pub`);
+    expect(v.code).toBe(10);
+    expect(v.stderr).toMatch(/^error: envelope\.dsse\.json: the signature does not verify with the public key SHA256:\S+ \(signed by SHA256:\S+\)\n$/);
+  });
+
+  it('a run whose evidence contradicts its verdict (an AUTH check left passed with a 200 answer) is refused', async () => {
+    const dir = join(root, 'contradicting');
+    cpSync(runDir, dir, { recursive: true, dereference: true });
+    const p = join(dir, 'conformance.json');
+    const report = JSON.parse(readFileSync(p, 'utf8')) as RunReport;
+    const auth = report.checks.find((c) => c.requirement === 'FSAPI-AUTH-001' && c.status === 'passed')!;
+    auth.exchanges[auth.exchanges.length - 1]!.response!.status = 200;
+    writeFileSync(p, JSON.stringify(report, null, 2));
+    const c = await runCli(['certify', '--run', dir, '--key', `${key}.key`, '--out', join(root, 'refused.tgz')], {});
+    expect(c.code).toBe(12);
+    expect(c.stderr).toContain(`error: refused: reports/conformance.json, check ${auth.id} (evidence evidence/`);
+    expect(c.stderr).toContain('recorded passed, re-judged failed: ');
+    expect(c.stderr).toContain('expected status 401, got 200');
+    expect(c.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('a package signed over evidence that contradicts it fails verify with 12', async () => {
+    // A signer who bypasses certify's refusal: re-sign a statement over the edited report with the right key.
+    const dir = join(root, 'contradicting');
+    const out = join(root, 'forced.tgz');
+    const { certifyUnchecked } = await import('./helpers/certify-unchecked.js');
+    await certifyUnchecked(pkg, dir, `${key}.key`, out);
+    const v = await verify(out);
+    expect(v.code).toBe(12);
+    expect(v.stderr).toMatch(/^error: reports\/conformance\.json, check FSAPI-AUTH-001 \S+ no-key \(evidence evidence\/\d+\.json\): recorded passed, re-judged failed: .*expected status 401, got 200/);
+  });
+
+  it('bad input gets one message, no stack', async () => {
+    const v = await runCli(['verify', join(root, 'none.tgz'), '--key', `${key}.pub`], {});
+    expect(v.code).toBe(2);
+    expect(v.stderr).toMatch(/^error: .*none\.tgz: no such file/);
+    copyFileSync(`${key}.pub`, join(root, 'not-a-package.tgz'));
+    const w = await runCli(['verify', join(root, 'not-a-package.tgz'), '--key', `${key}.pub`], {});
+    expect(w.code).toBe(2);
+    expect(w.stderr).not.toMatch(/\n\s+at /);
+  });
+});
