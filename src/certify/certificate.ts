@@ -33,7 +33,7 @@ code,pre{font-family:ui-monospace,monospace}pre{background:#f6f8fa;padding:.75re
 <p><strong>MUST coverage: ${m ? `${m.verified} of ${m.applicable} MUST requirements verified` : 'not recorded'}</strong>${m && m.waived ? `, ${m.waived} waived` : ''}${m && m.not_verified ? `, ${m.not_verified} not verified` : ''}</p></div>
 <h2>What was tested</h2>
 <dl>
-<dt>Target</dt><dd>${esc(report.target.base_url)}${report.target.embedded ? ' (the embedded reference sandbox)' : ''} (${esc(report.target.environment)})</dd>
+<dt>Target</dt><dd>${esc(report.target.base_url)} (${report.target.embedded ? 'the embedded reference sandbox' : `environment: ${esc(report.target.environment)}`})</dd>
 <dt>Document</dt><dd>${esc(report.spec.title)} (OpenAPI ${esc(report.spec.openapi)})</dd>
 <dt>Document SHA-256</dt><dd><code>${esc(report.spec.sha256)}</code></dd>
 <dt>Date</dt><dd>${esc(report.run.started_at)} to ${esc(report.run.finished_at)}</dd>
@@ -44,7 +44,7 @@ code,pre{font-family:ui-monospace,monospace}pre{background:#f6f8fa;padding:.75re
 </dl>
 <h2>How to verify</h2>
 <p>Get the signer's public key from them by a channel you trust, check its fingerprint above, then, offline:</p>
-<pre>npx fsapi-conformance@${esc(p.suite.version)} verify ${esc(packageName)} --key signer.pub</pre>
+<pre>npx --no fsapi-conformance verify ${esc(packageName)} --key signer.pub   # with fsapi-conformance ${esc(p.suite.version)} installed (README, Installing)</pre>
 <p>It checks the signature and every file's digest, judges every recorded exchange again with the suite's own judgement code, and recomputes the counts and the verdict. Exit 0 means all of it agrees. This page alone proves nothing: the package does.</p>
 <h2>Requirements</h2>
 <table><thead><tr><th>Requirement</th><th>Level</th><th>Status</th><th>Checks executed</th><th>Why</th></tr></thead><tbody>
