@@ -65,7 +65,7 @@ describe('no secret leaks (FSAPI-KEYS-001)', () => {
       {},
     );
     expect(r.code, r.stderr).toBe(1);
-    expect(r.stderr).toMatch(/FSAPI-AUTH-004/);
+    expect(r.stdout).toMatch(/FSAPI-AUTH-004/);
     const files = allFiles(reports);
     expect(files.some((f) => f.endsWith('junit.xml'))).toBe(true);
     expect(files.some((f) => f.includes('allure-results'))).toBe(true);

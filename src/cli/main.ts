@@ -1,6 +1,7 @@
 import { isUsageError } from '../errors.js';
 import { DEBUG_ENV, nearest, parseCommandArgs, renderHelp, type CommandStart } from './command.js';
 import { COMMANDS } from './commands/index.js';
+import { SUITE_VERSION } from '../paths.js';
 
 function topHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
@@ -14,6 +15,7 @@ function topHelp(): string {
     '',
     'options:',
     '  -h, --help     Show this help and exit.',
+    '  -V, --version  Print the version and exit.',
     '',
     'debugging (environment):',
     `  ${DEBUG_ENV.name.padEnd(width)} ${DEBUG_ENV.description}`,
@@ -31,9 +33,18 @@ function topHelp(): string {
 export async function main(argv: string[], start: CommandStart = {}): Promise<number> {
   const [name, ...rest] = argv;
   try {
-    if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    // Asked for, the help is the output (stdout, exit 0); a bare command is a usage error (stderr, exit 2).
+    if (name === undefined) {
+      console.error(topHelp());
+      return 2;
+    }
+    if (name === '--help' || name === '-h' || name === 'help') {
       console.log(topHelp());
-      return name === undefined ? 2 : 0;
+      return 0;
+    }
+    if (name === '--version' || name === '-V' || name === 'version') {
+      console.log(`fsapi-conformance ${SUITE_VERSION}`);
+      return 0;
     }
     const cmd = COMMANDS.find((c) => c.name === name);
     if (!cmd) {

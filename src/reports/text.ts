@@ -59,3 +59,8 @@ export function formatDuration(ms: number): string {
   const m = Math.floor(s / 60);
   return `${m} min ${Math.round(s - m * 60)} s`;
 }
+
+/** "168 checks: 167 passed, 1 failed, 0 warnings, 0 skipped, 0 errors": the console's tally of a run. */
+export function statusTally(c: { total: number; passed: number; failed: number; warning: number; skipped: number; error: number }): string {
+  return `${plural(c.total, 'check')}: ${c.passed} passed, ${c.failed} failed, ${plural(c.warning, 'warning')}, ${c.skipped} skipped, ${plural(c.error, 'error')}`;
+}

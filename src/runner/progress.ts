@@ -57,10 +57,13 @@ export class LiveProgress {
     this.timer.unref();
   }
 
-  /** Writes one line of the run's own output (a suite's line, a log line) above the status line. */
-  line(text: string): void {
+  /**
+   * Writes one line of the run's own output (a suite's line, a log line) above the status line: on the progress
+   * stream, or on `to` (the results' stream, stdout, which shares the terminal with it).
+   */
+  line(text: string, to: ProgressStream = this.out): void {
     this.erase();
-    this.out.write(`${text}\n`);
+    to.write(`${text}\n`);
     if (this.source && this.out.isTTY) this.draw();
   }
 
