@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TestCase, TestModule } from 'vitest/node';
-import { invocation } from '../src/cli/invocation.js';
+import { invocation } from '../src/invocation.js';
 import { loadRunConfig } from '../src/config/run-config.js';
 import { isUsageError } from '../src/errors.js';
 import { fromRoot, SUITE_VERSION } from '../src/paths.js';

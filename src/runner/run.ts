@@ -30,6 +30,7 @@ import { ResultCollector, type SuiteStats } from './collector.js';
 import type { LiveProgress, ProgressCounts } from './progress.js';
 import { progressCounts } from './progress-counts.js';
 import { shardSuites } from './shards.js';
+import { repeatOf } from './repeat.js';
 import { genericChecks } from '../checks/index.js';
 import { planChecks } from '../checks/planner.js';
 import type { CheckDef } from '../harness/check.js';
@@ -247,6 +248,8 @@ async function conduct(given: RunConfig, { log, result }: { log: (line: string) 
       silentReceiver: cfg.webhookListen && receiver?.count === 0 && results.some((c) => c.group === 'webhooks' && c.status !== 'skipped') ? `${cfg.webhookListen.host}:${cfg.webhookListen.port}` : undefined,
       stats: { requests: stats.requests + (client?.requestsSent ?? 0), created: stats.created },
       throttling: limiter.figures,
+      // The run as given: a shard's command names the shard, not the suites it drew.
+      repeat: repeatOf(given),
     });
     for (const e of suiteErrors.slice(0, 5)) log(`  suite error: ${redactor.text(e)}`);
     // The Allure files (one per check, and its evidence) are report writing: after the run's duration is taken,
@@ -447,6 +450,7 @@ function buildReport(a: {
   cut?: { cause: 'interrupted' | 'suite-error'; reason: string; planned: ReadonlySet<string> };
   stats: SuiteStats;
   throttling: ThrottleFigures;
+  repeat: RunReport['run']['repeat'];
 }): RunReport {
   const { cfg, catalogue } = a;
   const finished = new Date();
@@ -483,6 +487,7 @@ function buildReport(a: {
     platform: `${process.platform}-${process.arch}`,
     ...(a.incompleteReason ? { incomplete_reason: a.incompleteReason } : {}),
     ...(waivers.length ? { waivers } : {}),
+    repeat: a.repeat,
   };
   const absent = absentFromRun(referencePlan(a.referenceChecks), declaredGroups(cfg));
   const assessed = assessRun({

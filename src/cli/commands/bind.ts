@@ -3,7 +3,7 @@ import { relative, resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { EXIT } from '../../results/verdict.js';
 import type { CommandSpec } from '../command.js';
-import { invocation } from '../invocation.js';
+import { invocation } from '../../invocation.js';
 
 export const bindCommand: CommandSpec = {
   name: 'bind',

@@ -9,7 +9,7 @@ import { Interrupted } from '../../runner/interrupt.js';
 import { LiveProgress } from '../../runner/progress.js';
 import { SUITE_VERSION } from '../../paths.js';
 import { runOutput } from '../run-output.js';
-import { invocation } from '../invocation.js';
+import { invocation } from '../../invocation.js';
 import { plural, statusTally } from '../../reports/text.js';
 import type { CommandSpec, OptionSpec } from '../command.js';
 

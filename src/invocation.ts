@@ -1,5 +1,5 @@
 import { basename, dirname, relative, sep } from 'node:path';
-import { INSTALLED } from '../paths.js';
+import { INSTALLED } from './paths.js';
 
 /**
  * The command line that runs this CLI the way the user just did, for the commands the suite prints (the .env
