@@ -39,11 +39,12 @@ describe('results on stdout, diagnostics on stderr', { timeout: 120_000 }, () =>
 });
 
 describe('CLI conventions', { timeout: 60_000 }, () => {
-  it('--version (and -V) print the version a report records, exit 0', async () => {
-    const [long, short] = await Promise.all([runCli(['--version'], {}), runCli(['-V'], {})]);
+  it('--version (and -V, and version: npx takes --version for its own) print the version a report records, exit 0', async () => {
+    const [long, short, word] = await Promise.all([runCli(['--version'], {}), runCli(['-V'], {}), runCli(['version'], {})]);
     expect(long.code).toBe(0);
     expect(long.stdout).toBe(`fsapi-conformance ${SUITE_VERSION}\n`);
     expect(short.stdout).toBe(long.stdout);
+    expect(word.stdout).toBe(long.stdout);
   });
 
   it('a negative or malformed number names the setting and its range, never "ambiguous"', async () => {
