@@ -200,7 +200,7 @@ describe('whole runs', { timeout: 300_000 }, () => {
     const d = rep.diagnostics!.find((x) => x.kind === 'not-found')!;
     expect(d.message).toMatch(/^(\d+) of \1 operations answered their valid request with 404/);
     expect(d.fix).toMatch(/FSAPI_BASE_URL/);
-    const out = r.stderr;
+    const out = r.stdout;
     expect(out.indexOf('run diagnostics')).toBeGreaterThan(0);
     expect(out.indexOf('run diagnostics')).toBeLessThan(out.indexOf('failures and errors:'));
     const md = readFileSync(join(dir, 'latest', 'summary.md'), 'utf8');
