@@ -229,7 +229,8 @@ export async function main(env = process.env) {
   console.log(`fsapi-conformance ${args.join(' ')}`);
   // FSAPI_DOTENV is the action's, not a setting of the command (which refuses unknown FSAPI_* variables).
   const { FSAPI_DOTENV: _dotenv, ...jobEnv } = env;
-  const r = spawnSync(process.execPath, [CLI, ...args], { stdio: 'inherit', env: { ...jobEnv, ...extraEnv } });
+  // The report's "repeat this run" names the command a reader has, not the runner's path to the action.
+  const r = spawnSync(process.execPath, [CLI, ...args], { stdio: 'inherit', env: { FSAPI_INVOKED_AS: 'npx --no fsapi-conformance', ...jobEnv, ...extraEnv } });
   // Killed by a signal: as a shell reports it.
   const code = r.status ?? 128 + (r.signal === 'SIGKILL' ? 9 : 15);
 

@@ -9,6 +9,9 @@ import { INSTALLED } from './paths.js';
  */
 export function invocation(command?: string, env: NodeJS.ProcessEnv = process.env, argv1 = process.argv[1] ?? '', cwd = process.cwd(), installed = INSTALLED): string {
   const withCommand = (prefix: string) => (command ? `${prefix} ${command}` : prefix);
+  // Set by a wrapper whose own path means nothing to the reader (the GitHub Action runs bin/ from its cache).
+  const told = env['FSAPI_INVOKED_AS']?.trim();
+  if (told) return withCommand(told);
   // `npm run conformance` is `... run`: only the run command can go through it.
   if (!installed && env['npm_lifecycle_event'] === 'conformance' && command === 'run') return 'npm run conformance --';
   const viaBinLink = basename(argv1) === 'fsapi-conformance';

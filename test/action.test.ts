@@ -201,6 +201,8 @@ describe('the action run through its scripts', { timeout: 300_000 }, () => {
     expect(reportOf(run).verdict).toBe('conformant');
     expect(run.summary).toBe(readFileSync(join(run.workspace, run.outputs['report-dir']!, 'summary.md'), 'utf8').trimEnd() + '\n');
     expect(run.log).toContain('installed and built already');
+    // "Repeat this run" names the command a reader has, not the runner's path to the action.
+    expect(reportOf(run).run.repeat!.command).toBe('npx --no fsapi-conformance run --seed 11 --groups versioning');
   });
 
   it('a fault: verdict non-conformant, exit 1 fails the step, unless ok-exit-codes allows it', () => {

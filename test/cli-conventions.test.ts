@@ -118,6 +118,8 @@ describe('messages name the command the user has', () => {
     expect(invocation('run', { npm_lifecycle_event: 'conformance' }, '/repo/bin/fsapi-conformance.js', '/repo', false)).toBe('npm run conformance --');
     expect(invocation('sandbox', { npm_lifecycle_event: 'conformance' }, '/repo/bin/fsapi-conformance.js', '/repo', false)).toBe('node bin/fsapi-conformance.js sandbox');
     expect(invocation('run', {}, '/repo/bin/fsapi-conformance.js', '/repo', false)).toBe('node bin/fsapi-conformance.js run');
+    // A wrapper (the GitHub Action) names the command its reader would run.
+    expect(invocation('run', { FSAPI_INVOKED_AS: 'npx --no fsapi-conformance' }, '/runner/_actions/o/r/sha/bin/fsapi-conformance.js', '/w', false)).toBe('npx --no fsapi-conformance run');
   });
 
   it('--print-env-example names the command that ran it; its default (an install) is npx --no, never npm run or node bin/', async () => {

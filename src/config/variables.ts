@@ -53,4 +53,4 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'FSAPI_REPLAY_DELAY_MS', flag: 'replay-delay-ms', type: 'string', value: 'MS', default: '2000', description: 'Age of the idempotency key in the delayed-replay check.' },
 ];
 
-export const KNOWN_ENV = new Set(SETTINGS.map((s) => s.env).concat(['FSAPI_DEBUG', 'FSAPI_FROM_SOURCE', 'FSAPI_SANDBOX_PORT', 'FSAPI_SANDBOX_WEBHOOK_URL', 'FSAPI_SANDBOX_WEBHOOK_SECRET']));
+export const KNOWN_ENV = new Set(SETTINGS.map((s) => s.env).concat(['FSAPI_DEBUG', 'FSAPI_FROM_SOURCE', 'FSAPI_INVOKED_AS', 'FSAPI_SANDBOX_PORT', 'FSAPI_SANDBOX_WEBHOOK_URL', 'FSAPI_SANDBOX_WEBHOOK_SECRET']));
