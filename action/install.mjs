@@ -2,11 +2,11 @@
 /**
  * The action's first step: install the suite from this repository's own lockfile (`npm ci`, which builds dist/
  * through `prepare`), so a workflow runs exactly the code of the tag it pins, and nothing is fetched by a bare
- * package name. A checkout whose build is current already (a self-hosted runner's second job, a local try) is
- * used as it is.
+ * package name. An install restored from the action's cache (CACHE_HIT), or a checkout whose build is current
+ * already (a self-hosted runner's second job, a local try), is used as it is.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildIsCurrent } from '../bin/build-stamp.js';
@@ -19,7 +19,14 @@ if (major < 20 || (major === 20 && minor < 19)) {
   process.exit(2);
 }
 
-if (existsSync(join(root, 'node_modules')) && buildIsCurrent(root)) {
+const restored = process.env['CACHE_HIT'] === 'true' && existsSync(join(root, 'node_modules')) && existsSync(join(root, 'dist', '.build-stamp'));
+if (restored) {
+  // The cache key is the hash of the lockfile and every source (cache-key.mjs): the restored build is this one's.
+  // Its stamp keeps the time it was built, older than this checkout's files, so it is renewed.
+  const now = new Date();
+  utimesSync(join(root, 'dist', '.build-stamp'), now, now);
+  console.log(`fsapi-conformance: install restored from the cache in ${root}`);
+} else if (existsSync(join(root, 'node_modules')) && buildIsCurrent(root)) {
   console.log(`fsapi-conformance: installed and built already in ${root}`);
 } else {
   // The build needs the dev tools (TypeScript), also where a workflow sets NODE_ENV=production.

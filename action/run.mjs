@@ -68,7 +68,7 @@ function shardReports(dir) {
 export function commandFor(env) {
   const reportDir = input('report-dir', env) || 'reports';
   /** @type {Record<string, string>} */
-  const extraEnv = {};
+  const extraEnv = targetSettings(env);
   // The binding file is read from FSAPI_BINDING, and set only when given (an empty one would be an error).
   if (input('binding', env)) extraEnv['FSAPI_BINDING'] = input('binding', env);
   const mergeFrom = input('merge-from', env);
@@ -80,12 +80,94 @@ export function commandFor(env) {
     const args = ['merge', ...shardReports(mergeFrom), '--out', join(reportDir, 'merged')];
     if (flagInput('html', env)) args.push('--html');
     if (input('baseline', env)) args.push('--baseline', input('baseline', env));
-    return { args, extraEnv, reportDir };
+    return { args: [...args, ...passedThrough(env)], extraEnv, reportDir };
   }
   const args = ['run', '--report-dir', reportDir];
   for (const name of ['spec', 'capabilities', 'groups', 'shard', 'seed', 'baseline', 'retries']) if (input(name, env)) args.push(`--${name}`, input(name, env));
   for (const name of ['strict', 'html', 'allow-live-writes']) if (flagInput(name, env)) args.push(`--${name}`);
-  return { args, extraEnv, reportDir };
+  return { args: [...args, ...passedThrough(env)], extraEnv, reportDir };
+}
+
+/** Settings that name a target: declared empty in the job, they are a secret the job did not get. */
+const TARGET_VARIABLES = ['FSAPI_DOTENV', 'FSAPI_BASE_URL'];
+
+/**
+ * The target's settings from FSAPI_DOTENV, one secret holding the lines of a .env (what `fsapi-conformance sandbox
+ * --env` prints), for the run's environment; a variable the job sets itself wins. And the guard of a job whose
+ * secrets are missing (a pull request from a fork gets none): the variable is there but empty, and the run would
+ * otherwise test the embedded sandbox and pass.
+ * @param {NodeJS.ProcessEnv} env
+ * @returns {Record<string, string>}
+ */
+export function targetSettings(env) {
+  for (const name of TARGET_VARIABLES) {
+    if (name in env && !(env[name] ?? '').trim()) {
+      throw new InputError(`${name} is set but empty: the secret it names is not available to this job (pull requests from forks get no secrets), so there is no target to test`);
+    }
+  }
+  const text = env['FSAPI_DOTENV'];
+  if (!text) return {};
+  /** @type {Record<string, string>} */
+  const out = {};
+  for (const [n, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.trim();
+    if (!line || line.startsWith('#')) continue;
+    const m = /^(?:export\s+)?([A-Z][A-Z0-9_]*)\s*=\s*(.*)$/.exec(line);
+    if (!m || !m[1]?.startsWith('FSAPI_')) throw new InputError(`FSAPI_DOTENV line ${n + 1} is not an FSAPI_NAME=value line (the lines of a .env, as \`fsapi-conformance sandbox --env\` prints them)`);
+    const value = (m[2] ?? '').replace(/^(["'])(.*)\1$/, '$2');
+    if (env[m[1]] === undefined || env[m[1]] === '') out[m[1]] = value;
+  }
+  return out;
+}
+
+/**
+ * The `args` input: other flags of the command, split on spaces. Quotes would be taken literally, so they are
+ * refused, naming where a value with spaces goes instead.
+ * @param {NodeJS.ProcessEnv} env
+ */
+function passedThrough(env) {
+  const text = input('args', env);
+  if (/["'`]/.test(text)) throw new InputError('args are split on spaces and quotes are not read: give a value with spaces in its FSAPI_* variable (env:) instead');
+  return text.split(/\s+/).filter(Boolean);
+}
+
+/**
+ * The name the reports are uploaded under: one per job of a workflow (a shard's names its shard).
+ * @param {NodeJS.ProcessEnv} env
+ */
+export function artifactName(env) {
+  if (input('merge-from', env)) return 'fsapi-conformance-reports-merged';
+  const shard = /^(\d+)\/(\d+)$/.exec(input('shard', env));
+  return shard ? `fsapi-conformance-reports-shard-${shard[1]}-of-${shard[2]}` : 'fsapi-conformance-reports';
+}
+
+/**
+ * A workflow command's data, escaped as GitHub reads it; `property` also escapes what ends a property.
+ * @param {string} s
+ * @param {boolean} [property]
+ */
+function escapeCommand(s, property = false) {
+  const data = s.replaceAll('%', '%25').replaceAll('\r', '%0D').replaceAll('\n', '%0A');
+  return property ? data.replaceAll(':', '%3A').replaceAll(',', '%2C') : data;
+}
+
+/**
+ * One `::error` annotation per failed MUST requirement: its id, how many checks failed, the first one's message.
+ * @param {{ checks: { requirement: string; level: string; status: string; message?: string; name: string }[] }} report
+ * @returns {string[]}
+ */
+export function mustAnnotations(report) {
+  /** @type {Map<string, { message?: string; name: string }[]>} */
+  const byRequirement = new Map();
+  for (const c of report.checks) {
+    if (c.level !== 'MUST' || (c.status !== 'failed' && c.status !== 'error')) continue;
+    byRequirement.set(c.requirement, [...(byRequirement.get(c.requirement) ?? []), c]);
+  }
+  return [...byRequirement].map(([req, failed]) => {
+    const first = failed[0];
+    const more = failed.length > 1 ? ` (and ${failed.length - 1} more failed check${failed.length > 2 ? 's' : ''}; see the job summary)` : '';
+    return `::error title=${escapeCommand(`${req} (MUST) failed`, true)}::${escapeCommand(`${first?.name}: ${first?.message ?? 'failed'}${more}`)}`;
+  });
 }
 
 /**
@@ -137,13 +219,18 @@ export async function main(env = process.env) {
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
     console.log(`::error::fsapi-conformance action: ${e.message}`);
-    setOutputs(env, { verdict: 'none', 'exit-code': USAGE, 'report-dir': '' });
+    setOutputs(env, { verdict: 'none', 'exit-code': USAGE, 'report-dir': '', 'artifact-name': '' });
     return USAGE;
   }
   const { args, extraEnv, reportDir } = command;
+  // Keys and secrets read from FSAPI_DOTENV are masked in the log, as GitHub masks secrets it passes itself.
+  for (const [k, v] of Object.entries(extraEnv)) if (/KEY|SECRET/.test(k) && v) console.log(`::add-mask::${v}`);
   const started = Date.now();
   console.log(`fsapi-conformance ${args.join(' ')}`);
-  const r = spawnSync(process.execPath, [CLI, ...args], { stdio: 'inherit', env: { ...env, ...extraEnv } });
+  // FSAPI_DOTENV is the action's, not a setting of the command (which refuses unknown FSAPI_* variables).
+  const { FSAPI_DOTENV: _dotenv, ...jobEnv } = env;
+  // The report's "repeat this run" names the command a reader has, not the runner's path to the action.
+  const r = spawnSync(process.execPath, [CLI, ...args], { stdio: 'inherit', env: { FSAPI_INVOKED_AS: 'npx --no fsapi-conformance', ...jobEnv, ...extraEnv } });
   // Killed by a signal: as a shell reports it.
   const code = r.status ?? 128 + (r.signal === 'SIGKILL' ? 9 : 15);
 
@@ -153,7 +240,8 @@ export async function main(env = process.env) {
   const fresh = existsSync(reportFile) && statSync(reportFile).mtimeMs >= started - 1000;
   const verdict = fresh ? String(JSON.parse(readFileSync(reportFile, 'utf8')).verdict) : 'none';
   const dir = fresh ? relative(process.cwd(), realpathSync(latest)) || '.' : '';
-  setOutputs(env, { verdict, 'exit-code': code, 'report-dir': dir });
+  setOutputs(env, { verdict, 'exit-code': code, 'report-dir': dir, 'artifact-name': artifactName(env) });
+  if (fresh) for (const line of mustAnnotations(JSON.parse(readFileSync(reportFile, 'utf8')))) console.log(line);
 
   const summaryFile = env['GITHUB_STEP_SUMMARY'];
   const summary = join(latest, 'summary.md');

@@ -59,7 +59,7 @@ async function main(): Promise<void> {
       const r = await runCli(args, { cwd: dir, cpu: true });
       assertRan(r, `run ${i}`);
       const report = readLatestReport(reportRoot);
-      const reportsMs = reportWritingMs(r.stderr);
+      const reportsMs = reportWritingMs(r.stdout);
       const p = report.run.phases;
       rows.push({
         run: i,

@@ -167,9 +167,9 @@ export function assertRan(r: CliRun, what: string): void {
   throw new Error(`${what} exited ${r.code ?? r.signal}:\n${tail(r.stderr)}`);
 }
 
-/** "written in 1.2 s" from the console summary: report writing, which conformance.json cannot hold. */
-export function reportWritingMs(stderr: string): number | undefined {
-  const m = /written in (\d+(?:\.\d+)?) s\)/.exec(stderr);
+/** "written in 1.2 s" from the console summary (stdout): report writing, which conformance.json cannot hold. */
+export function reportWritingMs(stdout: string): number | undefined {
+  const m = /written in (\d+(?:\.\d+)?) s\)/.exec(stdout);
   return m ? Number(m[1]) * 1000 : undefined;
 }
 

@@ -197,7 +197,7 @@ async function main(): Promise<void> {
         const { text, operations } = scaledSpec(f);
         const file = join(dir, `openapi-${f}x.yaml`);
         writeFileSync(file, text);
-        const { report } = await runOnce(`spec ${f}×`, join(dir, `spec-${f}x`), dir, ['run', '--seed', String(seed), ...groups], { FSAPI_SPEC: file });
+        const { report } = await runOnce(`spec ${f}×`, join(dir, `spec-${f}x`), dir, ['run', '--seed', String(seed), ...groups], { FSAPI_SPEC: file, FSAPI_EMBEDDED_SANDBOX: 'true' });
         specRows.push(row(`${f}× (generated)`, f, operations, report));
       }
       console.log(`\n(a) suite time as the spec grows; seed ${seed}, groups ${values.groups ?? 'all'}; cloned operations answer 404 on the sandbox`);

@@ -16,15 +16,27 @@ import { buildIsCurrent } from '../bin/build-stamp.js';
 import type { SandboxJsonLine } from '../src/cli/commands/sandbox.js';
 import { sandboxTargetEnv } from './helpers/cli.js';
 import type { RunReport } from '../src/results/model.js';
-import { commandFor, okCodes } from '../action/run.mjs';
+import { artifactName, commandFor, mustAnnotations, okCodes, targetSettings } from '../action/run.mjs';
+import { cacheKey } from '../action/cache-key.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin', 'fsapi-conformance.js');
 
+interface ActionStep {
+  id?: string;
+  name: string;
+  if?: string;
+  shell?: string;
+  run?: string;
+  uses?: string;
+  with?: Record<string, string>;
+  env?: Record<string, string>;
+}
+
 interface ActionYaml {
   inputs: Record<string, { default?: string }>;
   outputs: Record<string, { value: string }>;
-  runs: { using: string; steps: { id?: string; name: string; shell: string; run?: string; uses?: string; env?: Record<string, string> }[] };
+  runs: { using: string; steps: ActionStep[] };
 }
 const ACTION = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as ActionYaml;
 
@@ -49,12 +61,12 @@ function runAction(inputs: Record<string, string>, env: Record<string, string> =
   let code = 0;
   let log = '';
   for (const step of ACTION.runs.steps) {
-    // A `uses:` step (the artifact upload) is GitHub's own action, not ours to run here.
-    if (step.run === undefined) continue;
+    // Steps that use other actions (setup-node, cache, upload-artifact) run on GitHub only: their wiring is tested below.
+    if (!step.run) continue;
     const outputFile = join(workspace, `.output-${step.id ?? 'step'}`);
     writeFileSync(outputFile, '');
     const stepEnv = Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, expand(v, stepOutputs)]));
-    const r = spawnSync(step.shell, ['-e', '-c', step.run], {
+    const r = spawnSync(step.shell!, ['-e', '-c', step.run], {
       cwd: workspace,
       encoding: 'utf8',
       env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', GITHUB_ACTION_PATH: ROOT, GITHUB_WORKSPACE: workspace, GITHUB_OUTPUT: outputFile, GITHUB_STEP_SUMMARY: summaryFile, ...env, ...stepEnv },
@@ -81,17 +93,17 @@ beforeAll(() => {
 describe('action.yml', () => {
   it('is a composite action whose inputs reach its scripts only through the environment', () => {
     expect(ACTION.runs.using).toBe('composite');
-    for (const step of ACTION.runs.steps) expect(step.run ?? '', step.name).not.toContain('${{');
+    for (const step of ACTION.runs.steps.filter((s) => s.run)) expect(step.run, step.name).not.toContain('${{');
     const wired = new Set(ACTION.runs.steps.flatMap((s) => Object.values(s.env ?? {}).map((v) => /inputs\.([\w-]+)/.exec(v)?.[1])).filter((n) => n !== undefined));
     expect([...wired].sort()).toEqual(Object.keys(ACTION.inputs).sort());
     for (const name of ['spec', 'binding', 'capabilities', 'groups', 'shard', 'seed', 'strict', 'html', 'report-dir', 'baseline', 'allow-live-writes']) expect(ACTION.inputs).toHaveProperty(name);
-    expect(Object.keys(ACTION.outputs).sort()).toEqual(['exit-code', 'report-dir', 'verdict']);
+    expect(Object.keys(ACTION.outputs).sort()).toEqual(['artifact-name', 'exit-code', 'report-dir', 'verdict']);
     // No input takes a secret: they come from the job's environment.
     expect(Object.keys(ACTION.inputs).filter((n) => /key|secret|token/i.test(n))).toEqual([]);
   });
 
   it('its scripts (plain JavaScript: they run before anything is built) type-check as strictly as the sources', () => {
-    const tsc = spawnSync(join(ROOT, 'node_modules', '.bin', 'tsc'), ['--ignoreConfig', '--noEmit', '--allowJs', '--checkJs', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--skipLibCheck', 'action/run.mjs', 'action/install.mjs'], { cwd: ROOT, encoding: 'utf8' });
+    const tsc = spawnSync(join(ROOT, 'node_modules', '.bin', 'tsc'), ['--ignoreConfig', '--noEmit', '--allowJs', '--checkJs', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--skipLibCheck', 'action/run.mjs', 'action/install.mjs', 'action/cache-key.mjs'], { cwd: ROOT, encoding: 'utf8' });
     expect(tsc.status, tsc.stdout + tsc.stderr).toBe(0);
   });
 
@@ -110,6 +122,77 @@ describe('action.yml', () => {
   });
 });
 
+describe('a self-contained action', () => {
+  const step = (uses: string) => ACTION.runs.steps.find((s) => s.uses?.startsWith(uses))!;
+  const at = (s: ActionStep) => ACTION.runs.steps.indexOf(s);
+  const install = ACTION.runs.steps.find((s) => s.run?.includes('install.mjs'))!;
+  const run = ACTION.runs.steps.find((s) => s.id === 'run')!;
+
+  it('sets up Node itself (node-version input, default 20; empty: the runner\'s own), before installing', () => {
+    const setup = step('actions/setup-node@');
+    expect(setup.with).toEqual({ 'node-version': '${{ inputs.node-version }}' });
+    expect(setup.if).toBe("inputs.node-version != ''");
+    expect(ACTION.inputs['node-version']!.default).toBe('20');
+    expect(at(setup)).toBeLessThan(at(install));
+  });
+
+  it('caches its install (node_modules and dist) under a key of the lockfile and sources, restored before npm ci', () => {
+    const cache = step('actions/cache@');
+    expect(cache.with!['path']).toContain('${{ github.action_path }}/node_modules');
+    expect(cache.with!['path']).toContain('${{ github.action_path }}/dist');
+    expect(cache.with!['key']).toBe('${{ steps.cache-key.outputs.key }}');
+    expect(at(cache)).toBeLessThan(at(install));
+    expect(install.env).toEqual({ CACHE_HIT: `\${{ steps.${cache.id}.outputs.cache-hit }}` });
+    // The key is the content: the same tree, the same key; any source or the lockfile changed, another.
+    expect(cacheKey(ROOT)).toBe(cacheKey(ROOT));
+    expect(cacheKey(ROOT)).toMatch(/^fsapi-conformance-[a-z0-9]+-[a-z0-9]+-node\d+-[0-9a-f]{32}$/);
+    const copy = mkdtempSync(join(tmpdir(), 'fsapi-cachekey-'));
+    writeFileSync(join(copy, 'package-lock.json'), '{}');
+    const before = cacheKey(copy);
+    writeFileSync(join(copy, 'package-lock.json'), '{"changed":true}');
+    expect(cacheKey(copy)).not.toBe(before);
+  });
+
+  it('a cache hit is used as it is: no npm ci, the restored build\'s stamp renewed', () => {
+    const r = spawnSync(process.execPath, [join(ROOT, 'action', 'install.mjs')], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', CACHE_HIT: 'true' } });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain('install restored from the cache');
+    expect(buildIsCurrent(ROOT)).toBe(true);
+  });
+
+  it('uploads the reports as an artifact by default, even when the run failed; upload: false turns it off', () => {
+    const upload = step('actions/upload-artifact@');
+    expect(ACTION.inputs['upload']!.default).toBe('true');
+    expect(upload.if).toBe("always() && inputs.upload == 'true' && steps.run.outputs.report-dir != ''");
+    expect(upload.with).toMatchObject({ name: '${{ steps.run.outputs.artifact-name }}', path: '${{ steps.run.outputs.report-dir }}' });
+    expect(at(upload)).toBeGreaterThan(at(run));
+    // One name per job: shards and the merge do not collide.
+    expect(artifactName({})).toBe('fsapi-conformance-reports');
+    expect(artifactName({ INPUT_SHARD: '2/4' })).toBe('fsapi-conformance-reports-shard-2-of-4');
+    expect(artifactName({ INPUT_MERGE_FROM: 'shards' })).toBe('fsapi-conformance-reports-merged');
+  });
+
+  it('passes other flags through args; quotes are refused with the way out', () => {
+    expect(commandFor({ INPUT_GROUPS: 'fx', INPUT_ARGS: ' --timeout-ms 20000  --rate-limit 50 ' }).args).toEqual(['run', '--report-dir', 'reports', '--groups', 'fx', '--timeout-ms', '20000', '--rate-limit', '50']);
+    expect(() => commandFor({ INPUT_ARGS: "--spec 'my doc.yaml'" })).toThrow(/quotes are not read/);
+  });
+
+  it('annotates each failed MUST requirement once, escaped as GitHub reads workflow commands', () => {
+    const c = (requirement: string, level: string, status: string, message: string) => ({ requirement, level, status, message, name: `${requirement} x` });
+    const lines = mustAnnotations({
+      checks: [c('FSAPI-IDEM-002', 'MUST', 'failed', 'a: 50%\nnew'), c('FSAPI-IDEM-002', 'MUST', 'failed', 'b'), c('FSAPI-HDR-101', 'SHOULD', 'warning', 'w'), c('FSAPI-AUTH-001', 'MUST', 'passed', '')],
+    });
+    expect(lines).toEqual(['::error title=FSAPI-IDEM-002 (MUST) failed::FSAPI-IDEM-002 x: a: 50%25%0Anew (and 1 more failed check; see the job summary)']);
+  });
+
+  it('FSAPI_DOTENV (one secret: the lines of a .env) sets the target; a variable declared but empty is a missing secret, refused', () => {
+    expect(targetSettings({ FSAPI_DOTENV: '# comment\nFSAPI_BASE_URL=https://x.test/v1/\nexport FSAPI_API_KEY="sk_1"\n\nFSAPI_TENANT_ID=t', FSAPI_TENANT_ID: 'mine' })).toEqual({ FSAPI_BASE_URL: 'https://x.test/v1/', FSAPI_API_KEY: 'sk_1' });
+    expect(() => targetSettings({ FSAPI_DOTENV: 'PATH=/evil' })).toThrow(/line 1 is not an FSAPI_NAME=value line/);
+    expect(() => targetSettings({ FSAPI_DOTENV: '' })).toThrow(/FSAPI_DOTENV is set but empty.*forks get no secrets/);
+    expect(() => targetSettings({ FSAPI_BASE_URL: ' ' })).toThrow(/FSAPI_BASE_URL is set but empty/);
+  });
+});
+
 describe('the action run through its scripts', { timeout: 300_000 }, () => {
   it('against the embedded sandbox: conformant, outputs, summary.md in the job summary, the step passes', () => {
     const run = runAction({ groups: 'versioning', seed: '11' });
@@ -119,6 +202,8 @@ describe('the action run through its scripts', { timeout: 300_000 }, () => {
     expect(reportOf(run).verdict).toBe('conformant');
     expect(run.summary).toBe(readFileSync(join(run.workspace, run.outputs['report-dir']!, 'summary.md'), 'utf8').trimEnd() + '\n');
     expect(run.log).toContain('installed and built already');
+    // "Repeat this run" names the command a reader has, not the runner's path to the action.
+    expect(reportOf(run).run.repeat!.command).toBe('npx --no fsapi-conformance run --seed 11 --groups versioning');
   });
 
   it('certify: a signed package of the run, with its certificate and badge, the key from the environment', () => {
@@ -138,6 +223,8 @@ describe('the action run through its scripts', { timeout: 300_000 }, () => {
     expect(failed.code).toBe(1);
     expect(failed.outputs).toMatchObject({ verdict: 'non-conformant', 'exit-code': '1' });
     expect(failed.log).toMatch(/::error::fsapi-conformance exited 1: non-conformant/);
+    expect(failed.log).toMatch(/^::error title=FSAPI-ACC-001 \(MUST\) failed::/m);
+    expect(failed.outputs['artifact-name']).toBe('fsapi-conformance-reports');
     expect(failed.summary).toContain('FSAPI-ACC-001');
     const allowed = runAction({ groups: 'accounts', seed: '11', 'ok-exit-codes': '0 1' }, env);
     expect(allowed.code).toBe(0);
@@ -147,11 +234,11 @@ describe('the action run through its scripts', { timeout: 300_000 }, () => {
   it('a bad input or a configuration error: exit 2, verdict none, the job summary says there is no report', () => {
     const bad = runAction({ strict: 'yes' });
     expect(bad.code).toBe(2);
-    expect(bad.outputs).toEqual({ verdict: 'none', 'exit-code': '2', 'report-dir': '' });
+    expect(bad.outputs).toEqual({ verdict: 'none', 'exit-code': '2', 'report-dir': '', 'artifact-name': '' });
     expect(bad.log).toContain('::error::fsapi-conformance action: input strict must be true or false');
     const unset = runAction({}, { FSAPI_BASE_URL: 'https://127.0.0.1:9/v1/' });
     expect(unset.code).toBe(2);
-    expect(unset.outputs).toEqual({ verdict: 'none', 'exit-code': '2', 'report-dir': '' });
+    expect(unset.outputs).toEqual({ verdict: 'none', 'exit-code': '2', 'report-dir': '', 'artifact-name': 'fsapi-conformance-reports' });
     expect(unset.summary).toMatch(/no report[\s\S]*exited 2 \(configuration/);
     expect(existsSync(join(unset.workspace, 'reports', 'latest'))).toBe(false);
   });
@@ -189,6 +276,44 @@ describe('the action run through its scripts', { timeout: 300_000 }, () => {
       expect(run.outputs['verdict']).toBe('conformant');
       expect(reportOf(run).target).toMatchObject({ base_url: info.base_url, embedded: false });
       expect(run.log + run.summary + JSON.stringify(run.outputs)).not.toContain(alpha.secret_key);
+    });
+
+    it('the smallest workflow (examples/github/fsapi-minimal.yml, at most 10 lines): its one secret, FSAPI_DOTENV, holding what `sandbox --env` prints, gives a conformant run', async () => {
+      const text = readFileSync(join(ROOT, 'examples', 'github', 'fsapi-minimal.yml'), 'utf8');
+      expect(text.split('\n').filter((l) => l.trim()).length).toBeLessThanOrEqual(10);
+      const workflow = parse(text) as { jobs: Record<string, { steps: ActionStep[] }> };
+      const steps = Object.values(workflow.jobs).flatMap((j) => j.steps);
+      expect(steps).toHaveLength(1);
+      expect(steps[0]!.uses).toMatch(/^OWNER\/fsapi-conformance@/);
+      const envSandbox = spawn(process.execPath, [BIN, 'sandbox', '--env'], { env: { PATH: process.env['PATH'] ?? '' } });
+      const dotenv = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        envSandbox.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (/^FSAPI_SECOND_TENANT_ID=.*\n/m.test(out)) resolve(out);
+        });
+        envSandbox.once('exit', (code) => reject(new Error(`sandbox exited ${code}`)));
+      });
+      try {
+        const secrets: Record<string, string> = { FSAPI_DOTENV: dotenv };
+        const env = Object.fromEntries(Object.entries(steps[0]!.env ?? {}).map(([k, v]) => [k, v.replace(/\$\{\{\s*secrets\.(\w+)\s*\}\}/g, (_m, n: string) => secrets[n] ?? '')]));
+        // FSAPI_GROUPS only keeps this test short; the workflow itself runs every group.
+        const run = runAction(steps[0]!.with ?? {}, { ...env, FSAPI_GROUPS: 'accounts,transport' });
+        expect(run.code, run.log).toBe(0);
+        expect(run.outputs['verdict']).toBe('conformant');
+        expect(reportOf(run).target.embedded).toBe(false);
+        expect(reportOf(run).coverage!.must.not_verified).toBe(0);
+        // The keys it read are masked in the log, and printed nowhere else.
+        const key = /^FSAPI_API_KEY=(.*)$/m.exec(dotenv)![1]!;
+        expect(run.log).toContain(`::add-mask::${key}`);
+        expect(run.log.replace(`::add-mask::${key}`, '') + run.summary).not.toContain(key);
+        // A fork's pull request: the secret is not there, and the job says so instead of testing the embedded sandbox.
+        const fork = runAction(steps[0]!.with ?? {}, { FSAPI_DOTENV: '' });
+        expect(fork.code).toBe(2);
+        expect(fork.log).toMatch(/FSAPI_DOTENV is set but empty/);
+      } finally {
+        envSandbox.kill('SIGTERM');
+      }
     });
   });
 });

@@ -428,7 +428,7 @@ describe('a run through a binding', { timeout: 300_000 }, () => {
     expect(check.stdout).toMatch(/: 46 operation entries active, 0 suggestions/);
     const groups = ['--groups', 'customers,cards,kyc', '--seed', '7'];
     const [dialect, ref] = await Promise.all([
-      runCli(['run', '--spec', names.path, '--binding', bindingPath, ...groups, '--report-dir', join(dir, 'rd')], {}),
+      runCli(['run', '--embedded-sandbox', '--spec', names.path, '--binding', bindingPath, ...groups, '--report-dir', join(dir, 'rd')], {}),
       runCli(['run', ...groups, '--report-dir', join(dir, 'rr')], {}),
     ]);
     expect(dialect.code, dialect.stdout + dialect.stderr).toBe(0);
@@ -456,7 +456,7 @@ describe('operations a binding places nowhere', { timeout: 300_000 }, () => {
     doc.paths['/status-page'] = { get: { operationId: 'ops.status', tags: ['Operations'], summary: 'Service status', responses: { '200': { description: 'up' } } } };
     const path = join(dir, 'with-unbound.json');
     writeFileSync(path, JSON.stringify(doc));
-    const r = await runCli(['run', '--spec', path, '--groups', 'unbound', '--seed', '5', '--report-dir', join(dir, 'ru')], {});
+    const r = await runCli(['run', '--embedded-sandbox', '--spec', path, '--groups', 'unbound', '--seed', '5', '--report-dir', join(dir, 'ru')], {});
     // The sandbox does not serve /status-page: a failure of the target against its document (1), never an internal error (3).
     expect(r.code, r.stderr).toBe(1);
     const report = JSON.parse(readFileSync(join(dir, 'ru', 'latest', 'conformance.json'), 'utf8')) as RunReport;
@@ -478,7 +478,7 @@ describe('parameters the vendor document requires', { timeout: 300_000 }, () => 
     writeFileSync(path, JSON.stringify(doc));
     const bound = join(dir, 'required-params.binding.yaml');
     expect((await runCli(['bind', '--spec', path, '--out', bound], {})).code).toBe(0);
-    const r = await runCli(['run', '--spec', path, '--binding', bound, '--groups', 'customers', '--seed', '5', '--report-dir', join(dir, 'rq')], {});
+    const r = await runCli(['run', '--embedded-sandbox', '--spec', path, '--binding', bound, '--groups', 'customers', '--seed', '5', '--report-dir', join(dir, 'rq')], {});
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(readFileSync(join(dir, 'rq', 'latest', 'conformance.json'), 'utf8')) as RunReport;
     const lists = report.checks.flatMap((c) => c.exchanges).filter((x) => x.request.method === 'GET' && /\/v1\/customers(\?|$)/.test(x.request.url));
@@ -501,7 +501,7 @@ describe('a request body made from the schema', { timeout: 300_000 }, () => {
     };
     const path = join(dir, 'generated-body.json');
     writeFileSync(path, JSON.stringify(doc));
-    const r = await runCli(['run', '--spec', path, '--groups', 'unbound', '--seed', '5', '--report-dir', join(dir, 'rg')], {});
+    const r = await runCli(['run', '--embedded-sandbox', '--spec', path, '--groups', 'unbound', '--seed', '5', '--report-dir', join(dir, 'rg')], {});
     expect([0, 1], r.stderr).toContain(r.code);
     const report = JSON.parse(readFileSync(join(dir, 'rg', 'latest', 'conformance.json'), 'utf8')) as RunReport;
     const posts = report.checks.flatMap((c) => c.exchanges).filter((x) => x.request.method === 'POST' && x.request.url.endsWith('/v1/notes') && x.request.body?.startsWith('{"'));

@@ -57,13 +57,14 @@ describe('fsapi-conformance --help', () => {
     for (const code of [0, 2, 3]) expect(top.stdout).toMatch(new RegExp(`^  ${code} +\\S`, 'm'));
   });
 
-  it('-h is --help; no command at all prints the help and exits 2', async () => {
+  it('-h is --help; no command at all is a usage error: the help on stderr, nothing on stdout, exit 2', async () => {
     const [short, none] = await Promise.all([cli(['-h']), cli([])]);
     const { top } = await helps;
     expect(short.code).toBe(0);
     expect(short.stdout).toBe(top.stdout);
     expect(none.code).toBe(2);
-    expect(none.stdout).toBe(top.stdout);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toBe(top.stdout);
   });
 });
 

@@ -153,10 +153,10 @@ describe('capabilities waivers', () => {
 });
 
 describe('.env.example', () => {
-  it('is exactly what the settings table renders (regenerate with run --print-env-example)', async () => {
+  it('is exactly what the settings table renders (regenerate with npm run conformance -- --print-env-example: the file is the checkout’s alone, never shipped)', async () => {
     const { readFileSync } = await import('node:fs');
     const { renderEnvExample } = await import('../src/config/env-example.js');
-    expect(readFileSync(new URL('../.env.example', import.meta.url), 'utf8')).toBe(renderEnvExample());
+    expect(readFileSync(new URL('../.env.example', import.meta.url), 'utf8')).toBe(renderEnvExample('npm run conformance --'));
   });
 });
 

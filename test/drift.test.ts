@@ -86,7 +86,7 @@ describe('a release of the sandbox: two faults and a changed document', { timeou
     const args = ['run', '--groups', 'accounts,customers', '--seed', '5', '--report-dir', join(dir, 'reports')];
     const before = await runCli(args, {});
     expect(before.code, before.stderr).toBe(0);
-    const after = await runCli([...args, '--baseline', join(dir, 'reports', 'latest'), '--spec', join(dir, 'release.yaml'), '--sandbox-fault', 'no-location-header', '--sandbox-fault', 'schema-drop-field'], {});
+    const after = await runCli([...args, '--baseline', join(dir, 'reports', 'latest'), '--spec', join(dir, 'release.yaml'), '--embedded-sandbox', '--sandbox-fault', 'no-location-header', '--sandbox-fault', 'schema-drop-field'], {});
     expect(after.code, after.stderr).toBe(4);
     const r = JSON.parse(readFileSync(join(dir, 'reports', 'latest', 'conformance.json'), 'utf8')) as RunReport;
     // The document: the removed response, breaking, at its operation.
@@ -98,7 +98,7 @@ describe('a release of the sandbox: two faults and a changed document', { timeou
     // ...and as the checks they fail, newly failing.
     expect(r.baseline!.newly_failing.map((e) => e.id)).toEqual(expect.arrayContaining(['FSAPI-CONTRACT-005 createAccount observed-headers', 'FSAPI-CONTRACT-001 createCustomer observed-schema']));
     // The document's change comes first, in the console and in summary.md.
-    expect(after.stderr.indexOf('document changed since the baseline')).toBeLessThan(after.stderr.indexOf('verdict:'));
+    expect(after.stdout.indexOf('document changed since the baseline')).toBeLessThan(after.stdout.indexOf('verdict:'));
     const summary = readFileSync(join(dir, 'reports', 'latest', 'summary.md'), 'utf8');
     expect(summary.indexOf('## What changed in the document')).toBeLessThan(summary.indexOf('## Results by group'));
     expect(summary).toContain('**Behaviour drift**');

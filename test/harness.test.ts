@@ -12,7 +12,7 @@ import type { SuiteSlug } from '../src/catalogue/groups.js';
 import { TransportError } from '../src/http/client.js';
 import { Redactor } from '../src/http/redact.js';
 import type { RecordedExchange } from '../src/results/model.js';
-import { curlFor } from '../src/results/reproduce.js';
+import { reproduceScript } from '../src/results/reproduce.js';
 import { computeVerdict, exitCodeFor } from '../src/results/verdict.js';
 import { WebhookReceiver } from '../src/runner/receiver.js';
 import { FAIL_FIRST_MARKER } from '../src/webhooks/delivery.js';
@@ -37,7 +37,7 @@ async function outcome(requirement: string, run: CheckDef['run'], strict = false
     observe: (t: string) => observations.push(t),
   } as unknown as CheckContext;
   evidence.add(exchange);
-  return executeCheck(def, ctx, { requirements, strict, redactor, evidence, observations, reproduce: (x) => curlFor(x) });
+  return executeCheck(def, ctx, { requirements, strict, redactor, evidence, observations });
 }
 
 describe('executeCheck', () => {
@@ -114,11 +114,11 @@ describe('redaction and reproduction', () => {
     expect(w.text('raw whsec_a+b/c=(x) and ?s=whsec_a%2Bb%2Fc%3D(x) but not whsec_aab/c=(x)')).toBe('raw [REDACTED:S] and ?s=[REDACTED:S] but not whsec_aab/c=(x)');
   });
 
-  it('prints a curl line where redacted keys become shell variables', () => {
-    const line = curlFor(exchange, { caFile: true })!;
-    expect(line).toContain(`-X POST 'https://h.test/v1/customers'`);
-    expect(line).toContain(`-H "Api-Key: $FSAPI_API_KEY"`);
-    expect(line).toContain(`--cacert "$FSAPI_CA_FILE"`);
+  it('prints a curl line where redacted keys and the base URL become shell variables', () => {
+    const line = reproduceScript([exchange], { baseUrl: 'https://h.test/v1/' })!;
+    expect(line).toContain(`-X POST "\${FSAPI_BASE_URL}"'customers'`);
+    expect(line).toContain(`-H 'Api-Key: '"\${FSAPI_API_KEY}"`);
+    expect(line).toContain('${FSAPI_CA_FILE:+--cacert "$FSAPI_CA_FILE"}');
     expect(line).toContain(`--data-binary '{"name":"O'\\''Brien"}'`);
   });
 });

@@ -248,7 +248,7 @@ describe('hostile targets', () => {
     writeFileSync(join(dir, 'junit.xml'), '<testsuites/>');
     writeFileSync(join(dir, '.env'), 'FSAPI_SEED=1\nnot a setting\n');
     const cases: [string[], Record<string, string>, RegExp, string][] = [
-      [['run', '--spec', 'vendor.yaml'], {}, /not an OpenAPI document/, 'OpenAPI 3.0 or 3.1'],
+      [['run', '--embedded-sandbox', '--spec', 'vendor.yaml'], {}, /not an OpenAPI document/, 'OpenAPI 3.0 or 3.1'],
       [['run', '--capabilities', 'caps.yaml'], {}, /unknown group "payroll"/, 'groups are'],
       [['run', '--baseline', 'junit.xml'], {}, /junit\.xml/, 'conformance.json'],
       [['run'], {}, /line 2 is not KEY=VALUE/, 'NAME=value'],
@@ -292,17 +292,20 @@ describe('interruption', () => {
     const child = spawn(process.execPath, [new URL('../bin/fsapi-conformance.js', import.meta.url).pathname, 'run', '--seed', '5', '--report-dir', dir], {
       env: { PATH: process.env['PATH'] ?? '' },
     });
+    // Both streams: the suites' lines are results (stdout), the interrupt's promise a diagnostic (stderr).
     let stderr = '';
     let signalled = false;
     const code = await new Promise<number | null>((resolve) => {
-      child.stderr.on('data', (d: Buffer) => {
+      const read = (d: Buffer) => {
         stderr += d.toString();
         // Interrupt as soon as the first suite has finished: results exist, others are still running.
         if (!signalled && /checks {2}\d+ passed/.test(stderr)) {
           signalled = true;
           child.kill('SIGINT');
         }
-      });
+      };
+      child.stdout.on('data', read);
+      child.stderr.on('data', read);
       child.on('close', resolve);
     });
     expect(signalled, stderr).toBe(true);

@@ -66,7 +66,7 @@ describe('a target that breaks one answer in ten at random, compared with its ba
     expect(failed / retries).toBeLessThan(RATE * 2);
     // Still a failure of the target: non-conformant, and the verdict says intermittent in its own line.
     expect(report.verdict).toBe('non-conformant');
-    expect(now.stderr).toMatch(/^intermittent: \d+ checks? that passed in the baseline fails? only sometimes/m);
+    expect(now.stdout).toMatch(/^intermittent: \d+ checks? that passed in the baseline fails? only sometimes/m);
     expect(readFileSync(join(dir, 'now', 'latest', 'summary.md'), 'utf8')).toMatch(/\*\*intermittent: /);
   });
 });

@@ -190,7 +190,7 @@ describe('installed into an empty folder', () => {
   it('npx fsapi-conformance run: every suite against the embedded sandbox, conformant, exit 0', async () => {
     const r = await exec('npx', ['fsapi-conformance', 'run', '--seed', '7'], consumer);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain('verdict: CONFORMANT');
+    expect(r.stdout).toContain('verdict: CONFORMANT');
     expect(r.stderr).not.toMatch(/suite error|internal error/);
     const report = latestReport(consumer);
     expect(report.verdict).toBe('conformant');
@@ -255,8 +255,8 @@ describe('installed into an empty folder', () => {
         userEnv(sandboxTargetEnv(info)),
       );
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stderr).toContain(`fsapi-conformance: ${info.base_url} (sandbox)`);
-      expect(r.stderr).toContain('verdict: CONFORMANT');
+      expect(r.stdout).toContain(`: ${info.base_url} (sandbox)`);
+      expect(r.stdout).toContain('verdict: CONFORMANT');
       expect(r.stderr + r.stdout).not.toContain(alpha.secret_key);
       const report = latestReport(consumer);
       expect(report.verdict).toBe('conformant');

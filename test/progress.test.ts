@@ -53,10 +53,10 @@ function fake(isTTY: boolean, columns?: number) {
 }
 
 describe('the progress line', () => {
-  it('says checks done of planned, failures, requests, the recent rate and the time left', () => {
-    expect(renderProgress(counts({ done: 412, planned: 1454, failed: 2, requests: 1873 }), 19.84, 65_000)).toBe(
-      '1m 05s: 412/1454 checks (28%), 2 failed, 1873 requests, 19.8 req/s, about 2m 44s left',
-    );
+  it('says checks done of planned and the time left (first: 80 columns keep it), failures, requests, the recent rate', () => {
+    const line = renderProgress(counts({ done: 412, planned: 1454, failed: 2, requests: 1873, pacing: { rate: 20, inFlight: 8, heldBack: true, paused: false } }), 19.84, 65_000);
+    expect(line).toBe('1m 05s: 412/1454 checks (28%, ~2m 44s left), 2 failed, 1873 requests, 19.8 req/s (paced at 20/s, 8 in flight: holding back)');
+    expect(`  ${line}`.slice(0, 79)).toContain('left)');
     // Before the planner has counted: no total and no estimate; errors are named when there are any.
     expect(renderProgress(counts({ done: 3, errors: 1, requests: 9 }), undefined, 2_000)).toBe('2s: 3 checks, 0 failed, 1 error, 9 requests');
   });
@@ -66,10 +66,26 @@ describe('the progress line', () => {
     step(1_000, { done: 1, planned: 100, requests: 100 });
     expect(out.text).toBe('');
     for (let s = 2; s <= 5; s++) step(1_000, { done: s * 10, planned: 100, requests: 100 + (s - 1) * 20 });
-    expect(out.text.split('\n').filter(Boolean)).toEqual(['progress 5s: 50/100 checks (50%), 0 failed, 180 requests, 36.0 req/s, about 5s left']);
+    expect(out.text.split('\n').filter(Boolean)).toEqual(['progress 5s: 50/100 checks (50%, ~5s left), 0 failed, 180 requests, 36.0 req/s']);
     // The first second's burst no longer counts: 20 requests over the last 5 s is 4 per second.
     for (let s = 6; s <= 10; s++) step(1_000, { done: 50 + s, planned: 100, requests: 180 + (s - 5) * 4 });
-    expect(out.text.split('\n').filter(Boolean)[1]).toBe('progress 10s: 60/100 checks (60%), 0 failed, 200 requests, 4.0 req/s, about 7s left');
+    // The estimate is smoothed: after the pace fell tenfold the raw 7s (40 checks at 6 a second) is approached, not jumped to.
+    expect(out.text.split('\n').filter(Boolean)[1]).toMatch(/^progress 10s: 60\/100 checks \(60%, ~[3-5]s left\), 0 failed, 200 requests, 4\.0 req\/s$/);
+    expect(out.text).not.toContain(ESC);
+  });
+
+  it('the time left is smoothed: a pace that halves for a moment moves it a little, not to double', () => {
+    const { out, step } = fake(false);
+    // 10 checks a second for 30 s: 70 s left of 1000.
+    for (let s = 1; s <= 30; s++) step(1_000, { done: s * 10, planned: 1000 });
+    const before = Number(/~1m (\d+)s left/.exec(out.text.split('\n').filter(Boolean).at(-1)!)![1]);
+    // Five slow seconds: the raw estimate rises (305 done in 35 s reads 1m 20s left), the shown one less.
+    for (let s = 31; s <= 35; s++) step(1_000, { done: 300 + (s - 30), planned: 1000 });
+    const after = /~(\d+)m (\d+)s left/.exec(out.text.split('\n').filter(Boolean).at(-1)!)!;
+    const afterS = Number(after[1]) * 60 + Number(after[2]);
+    expect(afterS).toBeGreaterThanOrEqual(60 + before - 5);
+    // Unsmoothed it would read 1m 20s.
+    expect(afterS).toBeLessThan(60 + before + 8);
     expect(out.text).not.toContain(ESC);
   });
 

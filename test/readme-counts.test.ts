@@ -37,3 +37,35 @@ describe('the counts README.md and docs/sandbox.md state', () => {
     for (const s of found) expect(s.n, s.where).toBe(n);
   });
 });
+
+describe('the other figures README.md states', () => {
+  const readme = readFileSync(fromRoot('README.md'), 'utf8');
+
+  it('the progress example counts the checks a full run plans', async () => {
+    const { planChecks } = await import('../src/checks/planner.js');
+    const { loadCatalogue } = await import('../src/binding/catalogue.js');
+    const planned = (await planChecks(await loadCatalogue())).length;
+    const shown = [...readme.matchAll(/\d+\/(\d+) checks/g)].map((m) => Number(m[1]));
+    expect(shown.length).toBeGreaterThan(0);
+    for (const n of shown) expect(n).toBe(planned);
+  });
+
+  it('"running N suites" of a reference run: every suite but unbound', () => {
+    const shown = [...readme.matchAll(/running (\d+) suites/g)].map((m) => Number(m[1]));
+    expect(shown.length).toBeGreaterThan(0);
+    for (const n of shown) expect(n).toBe(GROUPS.length + CROSS_CUTTING.length - 1);
+  });
+
+  it('the full self-verification takes the minutes selfcheck --help says', async () => {
+    const { selfcheckCommand } = await import('../src/cli/commands/selfcheck.js');
+    const help = /about (\d+) minutes/.exec(selfcheckCommand.description ?? '')![1];
+    expect(readme).toMatch(new RegExp(`selfcheck --full --write +# each fault alone over every suite \\(about ${help} minutes`));
+  });
+
+  it('the smallest workflow is the file in examples/, with the line count stated', () => {
+    const file = readFileSync(fromRoot('examples', 'github', 'fsapi-minimal.yml'), 'utf8');
+    expect(readme).toContain(`\`\`\`yaml\n${file}\`\`\``);
+    const lines = file.split('\n').filter((l) => l.trim()).length;
+    expect(readme).toContain(`fsapi-minimal.yml), ${lines} lines)`);
+  });
+});

@@ -73,7 +73,7 @@ describe('whole runs', { timeout: 300_000 }, () => {
     // Every MUST requirement of these suites verified, and the console says so in one line.
     expect(e.headline).toMatch(/^conformant: (\d+) of \1 MUST requirements verified; /);
     expect(e.coverage!.must.not_verified).toBe(0);
-    expect(results[0]!.stderr).toContain(e.headline!);
+    expect(results[0]!.stdout).toContain(e.headline!);
     expect(m.headline).toBe(e.headline);
 
     // The Allure results, written in the main thread from each check's result: one per check, each carrying its
@@ -154,8 +154,8 @@ describe('whole runs', { timeout: 300_000 }, () => {
       ['FSAPI-TEN-001', 'credential'],
       ['FSAPI-TEN-002', 'credential'],
     ]);
-    expect(r.stderr).toContain('verdict: INCONCLUSIVE');
-    expect(r.stderr).toContain(rep.headline!);
+    expect(r.stdout).toContain('verdict: INCONCLUSIVE');
+    expect(r.stdout).toContain(rep.headline!);
     const md = readFileSync(join(dir, 'latest', 'summary.md'), 'utf8');
     expect(md.split('\n')[0]).toMatch(/^# ❔ Inconclusive: /);
     expect(md).toMatch(/Exit code \*\*6\*\*/);
@@ -185,7 +185,7 @@ describe('whole runs', { timeout: 300_000 }, () => {
     const d = load(silent).diagnostics!.find((x) => x.kind === 'no-webhook-delivery')!;
     expect(d.message).toContain(`FSAPI_WEBHOOK_LISTEN 127.0.0.1:${port}`);
     expect(d.fix).toMatch(/tunnel/);
-    expect(r2.stderr).toContain(d.message);
+    expect(r2.stdout).toContain(d.message);
   });
 
   it('a document whose paths are not the target\'s gets one diagnosis first, with the fix, not only failures', async () => {
@@ -194,13 +194,13 @@ describe('whole runs', { timeout: 300_000 }, () => {
     doc.paths = Object.fromEntries(Object.entries(doc.paths).map(([p, item]) => [`/api${p}`, item]));
     const dir = tmp();
     writeFileSync(join(dir, 'moved.json'), JSON.stringify(doc));
-    const r = await runCli(['run', '--spec', join(dir, 'moved.json'), '--groups', 'accounts', '--seed', '4', '--report-dir', dir], {});
+    const r = await runCli(['run', '--embedded-sandbox', '--spec', join(dir, 'moved.json'), '--groups', 'accounts', '--seed', '4', '--report-dir', dir], {});
     expect(r.code, r.stderr).toBe(1);
     const rep = load(dir);
     const d = rep.diagnostics!.find((x) => x.kind === 'not-found')!;
     expect(d.message).toMatch(/^(\d+) of \1 operations answered their valid request with 404/);
     expect(d.fix).toMatch(/FSAPI_BASE_URL/);
-    const out = r.stderr;
+    const out = r.stdout;
     expect(out.indexOf('run diagnostics')).toBeGreaterThan(0);
     expect(out.indexOf('run diagnostics')).toBeLessThan(out.indexOf('failures and errors:'));
     const md = readFileSync(join(dir, 'latest', 'summary.md'), 'utf8');
@@ -220,7 +220,7 @@ describe('whole runs', { timeout: 300_000 }, () => {
     const failing = load(broken).checks.find((c) => c.requirement === 'FSAPI-ACC-001' && c.status === 'failed')!;
     const [file, line] = failing.defined_at!.split(':');
     expect(readFileSync(new URL(`../${file}`, import.meta.url), 'utf8').split('\n')[Number(line) - 1]).toMatch(/\brun\b/);
-    expect(regressed.stderr).toContain(`defined at ${failing.defined_at}`);
+    expect(regressed.stdout).toContain(`defined at ${failing.defined_at}`);
     expect(readFileSync(join(broken, 'latest', 'summary.md'), 'utf8')).toContain(`\`${failing.defined_at}\``);
     expect(readFileSync(join(broken, 'latest', 'junit.xml'), 'utf8')).toContain(`defined at: ${failing.defined_at}`);
     const back = await runCli(['run', '--groups', 'accounts', '--seed', '3', '--report-dir', fixed, '--baseline', join(broken, 'latest', 'conformance.json')], {});

@@ -65,7 +65,7 @@ describe('no secret leaks (FSAPI-KEYS-001)', () => {
       {},
     );
     expect(r.code, r.stderr).toBe(1);
-    expect(r.stderr).toMatch(/FSAPI-AUTH-004/);
+    expect(r.stdout).toMatch(/FSAPI-AUTH-004/);
     const files = allFiles(reports);
     expect(files.some((f) => f.endsWith('junit.xml'))).toBe(true);
     expect(files.some((f) => f.includes('allure-results'))).toBe(true);
@@ -77,7 +77,7 @@ describe('no secret leaks (FSAPI-KEYS-001)', () => {
     const report = JSON.parse(readFileSync(join(reports, 'latest', 'conformance.json'), 'utf8')) as { checks: { id: string; status: string; exchanges: { request: { url: string } }[]; reproduce?: string }[] };
     const failed = report.checks.find((c) => c.id.startsWith('FSAPI-AUTH-004') && c.status === 'failed');
     expect(failed?.exchanges[0]?.request.url).toContain('[REDACTED:FSAPI_API_KEY]');
-    expect(failed?.reproduce).toContain('$FSAPI_API_KEY');
+    expect(failed?.reproduce).toContain('"${FSAPI_API_KEY}"');
   });
 
   it('error paths: a TLS failure and timed-out requests print and write no secret', async () => {

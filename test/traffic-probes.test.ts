@@ -133,7 +133,7 @@ describe('a vendor document that forgot the 401', { timeout: 300_000 }, () => {
     const doc = parse(readFileSync(REFERENCE_SPEC_PATH, 'utf8'), { maxAliasCount: -1 }) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
     delete doc.paths['/customers']!['post']!.responses['401'];
     writeFileSync(join(dir, 'no-401.json'), JSON.stringify(doc));
-    const run = await runCli(['run', '--spec', join(dir, 'no-401.json'), '--groups', 'customers', '--seed', '9', '--report-dir', join(dir, 'r')], {});
+    const run = await runCli(['run', '--embedded-sandbox', '--spec', join(dir, 'no-401.json'), '--groups', 'customers', '--seed', '9', '--report-dir', join(dir, 'r')], {});
     expect(run.code, run.stderr).toBe(0);
     const report = JSON.parse(readFileSync(join(dir, 'r', 'latest', 'conformance.json'), 'utf8')) as RunReport;
     expect(report.verdict).toBe('conformant');

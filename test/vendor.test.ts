@@ -50,7 +50,7 @@ describe('vendor mode', { timeout: 300_000 }, () => {
     open.push(sb);
     const [copy, movedRun, capped] = [join(dir, 'r-copy'), join(dir, 'r-moved'), join(dir, 'r-caps')];
     const runs = await Promise.all([
-      runCli(['run', '--spec', join(dir, 'copy.json'), '--groups', 'accounts,customers', '--seed', '9', '--report-dir', copy], {}),
+      runCli(['run', '--embedded-sandbox', '--spec', join(dir, 'copy.json'), '--groups', 'accounts,customers', '--seed', '9', '--report-dir', copy], {}),
       runCli(['run', '--spec', join(dir, 'moved.json'), '--groups', 'accounts', '--seed', '9', '--report-dir', movedRun], { ...sandboxTargetEnv(sb), FSAPI_PLAIN_HTTP_URL: sb.plain_http_url! }),
       runCli(['run', '--capabilities', join(dir, 'caps.yaml'), '--groups', 'accounts,cards', '--seed', '9', '--report-dir', capped], {}),
     ]);

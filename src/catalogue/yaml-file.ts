@@ -100,7 +100,7 @@ export function readSourceFile(path: string, what: string): SourceFile {
     const code = (e as NodeJS.ErrnoException).code;
     throw new UsageError(`cannot read the ${what} (${code ?? 'read error'})`, {
       file: displayPath(path),
-      fix: code === 'ENOENT' ? `check the path; it must name an existing ${what} file` : 'check the file permissions',
+      fix: code === 'ENOENT' ? `check the path; it must name an existing ${what.replace(/ file$/, '')} file` : 'check the file permissions',
     });
   }
   let lines: ReturnType<typeof lineIndex> | undefined;

@@ -65,7 +65,7 @@ export function parseCommandArgs(cmd: CommandSpec, argv: string[]): ParsedArgs {
     config[o.name] = { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) };
   }
   try {
-    const { values, positionals } = parseArgs({ args: argv, options: config, allowPositionals: true, strict: true });
+    const { values, positionals } = parseArgs({ args: joinNegativeValues(argv, options), options: config, allowPositionals: true, strict: true });
     const max = cmd.positionals?.max ?? (cmd.positionals ? Infinity : 0);
     if (!values['help'] && positionals.length > max) {
       throw new UsageError(`${cmd.name}: unexpected argument "${positionals[max]}"`, { fix: `see: fsapi-conformance ${cmd.name} --help` });
@@ -86,6 +86,25 @@ export function parseCommandArgs(cmd: CommandSpec, argv: string[]): ParsedArgs {
     }
     throw new UsageError(`${cmd.name}: ${msg.split('\n')[0]}`, { fix: `see: fsapi-conformance ${cmd.name} --help` });
   }
+}
+
+/**
+ * `--rate-limit -1`: node's parser takes "-1" for an option and refuses the pair as ambiguous, which hides the real
+ * mistake. A value option followed by what reads as a number is joined (`--rate-limit=-1`), so the setting's own
+ * check names the range it accepts.
+ */
+function joinNegativeValues(argv: string[], options: readonly OptionSpec[]): string[] {
+  const takesValue = (arg: string) => options.some((o) => o.type === 'string' && (arg === `--${o.name}` || (o.short !== undefined && arg === `-${o.short}`)));
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const next = argv[i + 1];
+    if (next !== undefined && /^-[\d.]/.test(next) && takesValue(arg)) {
+      out.push(`${arg.startsWith('--') ? arg : `--${options.find((o) => arg === `-${o.short}`)!.name}`}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
 }
 
 /** Renders `<command> --help`. */

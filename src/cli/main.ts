@@ -2,6 +2,7 @@ import { isUsageError } from '../errors.js';
 import { DEBUG_ENV, parseCommandArgs, renderHelp, type CommandStart } from './command.js';
 import { COMMANDS } from './commands/index.js';
 import { nearest } from '../nearest.js';
+import { SUITE_VERSION } from '../paths.js';
 
 function topHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
@@ -14,7 +15,8 @@ function topHelp(): string {
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)} ${c.summary}`),
     '',
     'options:',
-    '  -h, --help     Show this help and exit.',
+    '  -h, --help     Show this help and exit (also: help; through npx, which takes --help for its own).',
+    '  -V, --version  Print the version and exit (also: version).',
     '',
     'debugging (environment):',
     `  ${DEBUG_ENV.name.padEnd(width)} ${DEBUG_ENV.description}`,
@@ -32,9 +34,18 @@ function topHelp(): string {
 export async function main(argv: string[], start: CommandStart = {}): Promise<number> {
   const [name, ...rest] = argv;
   try {
-    if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    // Asked for, the help is the output (stdout, exit 0); a bare command is a usage error (stderr, exit 2).
+    if (name === undefined) {
+      console.error(topHelp());
+      return 2;
+    }
+    if (name === '--help' || name === '-h' || name === 'help') {
       console.log(topHelp());
-      return name === undefined ? 2 : 0;
+      return 0;
+    }
+    if (name === '--version' || name === '-V' || name === 'version') {
+      console.log(`fsapi-conformance ${SUITE_VERSION}`);
+      return 0;
     }
     const cmd = COMMANDS.find((c) => c.name === name);
     if (!cmd) {

@@ -1,12 +1,15 @@
 import { SETTINGS } from './variables.js';
 
-/** The text of .env.example, from the settings table (a test keeps the committed file equal to it). */
-export function renderEnvExample(): string {
+/**
+ * The text of .env.example, from the settings table (a test keeps the committed file equal to it). `run` is the
+ * command the reader runs (src/cli/invocation.ts); the committed file names the installed one.
+ */
+export function renderEnvExample(run = 'npx --no fsapi-conformance run'): string {
   const lines = [
     '# fsapi-conformance settings. Copy to .env (git-ignored) and fill in what you need.',
-    '# With nothing set, `npm run conformance` runs against the embedded reference sandbox.',
+    `# With nothing set, \`${run}\` runs against the embedded reference sandbox.`,
     '# Precedence: command-line flags > environment > .env > defaults. Secrets are never taken as flags.',
-    '# Regenerate: node bin/fsapi-conformance.js run --print-env-example > .env.example',
+    `# Regenerate: ${run} --print-env-example > .env.example`,
     '',
   ];
   for (const s of SETTINGS) {

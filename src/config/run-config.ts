@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { CROSS_CUTTING, GROUPS, groupOf, type SuiteSlug } from '../catalogue/groups.js';
 import { UsageError } from '../errors.js';
+import { fromRoot } from '../paths.js';
 import { loadCapabilities, type Capabilities } from './capabilities.js';
 import { readDotenv } from './dotenv-file.js';
 import { pacingFor, type Pacing } from './pacing.js';
@@ -199,6 +200,13 @@ export function loadRunConfig(flags: Flags, opts: { env?: NodeJS.ProcessEnv; cwd
   const bindingRaw = raw('FSAPI_BINDING');
   const bindingPath = bindingRaw ? resolve(cwd, bindingRaw) : undefined;
   if (bindingPath && !specPath) throw new UsageError('FSAPI_BINDING (--binding) is given without FSAPI_SPEC (--spec)', { fix: "a binding describes a vendor's document: give that document with --spec too" });
+  // The embedded sandbox serves the reference profile only: a vendor's document judged against it gives a verdict
+  // on nothing (every path and shape the vendor changed fails). That is a configuration error unless asked for.
+  if (specPath && !target && !bool('FSAPI_EMBEDDED_SANDBOX') && !isReferenceDocument(specPath)) {
+    throw new UsageError(`${where('FSAPI_SPEC')} names a vendor document, but no base URL is set: the embedded sandbox serves only the reference profile, so the verdict would mean nothing`, {
+      fix: 'set FSAPI_BASE_URL (with FSAPI_API_KEY and FSAPI_TENANT_ID) to the API the document describes, or add --embedded-sandbox to try the document and binding against the sandbox anyway',
+    });
+  }
   const capsRaw = raw('FSAPI_CAPABILITIES');
   const capabilities = capsRaw ? loadCapabilities(resolve(cwd, capsRaw), { strict: bool('FSAPI_STRICT') }) : undefined;
 
@@ -314,4 +322,16 @@ export function secretsOf(c: Credentials | undefined): { name: string; value: st
     { name: 'FSAPI_WEBHOOK_SECRET', value: c.webhookSecret },
   ];
   return out.filter((s): s is { name: string; value: string } => typeof s.value === 'string' && s.value.length > 0);
+}
+
+/** The reference profile itself, by path or by content (a copy of it is no vendor document). */
+function isReferenceDocument(path: string): boolean {
+  const reference = fromRoot('spec', 'openapi.yaml');
+  if (resolve(path) === reference) return true;
+  try {
+    return readFileSync(path).equals(readFileSync(reference));
+  } catch {
+    // An unreadable --spec is refused, naming it, where the document is loaded.
+    return false;
+  }
 }

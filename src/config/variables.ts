@@ -5,6 +5,8 @@
 export interface Setting {
   env: string;
   flag?: string;
+  /** One-letter form of the flag, where a convention exists (-q for --quiet). */
+  short?: string;
   type: 'string' | 'boolean' | 'list';
   value?: string;
   secret?: boolean;
@@ -36,6 +38,7 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'FSAPI_WEBHOOK_LISTEN', flag: 'webhook-listen', type: 'string', value: 'HOST:PORT', description: "Where the suite's webhook receiver listens; the target must be set to deliver there." },
   { env: 'FSAPI_PLAIN_HTTP_URL', flag: 'plain-http-url', type: 'string', value: 'URL', default: 'the base URL with http://, same port', description: 'Where the plain-HTTP probe goes (it carries a dummy key, never the real one).' },
   { env: 'FSAPI_SPEC', flag: 'spec', type: 'string', value: 'FILE', default: 'spec/openapi.yaml (reference profile)', description: "The vendor's own OpenAPI 3.x document; CONTRACT checks hold the target to it." },
+  { env: 'FSAPI_EMBEDDED_SANDBOX', flag: 'embedded-sandbox', type: 'boolean', default: 'false', description: "With FSAPI_SPEC and no base URL: run anyway against the embedded sandbox, which serves only the reference profile (a trial of the document and binding, not a verdict on the vendor's API)." },
   { env: 'FSAPI_BINDING', flag: 'binding', type: 'string', value: 'FILE', description: "With FSAPI_SPEC: how the vendor's document plays the reference operations (paths, names, envelopes, lists); written by `fsapi-conformance bind`." },
   { env: 'FSAPI_CAPABILITIES', flag: 'capabilities', type: 'string', value: 'FILE', description: 'YAML/JSON file declaring implemented groups, operations and optional features, and waived requirements (each with its reason).' },
   { env: 'FSAPI_GROUPS', flag: 'groups', type: 'list', value: 'LIST', default: 'all 12 groups + transport, versioning', description: 'Comma-separated suites to run (e.g. customers,accounts,transport).' },
@@ -47,7 +50,7 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'FSAPI_REPORT_DIR', flag: 'report-dir', type: 'string', value: 'DIR', default: 'reports', description: 'Where reports/<run-id>/ and reports/latest are written.' },
   { env: 'FSAPI_STRICT', flag: 'strict', type: 'boolean', default: 'false', description: 'SHOULD and PROFILE failures fail (and block the verdict) instead of warning.' },
   { env: 'FSAPI_ALLOW_LIVE_WRITES', flag: 'allow-live-writes', type: 'boolean', default: 'false', description: 'In live, allow the checks that create or change data.' },
-  { env: 'FSAPI_QUIET', flag: 'quiet', type: 'boolean', default: 'false', description: 'No live progress line while the checks run (the per-suite lines and the closing summary stay).' },
+  { env: 'FSAPI_QUIET', flag: 'quiet', short: 'q', type: 'boolean', default: 'false', description: 'No live progress line while the checks run (the per-suite lines and the closing summary stay).' },
   { env: 'FSAPI_HTML', flag: 'html', type: 'boolean', default: 'false', description: 'Also build the single-file Allure HTML report.' },
   { env: 'FSAPI_BASELINE', flag: 'baseline', type: 'string', value: 'FILE', description: 'Earlier conformance.json (or its report directory) to compare with: document diff, behaviour drift, checks newly failing; regressions exit 4, intermittent failures 7.' },
   { env: 'FSAPI_RETRIES', flag: 'retries', type: 'string', value: 'N', default: '5', description: 'With a baseline: a check that passed there and fails now runs N more times; if one passes, it is intermittent (exit 7), with its failure rate. 0: no retry.' },
@@ -62,7 +65,7 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'FSAPI_REPLAY_DELAY_MS', flag: 'replay-delay-ms', type: 'string', value: 'MS', default: '2000', description: 'Age of the idempotency key in the delayed-replay check.' },
 ];
 
-export const KNOWN_ENV = new Set(SETTINGS.map((s) => s.env).concat(['FSAPI_DEBUG', 'FSAPI_FROM_SOURCE', 'FSAPI_SANDBOX_PORT', 'FSAPI_SANDBOX_WEBHOOK_URL', 'FSAPI_SANDBOX_WEBHOOK_SECRET', 'FSAPI_CERTIFY_KEY']));
+export const KNOWN_ENV = new Set(SETTINGS.map((s) => s.env).concat(['FSAPI_DEBUG', 'FSAPI_FROM_SOURCE', 'FSAPI_INVOKED_AS', 'FSAPI_SANDBOX_PORT', 'FSAPI_SANDBOX_WEBHOOK_URL', 'FSAPI_SANDBOX_WEBHOOK_SECRET', 'FSAPI_CERTIFY_KEY']));
 
 /** A setting's default as the table states it: parsing uses the same value that help, README and .env.example show. */
 export function settingDefault(env: string): string {

@@ -149,7 +149,7 @@ export class EvidenceLog {
 export async function executeCheck(
   def: CheckDef,
   ctx: CheckContext,
-  env: { requirements: RequirementCatalogue; strict: boolean; redactor: Redactor; evidence: EvidenceLog; observations: string[]; reproduce: (x: RecordedExchange | undefined) => string | undefined },
+  env: { requirements: RequirementCatalogue; strict: boolean; redactor: Redactor; evidence: EvidenceLog; observations: string[] },
 ): Promise<CheckResult> {
   const req = env.requirements.get(def.requirement);
   const t0 = performance.now();
@@ -164,7 +164,6 @@ export async function executeCheck(
   }
   const { status, message, cause, skipCause } = outcome;
   const evidence = env.evidence.exchanges;
-  const decisive = evidence[evidence.length - 1];
   const result: CheckResult = {
     id: checkId(def),
     name: testName(def, req),
@@ -183,8 +182,6 @@ export async function executeCheck(
     duration_ms: Math.round(performance.now() - t0),
     exchanges: evidence,
   };
-  const line = env.reproduce(decisive);
-  if (line) result.reproduce = line;
   if (env.evidence.dropped) result.message = `${result.message ?? ''}${result.message ? ' ' : ''}(${env.evidence.dropped} more exchanges not kept)`;
   return result;
 }

@@ -103,6 +103,36 @@ function head(report: RunReport): string[] {
   return out;
 }
 
+/** The faults and settings the run had, the command that repeats it, and how to reproduce a failure by hand. */
+function repeatSection(report: RunReport): string[] {
+  const r = report.run;
+  const t = report.target;
+  const faults = t.sandbox_faults ?? [];
+  const out = ['', '## Repeat this run', ''];
+  const settings = [
+    t.embedded ? `embedded reference sandbox, ${faults.length ? `fault switch${faults.length === 1 ? '' : 'es'} on: ${faults.map((f) => mdCode(f)).join(', ')} (docs/sandbox.md)` : 'no fault switch on'}` : `target ${mdCode(redactUrl(t.base_url))} (${t.environment})`,
+    `seed ${mdCode(String(r.seed))}`,
+    `groups ${r.groups.map((g) => mdCode(g)).join(', ')}`,
+    ...(r.shard ? [`shard ${r.shard.index}/${r.shard.count}`] : []),
+    ...(r.strict ? ['strict'] : []),
+    ...(report.spec.reference_profile ? [] : [`document ${mdCode(report.spec.path)}${report.spec.binding ? ` with binding ${mdCode(report.spec.binding)}` : ''}`]),
+  ];
+  out.push(`This run: ${settings.join(' · ')}.`);
+  if (!r.repeat) return out;
+  out.push('', 'The same run again (same seed, groups, faults and document):', '', mdBlock(r.repeat.command, 'sh'));
+  if (r.repeat.sandbox) {
+    out.push(
+      '',
+      'To reproduce a failure by hand: the run\'s sandbox stopped with it, so start one with the same faults, which writes the settings the scripts below read (FSAPI_BASE_URL, FSAPI_CA_FILE for `--cacert`, the keys). The sandbox has no seed of its own (its state starts empty); the run\'s seed made the request bodies, which the scripts carry as sent.',
+      '',
+      mdBlock(`${r.repeat.sandbox}   # serves until Ctrl-C: leave it running\nset -a; . ./sandbox.env; set +a   # in another shell, then paste a script below`, 'sh'),
+    );
+  } else {
+    out.push('', 'The scripts below read FSAPI_BASE_URL, FSAPI_API_KEY and, for `--cacert`, FSAPI_CA_FILE from the environment: export the run\'s settings first.');
+  }
+  return out;
+}
+
 function diagnostics(report: RunReport): string[] {
   const d = report.diagnostics ?? [];
   if (!d.length) return [];
@@ -224,8 +254,14 @@ function failures(report: RunReport, caps: Caps): string[] {
       out.push(`- ${ICON[same[0]!.status]} ${names}${more}: ${mdCode(truncate(oneLine(message || '(no message)'), caps.text))}`);
     }
     if (byMessage.size > listed) out.push(`- …and ${byMessage.size - listed} more messages for ${mdEscape(req)}: see conformance.json`);
-    const repro = checks.find((c) => c.reproduce);
-    if (repro) out.push('', `Reproduce (${mdCode(repro.name)}):`, '', mdBlock(truncate(repro.reproduce!, caps.text * 2), 'sh'));
+    // The whole sequence the check sent; a script cut short would not reproduce, so one too long is pointed to.
+    const scriptCap = caps.text * 8;
+    const repro = checks.find((c) => c.reproduce && c.reproduce.length <= scriptCap) ?? checks.find((c) => c.reproduce);
+    if (repro) {
+      const script = repro.reproduce!;
+      out.push('', `Reproduce (${mdCode(repro.name)}; see "Repeat this run" for the settings it reads):`, '');
+      out.push(script.length <= scriptCap ? mdBlock(script, 'sh') : `The script (${plural(script.split('\n').length, 'line')}) is this check's \`reproduce\` in conformance.json.`);
+    }
   }
   if (byReq.size > shown) {
     const rest = [...byReq].slice(shown);
@@ -298,6 +334,7 @@ function render(report: RunReport, caps: Caps, rowsPerGroup: number): string {
     // A release's document change comes first: it explains much of what follows.
     ...(report.baseline?.document?.changed ? ['', renderDocumentChange(report.baseline.document, { cap: caps.list, heading: '##' })] : []),
     ...diagnostics(report),
+    ...repeatSection(report),
     ...coverageSection(report, caps),
     ...groupTables(report, rowsPerGroup, caps),
     ...failures(report, caps),

@@ -2,6 +2,10 @@
  * Text helpers shared by the writers. Every writer renders only what the RunReport holds (already redacted when
  * recorded); nothing here reads the environment or the command line, so no writer can re-introduce a secret.
  */
+import { plural } from '../plural.js';
+
+/** Defined below the reports (results and the CLI count things too); named here with the other text helpers. */
+export { plural };
 
 /** Characters XML 1.0 forbids (C0 controls but tab/LF/CR, lone surrogates, U+FFFE/U+FFFF). */
 const XML_FORBIDDEN = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
@@ -48,14 +52,15 @@ export function redactUrl(url: string): string {
   }
 }
 
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
-
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
   const s = ms / 1000;
   if (s < 60) return `${s.toFixed(1)} s`;
   const m = Math.floor(s / 60);
   return `${m} min ${Math.round(s - m * 60)} s`;
+}
+
+/** "168 checks: 167 passed, 1 failed, 0 warnings, 0 skipped, 0 errors": the console's tally of a run. */
+export function statusTally(c: { total: number; passed: number; failed: number; warning: number; skipped: number; error: number }): string {
+  return `${plural(c.total, 'check')}: ${c.passed} passed, ${c.failed} failed, ${plural(c.warning, 'warning')}, ${c.skipped} skipped, ${plural(c.error, 'error')}`;
 }

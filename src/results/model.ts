@@ -77,7 +77,7 @@ export interface CheckResult {
   skip_cause?: SkipCause;
   duration_ms: number;
   exchanges: RecordedExchange[];
-  /** A curl line that repeats the decisive request, with the key as $FSAPI_API_KEY. */
+  /** For a check that did not pass: a shell script that replays its whole sequence (after the set-up it depends on), reading the target and keys from FSAPI_* variables (src/results/reproduce.ts). */
   reproduce?: string;
   /** Where the check is defined ("src/checks/auth.ts:73", its run function), from the requirement catalogue's index. */
   defined_at?: string;
@@ -192,6 +192,11 @@ export interface RunReport {
     incomplete_reason?: string;
     /** Requirements waived by the capabilities file, with the reason given there. */
     waivers?: Waiver[];
+    /**
+     * How to run it again: the command with the same seed, groups, faults, document and shard; for the embedded
+     * sandbox, the command that starts one with the same faults and writes the settings (`--env`) a reproduction reads.
+     */
+    repeat?: { command: string; sandbox?: string };
   };
   verdict: Verdict;
   counts: {

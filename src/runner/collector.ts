@@ -31,6 +31,8 @@ export class ResultCollector implements Reporter {
   /** Suite files that ended, by suite name; and those that ended with an error of their own. */
   readonly suitesEnded = new Set<string>();
   readonly suitesFailed = new Set<string>();
+  /** Set once the run is interrupted: a suite that ends with checks it never ran then says so, not "ok". */
+  interrupted = false;
   /** Called once, when the run queues its first file. */
   onFirstQueued: (() => void) | undefined;
 
@@ -84,9 +86,11 @@ export class ResultCollector implements Reporter {
     const mine = [...(this.byModule.get(module.moduleId)?.values() ?? [])];
     const counts = { passed: 0, failed: 0, warning: 0, skipped: 0, error: 0 };
     for (const r of mine) counts[r.status]++;
+    const cut = this.interrupted ? [...module.children.allTests()].length - mine.length : 0;
     const marks = mine.some((r) => r.status === 'failed' || r.status === 'error') ? 'x' : mine.some((r) => r.status === 'warning') ? '!' : 'ok';
     const parts = Object.entries(counts).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`);
-    const line = `  ${marks.padEnd(3)} ${suite.padEnd(18)} ${String(mine.length).padStart(4)} checks  ${parts.join(', ')}  (${((module.diagnostic().duration ?? 0) / 1000).toFixed(1)} s)`;
+    const tally = cut > 0 ? `interrupted: ${[...parts, `${cut} not run`].join(', ')}` : parts.join(', ');
+    const line = `  ${(cut > 0 ? '-' : marks).padEnd(3)} ${suite.padEnd(18)} ${String(mine.length).padStart(4)} check${mine.length === 1 ? ' ' : 's'}  ${tally}  (${((module.diagnostic().duration ?? 0) / 1000).toFixed(1)} s)`;
     this.print(line);
   }
 

@@ -26,6 +26,12 @@ export const TTY_TICK_MS = 250;
 export const LOG_EVERY_MS = 5_000;
 /** The request rate shown is over this last stretch of the run. */
 export const RATE_WINDOW_MS = 5_000;
+/**
+ * The time left shown follows the pace so far with this time constant, counting down between ticks: the raw figure
+ * swings while suites of different speeds start and end (2m31s to 4m32s and back on a remote run); smoothed, a
+ * change of pace moves it over some seconds.
+ */
+export const ESTIMATE_SMOOTHING_MS = 3_000;
 
 /**
  * Live progress of a run: in a terminal, one status line redrawn in place (the lines the run prints go above
@@ -40,6 +46,8 @@ export class LiveProgress {
   private shown = false;
   /** (time, requests sent) samples over the last RATE_WINDOW_MS and a little more, oldest first. */
   private samples: { at: number; requests: number }[] = [];
+  /** The smoothed time left, and when it was last updated. */
+  private left: { ms: number; at: number } | undefined;
 
   constructor(
     private readonly out: ProgressStream,
@@ -51,16 +59,20 @@ export class LiveProgress {
     this.source = source;
     this.startedAt = this.lastLogAt = this.now();
     this.samples = [{ at: this.startedAt, requests: source().requests }];
+    this.left = undefined;
     if (this.out.isTTY) this.draw();
     this.timer = setInterval(() => this.tick(), this.out.isTTY ? TTY_TICK_MS : 1_000);
     // Progress alone never keeps the process alive.
     this.timer.unref();
   }
 
-  /** Writes one line of the run's own output (a suite's line, a log line) above the status line. */
-  line(text: string): void {
+  /**
+   * Writes one line of the run's own output (a suite's line, a log line) above the status line: on the progress
+   * stream, or on `to` (the results' stream, stdout, which shares the terminal with it).
+   */
+  line(text: string, to: ProgressStream = this.out): void {
     this.erase();
-    this.out.write(`${text}\n`);
+    to.write(`${text}\n`);
     if (this.source && this.out.isTTY) this.draw();
   }
 
@@ -79,10 +91,12 @@ export class LiveProgress {
     const counts = this.source();
     this.samples.push({ at, requests: counts.requests });
     while (this.samples.length > 2 && this.samples[1]!.at <= at - RATE_WINDOW_MS) this.samples.shift();
+    // Smoothed on every tick, whether or not this one prints.
+    const left = this.timeLeft(counts, at);
     if (this.out.isTTY) return this.draw(counts);
     if (at - this.lastLogAt >= LOG_EVERY_MS) {
       this.lastLogAt = at;
-      this.out.write(`progress ${renderProgress(counts, this.rate(), at - this.startedAt)}\n`);
+      this.out.write(`progress ${renderProgress(counts, this.rate(), at - this.startedAt, left)}\n`);
     }
   }
 
@@ -94,9 +108,23 @@ export class LiveProgress {
     return span >= 1_000 ? ((last.requests - first.requests) * 1000) / span : undefined;
   }
 
+  /** The time left at the pace so far, smoothed (ESTIMATE_SMOOTHING_MS); undefined until there is a pace. */
+  private timeLeft(counts: ProgressCounts, at: number): number | undefined {
+    const raw = rawTimeLeft(counts, at - this.startedAt);
+    if (raw === undefined) return (this.left = undefined);
+    if (!this.left) this.left = { ms: raw, at };
+    else {
+      const dt = at - this.left.at;
+      const counted = Math.max(0, this.left.ms - dt);
+      this.left = { ms: counted + (raw - counted) * (1 - Math.exp(-dt / ESTIMATE_SMOOTHING_MS)), at };
+    }
+    return this.left.ms;
+  }
+
   private draw(counts = this.source?.()): void {
     if (!counts) return;
-    const text = `  ${renderProgress(counts, this.rate(), this.now() - this.startedAt)}`;
+    const at = this.now();
+    const text = `  ${renderProgress(counts, this.rate(), at - this.startedAt, this.timeLeft(counts, at))}`;
     // Cut to the terminal's width: a line that wraps cannot be redrawn in place.
     const width = Math.max(20, (this.out.columns ?? 80) - 1);
     this.out.write(`${ansiEscapes.cursorLeft}${ansiEscapes.eraseEndLine}${text.slice(0, width)}`);
@@ -110,17 +138,24 @@ export class LiveProgress {
   }
 }
 
-/** "1m 05s: 412/1454 checks (28%), 2 failed, 1873 requests, 19.8 req/s (paced at 20/s, 8 in flight: holding back), about 2m 41s left" */
-export function renderProgress(c: ProgressCounts, rate: number | undefined, elapsedMs: number): string {
-  const parts = [c.planned !== undefined ? `${c.done}/${c.planned} checks (${c.planned ? Math.floor((100 * c.done) / c.planned) : 100}%)` : `${c.done} checks`];
+/** The time left at the pace so far, once there is a pace to go by (3 s into the checks). */
+function rawTimeLeft(c: ProgressCounts, elapsedMs: number): number | undefined {
+  return c.planned !== undefined && c.done > 0 && c.done < c.planned && elapsedMs >= 3_000 ? ((c.planned - c.done) * elapsedMs) / c.done : undefined;
+}
+
+/**
+ * "1m 05s: 412/1454 checks (28%, ~2m 41s left), 2 failed, 1873 requests, 19.8 req/s (paced at 20/s, 8 in flight:
+ * holding back)". The time left comes early, so an 80-column terminal, which cuts the line, still shows it.
+ */
+export function renderProgress(c: ProgressCounts, rate: number | undefined, elapsedMs: number, leftMs = rawTimeLeft(c, elapsedMs)): string {
+  const left = leftMs !== undefined ? `, ~${duration(leftMs)} left` : '';
+  const parts = [c.planned !== undefined ? `${c.done}/${c.planned} checks (${c.planned ? Math.floor((100 * c.done) / c.planned) : 100}%${left})` : `${c.done} checks`];
   parts.push(`${c.failed} failed`);
   if (c.errors) parts.push(`${c.errors} error${c.errors === 1 ? '' : 's'}`);
   parts.push(`${c.requests} requests`);
   const pacing = c.pacing && c.pacing.rate > 0 ? ` (${renderPacing(c.pacing)})` : '';
   if (rate !== undefined) parts.push(`${rate.toFixed(1)} req/s${pacing}`);
   else if (pacing) parts.push(pacing.slice(2, -1));
-  // The time left at the pace so far; only once there is a pace to go by.
-  if (c.planned !== undefined && c.done > 0 && c.done < c.planned && elapsedMs >= 3_000) parts.push(`about ${duration(((c.planned - c.done) * elapsedMs) / c.done)} left`);
   return `${duration(elapsedMs)}: ${parts.join(', ')}`;
 }
 

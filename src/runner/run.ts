@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { privateCacheDir } from '../cache-dir.js';
+import { plural } from '../reports/text.js';
 import { PACKAGE_ROOT, RUNNING_COMPILED, SUITE_VERSION, SUITES_DIR, SUITE_EXT, WAITING_FILE } from '../paths.js';
 import { REFERENCE_SPEC_PATH } from '../catalogue/index.js';
 import { describeSources, valueSources } from '../values/producers.js';
@@ -29,6 +30,7 @@ import { ResultCollector, type SuiteStats } from './collector.js';
 import type { LiveProgress, ProgressCounts } from './progress.js';
 import { progressCounts } from './progress-counts.js';
 import { shardSuites } from './shards.js';
+import { repeatOf } from './repeat.js';
 import { genericChecks } from '../checks/index.js';
 import { planChecks } from '../checks/planner.js';
 import type { CheckDef } from '../harness/check.js';
@@ -64,16 +66,16 @@ export function newRunId(now = new Date()): string {
  * holds what was learnt with verdict `incomplete`. `progress`, when given, shows the checks' progress while
  * they run (`log` should then write through it).
  */
-export async function runConformance(given: RunConfig, log: (line: string) => void, interrupt: AbortSignal, start: RunStart = beginRun(given), progress?: LiveProgress): Promise<RunOutcome> {
+export async function runConformance(given: RunConfig, log: (line: string) => void, interrupt: AbortSignal, start: RunStart = beginRun(given), progress?: LiveProgress, result: (line: string) => void = log): Promise<RunOutcome> {
   try {
-    return await conduct(given, log, interrupt, start, progress);
+    return await conduct(given, { log, result }, interrupt, start, progress);
   } finally {
     // Whatever happened before the run used it (a bad spec, say), the sandbox's thread does not outlive the run.
     await endRun(start);
   }
 }
 
-async function conduct(given: RunConfig, log: (line: string) => void, interrupt: AbortSignal, { t0, startedAt, sandbox: sandboxStarting }: RunStart, progress: LiveProgress | undefined): Promise<RunOutcome> {
+async function conduct(given: RunConfig, { log, result }: { log: (line: string) => void; result: (line: string) => void }, interrupt: AbortSignal, { t0, startedAt, sandbox: sandboxStarting }: RunStart, progress: LiveProgress | undefined): Promise<RunOutcome> {
   const runId = newRunId(startedAt);
   const phases: Phases = { startup_ms: 0, preflight_ms: 0, suites_ms: 0 };
   const catalogue = await loadCatalogue({ ...(given.specPath ? { specPath: given.specPath } : {}), ...(given.bindingPath ? { bindingPath: given.bindingPath } : {}) });
@@ -97,7 +99,8 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
   const limiter = new RateLimiter(throttle);
   const workers = harnessWorkers(cfg.groups.length);
   const dir = join(cfg.reportDir, runId);
-  const prepare = () => prepareSuites(cfg, weight, dir, workers, catalogue.requirements, log);
+  // The suites' lines are results (stdout); the rest of what the run says is diagnostics (stderr).
+  const prepare = () => prepareSuites(cfg, weight, dir, workers, catalogue.requirements, result);
   // Against the embedded sandbox nothing outside can fail, so vitest starts up while the sandbox thread does (each
   // takes about half a second). A configured target is preflighted first, so a bad one fails before vitest loads.
   let preparing: Promise<PreparedSuites> | undefined = cfg.target ? undefined : prepare();
@@ -248,6 +251,8 @@ async function conduct(given: RunConfig, log: (line: string) => void, interrupt:
       silentReceiver: cfg.webhookListen && receiver?.count === 0 && results.some((c) => c.group === 'webhooks' && c.status !== 'skipped') ? `${cfg.webhookListen.host}:${cfg.webhookListen.port}` : undefined,
       stats: { requests: stats.requests + (client?.requestsSent ?? 0), created: stats.created },
       throttling: limiter.figures,
+      // The run as given: a shard's command names the shard, not the suites it drew.
+      repeat: repeatOf(given),
     });
     for (const e of suiteErrors.slice(0, 5)) log(`  suite error: ${redactor.text(e)}`);
     // The Allure files (one per check, and its evidence) are report writing: after the run's duration is taken,
@@ -360,6 +365,7 @@ async function runSuites(
   const cancel = () => void vitest.cancelCurrentRun('keyboard-input');
   const onInterrupt = () => {
     interrupted = true;
+    collector.interrupted = true;
     cancel();
   };
   // vitest forgets a cancel that comes while its run starts up (it clears it before queueing the first file): once
@@ -370,9 +376,9 @@ async function runSuites(
   interrupt.addEventListener('abort', onInterrupt, { once: true });
   try {
     // An interrupt that came while vitest started up (a listener added now would never hear it): no check starts.
-    if (interrupt.aborted) interrupted = true;
+    if (interrupt.aborted) interrupted = collector.interrupted = true;
     else {
-      log(`running ${cfg.groups.length} suites (${workers} workers, ${cfg.concurrency} checks in flight per suite)`);
+      log(`running ${plural(cfg.groups.length, 'suite')} (${plural(workers, 'worker')}, ${plural(cfg.concurrency, 'check')} in flight per suite)`);
       const started = vitest.start();
       progress?.display.track(progress.counts);
       // The report's schema validator loads (or, from the sources, compiles) while the workers start up, not after
@@ -456,6 +462,7 @@ function buildReport(a: {
   cut?: { cause: 'interrupted' | 'suite-error'; reason: string; planned: ReadonlySet<string> };
   stats: SuiteStats;
   throttling: ThrottleFigures;
+  repeat: RunReport['run']['repeat'];
 }): RunReport {
   const { cfg, catalogue } = a;
   const finished = new Date();
@@ -492,6 +499,7 @@ function buildReport(a: {
     platform: `${process.platform}-${process.arch}`,
     ...(a.incompleteReason ? { incomplete_reason: a.incompleteReason } : {}),
     ...(waivers.length ? { waivers } : {}),
+    repeat: a.repeat,
   };
   const absent = absentFromRun(referencePlan(a.referenceChecks), declaredGroups(cfg));
   const assessed = assessRun({

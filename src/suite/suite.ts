@@ -4,7 +4,6 @@ import type { Operation } from '../catalogue/openapi.js';
 import { genericChecks } from '../checks/index.js';
 import { evaluatorsFor } from '../checks/traffic.js';
 import type { CheckResult } from '../results/model.js';
-import { curlFor } from '../results/reproduce.js';
 import { createWorld } from '../world/index.js';
 import { CheckSkipped, describeRequest, PreconditionFailed } from '../harness/assert.js';
 import { madeUpRefusal } from '../values/made-up.js';
@@ -29,6 +28,7 @@ export interface SuiteStats {
   /** Resources created (201 answers that were not replays), by operationId. */
   created: Record<string, number>;
 }
+import { reproduceScript, setupFor } from '../results/reproduce.js';
 
 /** The conformance run's worker config, or undefined outside a conformance run (planning, the project's own tests). */
 function runConfig(): WorkerConfig | undefined {
@@ -93,6 +93,7 @@ function registerChecks(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FIL
     return sendRecorded(rt, req, record, observe);
   };
   const worlds = new Map<'primary' | 'second', World>();
+  const setupLog: RecordedExchange[] = [];
   const worldOf = (principal: 'primary' | 'second'): World => {
     let w = worlds.get(principal);
     if (!w) {
@@ -105,7 +106,8 @@ function registerChecks(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FIL
         call: async (id, parts = {}, opts = {}) => {
           const c = bindCall(rt.catalogue.binding, cfg, id, parts, { ...opts, as: principal });
           const req = operationRequest(rt, c.op, c.parts, c.opts, () => idempotencyKeyFor(cfg.runId, `${suite}:world:${principal}`, n++));
-          return c.view(await send(req, () => {}));
+          // Kept for reproductions: a failing check's script starts with the set-up of what it names.
+          return c.view(await send(req, (x) => setupLog.push(x)));
         },
       };
       w = createWorld(scope);
@@ -117,7 +119,7 @@ function registerChecks(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FIL
   const register = (def: CheckDef) => {
     const req = rt.catalogue.requirements.get(def.requirement);
     test(testName(def, req), { timeout: def.timeoutMs ?? Math.max(30_000, cfg.timeoutMs * 4) }, async ({ task, skip }) => {
-      const result = await withRetries(await runOne(rt, def, observer, send, worldOf), cfg.rerun, (attempt) => runOne(rt, def, observer, send, worldOf, attempt));
+      const result = withReproduction(await withRetries(await runOne(rt, def, observer, send, worldOf), cfg.rerun, (attempt) => runOne(rt, def, observer, send, worldOf, attempt)), def, cfg.baseUrl, setupLog);
       // The suite's running totals ride along with every result (suite meta set in afterAll never reaches reporters).
       Object.assign(task.meta, { fsapi: result, fsapi_stats: { suite, requests: stats.requests, created: { ...stats.created } }, vitestWorker: process.env['VITEST_POOL_ID'] });
       if (result.status === 'skipped') skip(result.message);
@@ -222,9 +224,18 @@ async function runOne(
       redactor: rt.redactor,
       evidence,
       observations,
-      reproduce: (x) => curlFor(x, { caFile: !cfg.embedded && !!cfg.caPem }),
     });
   } finally {
     if (faker) releaseFaker(faker);
   }
+}
+
+/** A check that did not pass, with the script that replays its whole sequence after the set-up it depends on. */
+function withReproduction(result: CheckResult, def: CheckDef, baseUrl: string, setupLog: readonly RecordedExchange[]): CheckResult {
+  if (result.status !== 'failed' && result.status !== 'warning' && result.status !== 'error') return result;
+  // An observed-traffic check's evidence is a sample of answers other checks got, not a sequence it sent: the first
+  // offending one, after its set-up, reproduces it.
+  const sent = def.variant.startsWith('observed-') ? result.exchanges.slice(0, 1) : result.exchanges;
+  const script = reproduceScript(sent, { baseUrl, setup: setupFor(sent, setupLog) });
+  return script ? { ...result, reproduce: script } : result;
 }

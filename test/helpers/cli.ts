@@ -20,8 +20,10 @@ export function runCli(args: string[], env: Record<string, string>, cwd = mkdtem
 
 export interface SpawnedCli {
   child: ChildProcess;
-  /** Resolves with the first line of stderr that matches (rejects if the process ends first). */
+  /** Resolves with the first line of stderr (diagnostics) that matches (rejects if the process ends first). */
   stderrLine(match: RegExp): Promise<string>;
+  /** The same for stdout (results: the target, each suite's line, the verdict). */
+  stdoutLine(match: RegExp): Promise<string>;
   done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
 }
 
@@ -31,11 +33,11 @@ export function spawnCli(args: string[], env: Record<string, string>, cwd = mkdt
   let stdout = '';
   let stderr = '';
   let ended: string | undefined;
-  const waiting: { match: RegExp; resolve: (line: string) => void; reject: (e: Error) => void }[] = [];
+  const waiting: { match: RegExp; stream: 'stdout' | 'stderr'; resolve: (line: string) => void; reject: (e: Error) => void }[] = [];
   const serve = () => {
-    const lines = stderr.split('\n').slice(0, -1);
+    const lines = { stdout: stdout.split('\n').slice(0, -1), stderr: stderr.split('\n').slice(0, -1) };
     for (const w of [...waiting]) {
-      const hit = lines.find((l) => w.match.test(l));
+      const hit = lines[w.stream].find((l) => w.match.test(l));
       if (hit !== undefined) {
         waiting.splice(waiting.indexOf(w), 1);
         w.resolve(hit);
@@ -45,11 +47,19 @@ export function spawnCli(args: string[], env: Record<string, string>, cwd = mkdt
       }
     }
   };
-  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stdout!.on('data', (d: Buffer) => {
+    stdout += d.toString();
+    serve();
+  });
   child.stderr!.on('data', (d: Buffer) => {
     stderr += d.toString();
     serve();
   });
+  const lineOf = (stream: 'stdout' | 'stderr', match: RegExp) =>
+    new Promise<string>((resolve, reject) => {
+      waiting.push({ match, stream, resolve, reject });
+      serve();
+    });
   const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
     child.on('close', (code, signal) => {
       ended = String(code ?? signal);
@@ -60,11 +70,8 @@ export function spawnCli(args: string[], env: Record<string, string>, cwd = mkdt
   return {
     child,
     done,
-    stderrLine: (match) =>
-      new Promise((resolve, reject) => {
-        waiting.push({ match, resolve, reject });
-        serve();
-      }),
+    stderrLine: (match) => lineOf('stderr', match),
+    stdoutLine: (match) => lineOf('stdout', match),
   };
 }
 

@@ -3,6 +3,8 @@ import { relative, resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { EXIT } from '../../results/verdict.js';
 import type { CommandSpec } from '../command.js';
+import { invocation } from '../../invocation.js';
+import { plural } from '../../reports/text.js';
 
 export const bindCommand: CommandSpec = {
   name: 'bind',
@@ -42,14 +44,15 @@ GET /accounts, the headers and the /v1/ base) is never bound elsewhere. docs/bin
         process.stdout.write(`  ${r.operation.padEnd(36)} ${`${r.method} ${r.path}`.padEnd(48)} ${what}\n`);
       }
       const missing = cat.binding.reference.operations.filter((o) => !cat.binding.resolve(o.operationId)).map((o) => o.operationId);
-      process.stdout.write(`\n${checkPath}: valid. ${rows.length} operations: ${by('bound').length} bound, ${by('group-only').length} in a group only, ${by('unbound').length} unbound\n`);
+      process.stdout.write(`\n${checkPath}: valid. ${plural(rows.length, 'operation')}: ${by('bound').length} bound, ${by('group-only').length} in a group only, ${by('unbound').length} unbound\n`);
       process.stdout.write(`${cat.binding.summary(checkPath)}\n`);
       if (missing.length) process.stdout.write(`reference operations no operation plays (their flows are skipped with this reason): ${missing.join(', ')}\n`);
       return EXIT.conformant;
     }
     const out = resolve((args.values['out'] as string | undefined) ?? 'binding.yaml');
-    if (existsSync(out) && !args.values['force']) throw new UsageError(`${relative(process.cwd(), out) || out} exists`, { fix: 'give another --out, or --force to overwrite it' });
+    // The document is read first: a bad one is the error to fix, whatever --out holds.
     const [vendor, reference] = await Promise.all([loadCatalogue({ specPath }), loadCatalogue()]);
+    if (existsSync(out) && !args.values['force']) throw new UsageError(`${relative(process.cwd(), out) || out} exists`, { fix: 'give another --out, or --force to overwrite it' });
     const { inferBinding } = await import('../../binding/infer.js');
     const inferred = inferBinding(vendor.spec, reference.spec, relative(process.cwd(), specPath) || specPath);
     const { binding, missing, suggestions, threshold } = inferred;
@@ -71,9 +74,9 @@ GET /accounts, the headers and the /v1/ base) is never bound elsewhere. docs/bin
     const shown = relative(process.cwd(), out) || out;
     process.stdout.write(
       `${shown}: ${ops.length} of ${reference.spec.operations.length} reference operations bound (active entries), ${suggestions.length} suggestion${suggestions.length === 1 ? '' : 's'} below ${threshold} confidence (commented out, not used), ` +
-        `${Object.keys(binding.groups ?? {}).length} operations in a group only, ${(binding.unbound ?? []).length} unbound, of ${vendor.spec.operations.length} in the document\n` +
+        `${plural(Object.keys(binding.groups ?? {}).length, 'operation')} in a group only, ${(binding.unbound ?? []).length} unbound, of ${vendor.spec.operations.length} in the document\n` +
         (suggestions.length ? `suggestions: ${suggestions.map((x) => `${x.reference} <- ${x.entry.operation} (${x.entry.confidence})`).join(', ')}\n` : '') +
-        `review it, then: fsapi-conformance run --spec ${relative(process.cwd(), specPath) || specPath} --binding ${shown}\n`,
+        `review it, then: ${invocation()} run --spec ${relative(process.cwd(), specPath) || specPath} --binding ${shown}\n`,
     );
     return EXIT.conformant;
   },

@@ -1,3 +1,4 @@
+import { statusTally } from '../../reports/text.js';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { cp, mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -74,7 +75,7 @@ differ), a shard given twice or missing, a check present in two shards.`,
     const code = exitCodeOf(written.report);
     console.log(
       `merged ${reports.length} shard reports (runs ${merged.run.merged_from!.join(', ')}) into ${out}\n` +
-        `${s.total} checks: ${s.passed} passed, ${s.failed} failed, ${s.warning} warnings, ${s.skipped} skipped, ${s.error} errors\n` +
+        `${statusTally(s)}\n` +
         `verdict: ${written.report.verdict}${written.regression ? ' (regression against the baseline)' : ''} (exit ${code})` +
         `${written.report.headline ? `\n${written.report.headline}` : ''}`,
     );

@@ -9,11 +9,16 @@ import { Interrupted } from '../../runner/interrupt.js';
 import { intermittentLine } from '../../results/attempts.js';
 import { describeDrift, documentChangeLines } from '../../reports/regression-render.js';
 import { LiveProgress } from '../../runner/progress.js';
+import { SUITE_VERSION } from '../../paths.js';
+import { runOutput } from '../run-output.js';
+import { invocation } from '../../invocation.js';
+import { plural, statusTally } from '../../reports/text.js';
 import type { CommandSpec, OptionSpec } from '../command.js';
 
 const options: OptionSpec[] = SETTINGS.filter((s) => s.flag && !s.secret).map((s) => ({
   name: s.flag!,
   type: s.type === 'boolean' ? 'boolean' : 'string',
+  ...(s.short ? { short: s.short } : {}),
   ...(s.type === 'list' && s.flag === 'sandbox-fault' ? { multiple: true } : {}),
   ...(s.value ? { value: s.value } : {}),
   description: s.description,
@@ -33,22 +38,28 @@ Point it at your own target with FSAPI_BASE_URL, FSAPI_API_KEY and FSAPI_TENANT_
 Flags override the environment for everything except secrets, which are read only from the environment.
 Reports go to <report-dir>/<run-id>/ (conformance.json, summary.md, junit.xml, allure-results/, SHA256SUMS)
 and <report-dir>/latest points at the newest.`,
-  options: [...options, { name: 'print-env-example', type: 'boolean', description: 'Print a commented .env.example of every setting and exit.' }],
+  options: [
+    ...options,
+    { name: 'log-file', type: 'string', value: 'FILE', description: 'Also write every line of the run (results and diagnostics, not the live progress) to FILE.' },
+    { name: 'print-env-example', type: 'boolean', description: 'Print a commented .env.example of every setting and exit.' },
+  ],
   env: SETTINGS.filter((s) => s.secret).map((s) => ({ name: s.env, description: s.description, secret: true })),
   exitCodes: [...EXIT_CODE_HELP, { code: 130, meaning: 'a second SIGINT/SIGTERM: stopped at once, without writing a report' }],
   async run(args, entry) {
     if (args.values['print-env-example']) {
-      process.stdout.write(renderEnvExample());
+      process.stdout.write(renderEnvExample(invocation('run')));
       return 0;
     }
-    const { ['print-env-example']: _, ...values } = args.values;
+    const { ['print-env-example']: _, ['log-file']: logFile, ...values } = args.values;
     const cfg = loadRunConfig(values);
     // A bad baseline fails now, before a single request, not after every suite has run.
     if (cfg.baseline) (await import('../../reports/diff.js')).loadReport(cfg.baseline);
-    // Live progress on stderr, with the run's other lines: not with --quiet, nor inside the project's own tests
-    // (vitest sets VITEST in what it starts), whose assertions read this output.
+    // Live progress on stderr: not with --quiet, nor inside the project's own tests (vitest sets VITEST in what it
+    // starts), whose assertions read this output.
     const progress = cfg.quiet || process.env['VITEST'] ? undefined : new LiveProgress(process.stderr);
-    const log = progress ? (line: string) => progress.line(line) : (line: string) => process.stderr.write(`${line}\n`);
+    // Results (what ran, each suite's line, the verdict) on stdout, so `run > file` keeps them; diagnostics and
+    // progress on stderr, as Unix tools do.
+    const { log, result } = runOutput(progress, typeof logFile === 'string' ? logFile : undefined);
     // The run's interrupt: the first SIGINT/SIGTERM stops the checks (the runner says what it will still write, once
     // it can keep that word); a second one quits at once. Installed before anything is printed, and handed the
     // signals noted before it (bin/), so no moment of the command loses one.
@@ -63,8 +74,8 @@ and <report-dir>/latest points at the newest.`,
     process.on('SIGTERM', onSignal);
     for (const sig of entry?.takeEarlySignals?.() ?? []) onSignal(sig);
     const target = cfg.target ? `${cfg.target.baseUrl} (${cfg.environment})` : `embedded reference sandbox${cfg.sandboxFaults.length ? ` with fault(s) ${cfg.sandboxFaults.join(', ')}` : ''}`;
-    log(`fsapi-conformance: ${target}`);
-    log(`seed ${cfg.seed}${cfg.seedGiven ? '' : ` (repeat this run with --seed ${cfg.seed})`}${cfg.shard ? `, shard ${cfg.shard.index}/${cfg.shard.count}` : ''}${cfg.strict ? ', strict' : ''}`);
+    result(`fsapi-conformance ${SUITE_VERSION}: ${target}`);
+    result(`seed ${cfg.seed}${cfg.seedGiven ? '' : ` (repeat this run with --seed ${cfg.seed})`}${cfg.shard ? `, shard ${cfg.shard.index}/${cfg.shard.count}` : ''}${cfg.strict ? ', strict' : ''}`);
     log(describePacing(cfg.pacing, !cfg.target));
     try {
       // The embedded sandbox's thread starts before the runner loads, so the two load side by side.
@@ -75,9 +86,9 @@ and <report-dir>/latest points at the newest.`,
         await endRun(start);
         throw e;
       });
-      const { report, written, reportsMs } = await runConformance(cfg, log, interrupt.signal, start, progress);
-      log('');
-      log(renderConsoleSummary(report, written.dir, reportsMs));
+      const { report, written, reportsMs } = await runConformance(cfg, log, interrupt.signal, start, progress, result);
+      result('');
+      result(renderConsoleSummary(report, written.dir, reportsMs));
       return exitCodeOf(report);
     } finally {
       process.off('SIGINT', onSignal);
@@ -93,8 +104,7 @@ function renderConsoleSummary(r: RunReport, dir: string, reportsMs: number): str
     ...(r.baseline?.document ? documentChangeLines(r.baseline.document) : []),
     `verdict: ${r.verdict.toUpperCase()}${r.run.incomplete_reason ? ` (${r.run.incomplete_reason})` : ''}`,
     ...(r.headline ? [r.headline] : []),
-    `${c.total} checks: ${c.passed} passed, ${c.failed} failed, ${c.warning} warnings, ${c.skipped} skipped, ${c.error} errors  ` +
-      `| ${r.run.requests_sent} requests in ${(r.run.duration_ms / 1000).toFixed(1)} s`,
+    `${statusTally(c)}  | ${plural(r.run.requests_sent, 'request')} in ${(r.run.duration_ms / 1000).toFixed(1)} s`,
   ];
   if (r.diagnostics?.length) {
     lines.push('', 'run diagnostics (read these first):');

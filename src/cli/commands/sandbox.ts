@@ -1,5 +1,8 @@
 import { UsageError } from '../../errors.js';
 import type { CommandSpec, ParsedArgs } from '../command.js';
+import { sandboxEnvLines, type SandboxJsonLine } from '../sandbox-env.js';
+
+export type { SandboxJsonLine };
 
 const DEFAULT_HOST = '127.0.0.1';
 
@@ -38,35 +41,24 @@ export const stopSignals = {
   },
 };
 
-/** The one line `sandbox --json` prints: what a script or CI job needs to point the suite at it (fake keys only). */
-export interface SandboxJsonLine {
-  base_url: string;
-  ca_file: string;
-  /** With --http-port: the plain-HTTP listener (answers everything 403). */
-  plain_http_url?: string;
-  tenants: { tenant_id: string; secret_key: string; public_key: string; live_key: string }[];
-  live_key: string;
-  revoked_key: string;
-  webhook_secret: string;
-  faults: string[];
-}
-
 export const sandboxCommand: CommandSpec = {
   name: 'sandbox',
   summary: 'serve the embedded reference sandbox (HTTPS on loopback) until stopped',
-  usage: 'fsapi-conformance sandbox [--port N] [--host H] [--http-port N] [--json] [--fault NAME]... [--webhook-url URL] [--webhook-secret S] [--fixtures FILE]',
+  usage: 'fsapi-conformance sandbox [--port N] [--host H] [--http-port N] [--json | --env] [--fault NAME]... [--webhook-url URL] [--webhook-secret S] [--fixtures FILE]',
   description: `
 Starts the reference sandbox: a real, in-memory implementation of the reference profile (spec/openapi.yaml),
 over HTTPS with a certificate generated at start (trust exactly the CA file it prints). Its tenants and keys
 are the fake ones of fixtures/tenants.json. State lives in memory and is gone when it stops.
 Fault switches (--fault) each break one requirement, to see a suite catch it; docs/sandbox.md lists them.
 With --json, stdout carries exactly one JSON line (base_url, ca_file, plain_http_url, tenants, live_key,
-revoked_key, webhook_secret, faults) and nothing else. It serves until SIGTERM or SIGINT, then stops cleanly.`,
+revoked_key, webhook_secret, faults) and nothing else; with --env, the dotenv lines of a run that uses every
+credential it offers (\`sandbox --env > .env\`, then \`run\` in that folder). It serves until SIGTERM or SIGINT, then stops cleanly.`,
   options: [
     { name: 'port', type: 'string', value: 'N', description: 'HTTPS port (0: any free port).', default: '0', env: 'FSAPI_SANDBOX_PORT' },
     { name: 'host', type: 'string', value: 'H', description: 'Address to listen on.', default: DEFAULT_HOST },
     { name: 'http-port', type: 'string', value: 'N', description: 'Also listen for plain HTTP here (0: any free port); it answers every request 403.', default: 'none' },
     { name: 'json', type: 'boolean', description: 'Print the connection details as one JSON line on stdout, and nothing else.' },
+    { name: 'env', type: 'boolean', description: 'Print, on stdout and nothing else, the FSAPI_* lines (dotenv) of a run that uses every credential the sandbox offers.' },
     { name: 'fault', type: 'string', multiple: true, value: 'NAME', description: 'Switch on a fault (comma-separated in the environment).', default: 'none', env: 'FSAPI_SANDBOX_FAULTS' },
     { name: 'webhook-url', type: 'string', value: 'URL', description: "Deliver every tenant's events to this URL (as a run against the embedded sandbox does).", default: 'none', env: 'FSAPI_SANDBOX_WEBHOOK_URL' },
     { name: 'webhook-secret', type: 'string', value: 'S', description: 'Sign deliveries with this whsec_ secret.', default: 'the fixtures’ webhook_secret', env: 'FSAPI_SANDBOX_WEBHOOK_SECRET' },
@@ -78,6 +70,7 @@ revoked_key, webhook_secret, faults) and nothing else. It serves until SIGTERM o
     { code: 3, meaning: 'internal error of the suite' },
   ],
   async run(args) {
+    if (args.values['json'] && args.values['env']) throw new UsageError('--json and --env both claim stdout', { fix: 'choose one' });
     const flagFaults = (args.values['fault'] as string[] | undefined) ?? [];
     const faults = flagFaults.length > 0 ? flagFaults.flatMap((f) => f.split(',')) : (process.env['FSAPI_SANDBOX_FAULTS'] ?? '').split(',');
     const host = typeof args.values['host'] === 'string' ? args.values['host'] : DEFAULT_HOST;
@@ -111,7 +104,7 @@ revoked_key, webhook_secret, faults) and nothing else. It serves until SIGTERM o
       throw e;
     }
 
-    if (args.values['json']) {
+    if (args.values['json'] || args.values['env']) {
       const line: SandboxJsonLine = {
         base_url: sb.base_url,
         ca_file: sb.ca_file,
@@ -122,7 +115,7 @@ revoked_key, webhook_secret, faults) and nothing else. It serves until SIGTERM o
         webhook_secret: sb.webhook_secret,
         faults: sb.faults,
       };
-      process.stdout.write(`${JSON.stringify(line)}\n`);
+      process.stdout.write(args.values['env'] ? sandboxEnvLines(line, webhookUrl) : `${JSON.stringify(line)}\n`);
     } else {
       const alpha = sb.tenants[0]!;
       const width = Math.max(...sb.tenants.map((t) => t.tenant_id.length));
@@ -152,7 +145,7 @@ revoked_key, webhook_secret, faults) and nothing else. It serves until SIGTERM o
     const signal = await stop.stopped;
     stop.dispose();
     await sb.close();
-    if (!args.values['json']) process.stderr.write(`${signal}: sandbox stopped\n`);
+    if (!args.values['json'] && !args.values['env']) process.stderr.write(`${signal}: sandbox stopped\n`);
     return 0;
   },
 };
