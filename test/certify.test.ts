@@ -42,6 +42,21 @@ beforeAll(async () => {
   expect(c.code, c.stderr).toBe(0);
 }, 300_000);
 
+/** What verify says of a copy of the run whose report `edit` changed (returning the check it edited), signed past certify. */
+async function forged(name: string, edit: (report: RunReport) => string): Promise<{ code: number | null; stderr: string; id: string }> {
+  const dir = join(root, name);
+  cpSync(runDir, dir, { recursive: true, dereference: true });
+  const p = join(dir, 'conformance.json');
+  const report = JSON.parse(readFileSync(p, 'utf8')) as RunReport;
+  const id = edit(report);
+  writeFileSync(p, JSON.stringify(report, null, 2));
+  const out = join(root, `${name}.tgz`);
+  const { certifyUnchecked } = await import('./helpers/certify-unchecked.js');
+  await certifyUnchecked(pkg, dir, `${key}.key`, out);
+  const v = await verify(out);
+  return { code: v.code, stderr: v.stderr, id };
+}
+
 describe('keygen, certify, verify', { timeout: 120_000 }, () => {
   it('keygen writes a private key only its owner can read, and a public key', () => {
     expect(statSync(`${key}.key`).mode & 0o777).toBe(0o600);
@@ -130,6 +145,44 @@ describe('keygen, certify, verify', { timeout: 120_000 }, () => {
     const v = await verify(out);
     expect(v.code).toBe(12);
     expect(v.stderr).toMatch(/^error: reports\/conformance\.json, check FSAPI-AUTH-001 \S+ no-key \(evidence evidence\/\d+\.json\): recorded passed, re-judged failed: .*expected status 401, got 200/);
+  });
+
+  it('no-5xx: the recorded answer to an invalid body turned into a 503 fails verify with 12', async () => {
+    const v = await forged('no-5xx', (report) => {
+      const c = report.checks.find((x) => x.id.endsWith(' no-5xx') && x.status === 'passed')!;
+      const x = c.exchanges.find((e) => e.case === 'json-null')!;
+      x.response!.status = 503;
+      // Out of the observed-traffic checks (they would name the undocumented 503 first): only this judge can catch it.
+      delete x.operation;
+      return c.id;
+    });
+    expect(v.code).toBe(12);
+    expect(v.stderr).toMatch(new RegExp(`^error: reports/conformance\\.json, check ${v.id} \\(evidence evidence/\\d+\\.json\\): recorded passed, re-judged (failed|warning): 1 of \\d+ invalid bodies caused a server error: a JSON null body answered 503`));
+  });
+
+  it('field-named: a refusal recorded naming another field, or recorded as another case, fails verify with 12', async () => {
+    const named = await forged('field-named', (report) => {
+      const c = report.checks.find((x) => x.id.endsWith(' field-named') && x.status === 'passed')!;
+      const res = c.exchanges.find((e) => e.case)!.response!;
+      // Still a valid problem (the observed-traffic checks pass it): only the field it names changed.
+      res.body = res.body!.replace(/"field":"[^"]*"/, '"field":"/not_it"');
+      return c.id;
+    });
+    expect(named.code).toBe(12);
+    expect(named.stderr).toContain(`check ${named.id} `);
+    expect(named.stderr).toMatch(/recorded passed, re-judged (failed|warning): 1 of \d+ refusals do not name the field: .* with errors naming \/not_it/);
+    // The case is data the judge reads: recorded as another mutation of the same body, the answer names the wrong field.
+    const swapped = await forged('field-case', (report) => {
+      const c = report.checks.find((x) => x.id.endsWith(' field-named') && x.status === 'passed')!;
+      const cases = c.exchanges.filter((e) => e.case);
+      const field = cases[0]!.case!.slice(cases[0]!.case!.indexOf('-'));
+      const other = cases.find((e) => !e.case!.endsWith(field))!;
+      cases[0]!.case = other.case!;
+      return c.id;
+    });
+    expect(swapped.code).toBe(12);
+    expect(swapped.stderr).toContain(`check ${swapped.id} `);
+    expect(swapped.stderr).toContain('refusals do not name the field');
   });
 
   it('bad input gets one message, no stack', async () => {

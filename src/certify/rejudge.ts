@@ -41,8 +41,6 @@ export interface Rejudgement {
 
 /** Why a check judges inside its run (a sequence of requests and state between them), not from a judge: by variant, then family. */
 const INLINE_REASON: Record<string, string> = {
-  'input/no-5xx': 'names each invalid body by what it broke, which only its run knows',
-  'input/field-named': 'matches each refusal to the field its run broke in that body, which only its run knows',
   'input/read-only': 'compares the created object with the fields its run planted and read back',
   'idempotency/parallel': 'judges only the effect count read before and after a burst, through a driver',
   'idempotency/replay-marker': 'an INFO observation: it records what the target does, it judges nothing',

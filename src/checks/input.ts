@@ -3,7 +3,7 @@
  * refused with a 4xx and change nothing (one check per operation and broken property), never cause a 5xx, and
  * (profile) answer 400/422 naming the field; read-only fields on create are refused or ignored.
  */
-import { probeAnswer } from '../harness/judge.js';
+import { judgeSkips, probeAnswer } from '../harness/judge.js';
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import { check, describeRequest, fail, answeredId, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckContext, CheckDef } from '../harness/check.js';
@@ -68,23 +68,58 @@ function refusedCheck(op: Operation, m: Mutation): CheckDef {
   };
 }
 
-/** Every negative body of an operation: its schema mutations, then bodies that are not the expected JSON at all. */
-function negativeBodies(ctx: CheckContext, op: Operation, parts: RequestParts): { what: string; parts: RequestParts; raw?: string; m?: Mutation }[] {
-  const out: { what: string; parts: RequestParts; raw?: string; m?: Mutation }[] = [];
-  for (const m of mutationsFor(ctx.spec, op)) {
+/** Bodies that are not the expected JSON object at all, by the case name their exchange records. */
+const RAW_BODIES: Record<string, { what: string; raw: (valid: string) => string }> = {
+  'truncated-json': { what: 'truncated JSON', raw: (text) => text.slice(0, Math.max(1, Math.floor(text.length / 2))) },
+  'json-array': { what: 'a JSON array body', raw: () => '[]' },
+  'json-null': { what: 'a JSON null body', raw: () => 'null' },
+  'json-string': { what: 'a JSON string body', raw: () => '"fsapi"' },
+};
+
+interface NegativeBody {
+  /** Recorded with its exchange (a mutation's slug or a RAW_BODIES key): what the judge names the answer by. */
+  case: string;
+  parts: RequestParts;
+  raw?: string;
+}
+
+/** Every negative body of an operation: its schema mutations (those that break the schema), then the raw ones. */
+function negativeBodies(ctx: CheckContext, op: Operation, parts: RequestParts, mutations: readonly Mutation[]): NegativeBody[] {
+  const out: NegativeBody[] = [];
+  for (const m of mutations) {
     const body = applyMutation(parts.body, m);
     if (body === undefined || ctx.spec.validateRequestBody(op, body).length === 0) continue;
-    out.push({ what: `a body ${describeMutation(m)}`, parts: { ...parts, body }, m });
+    out.push({ case: slugOf(m), parts: { ...parts, body } });
   }
   const text = JSON.stringify(parts.body ?? {});
-  out.push({ what: 'truncated JSON', parts, raw: text.slice(0, Math.max(1, Math.floor(text.length / 2))) });
-  out.push({ what: 'a JSON array body', parts, raw: '[]' });
-  out.push({ what: 'a JSON null body', parts, raw: 'null' });
-  out.push({ what: 'a JSON string body', parts, raw: '"fsapi"' });
+  for (const [name, b] of Object.entries(RAW_BODIES)) out.push({ case: name, parts, raw: b.raw(text) });
   return out;
 }
 
-function noServerErrors(op: Operation): CheckDef {
+/** Sends a negative body, its case recorded with the exchange. */
+async function sendNegative(ctx: CheckContext, op: Operation, c: NegativeBody): Promise<HttpResponse> {
+  const res = await ctx.call(op, c.parts, c.raw !== undefined ? { rawBody: c.raw, probe: 'malformed-body' } : { probe: 'invalid-body' });
+  res.exchange.case = c.case;
+  return res;
+}
+
+/**
+ * The answers to negative bodies, each with what its recorded case broke (from the document's mutations, so the
+ * evidence names a case, never the words). A case the document does not give is not this check's evidence.
+ */
+function negativeAnswers(answers: readonly HttpResponse[], mutations: readonly Mutation[]): { what: string; m?: Mutation; res: HttpResponse }[] {
+  return answers.flatMap((res) => {
+    const name = res.exchange.case;
+    if (name === undefined) return [];
+    const m = mutations.find((x) => slugOf(x) === name);
+    if (m) return [{ what: `a body ${describeMutation(m)}`, m, res }];
+    const raw = RAW_BODIES[name];
+    if (!raw) throw new Error(`${describeRequest(res)} is recorded as case ${JSON.stringify(name)}, which this operation's document does not give`);
+    return [{ what: raw.what, res }];
+  });
+}
+
+function noServerErrors(op: Operation, mutations: readonly Mutation[]): CheckDef {
   return {
     requirement: 'FSAPI-INPUT-002',
     family: 'input',
@@ -93,15 +128,16 @@ function noServerErrors(op: Operation): CheckDef {
     variant: 'no-5xx',
     title: 'no invalid body (schema mutations, malformed JSON, non-object JSON) causes a 5xx',
     writes: true,
+    judge(answers) {
+      const sent = negativeAnswers(answers, mutations);
+      if (sent.length === 0) throw new Error('no answer to an invalid body recorded to judge');
+      const errors = sent.filter((c) => c.res.status >= 500).map((c) => `${c.what} answered ${c.res.status}${summariseBody(c.res)}`);
+      if (errors.length) fail(`${errors.length} of ${sent.length} invalid bodies caused a server error: ${errors.slice(0, 3).join('; ')}${errors.length > 3 ? '; ...' : ''}`);
+    },
     async run(ctx) {
       const s = await scoped(ctx, op, { fresh: true });
-      const cases = negativeBodies(ctx, op, s.parts);
-      const errors: string[] = [];
-      for (const c of cases) {
-        const res = await ctx.call(op, c.parts, { ...(c.raw !== undefined ? { rawBody: c.raw, probe: 'malformed-body' } : { probe: 'invalid-body' }) });
-        if (res.status >= 500) errors.push(`${c.what} answered ${res.status}${summariseBody(res)}`);
-      }
-      if (errors.length) fail(`${errors.length} of ${cases.length} invalid bodies caused a server error: ${errors.slice(0, 3).join('; ')}${errors.length > 3 ? '; ...' : ''}`);
+      const cases = negativeBodies(ctx, op, s.parts, mutations);
+      for (const c of cases) await sendNegative(ctx, op, c);
       ctx.observe(`${cases.length} invalid bodies, none answered 5xx`);
     },
   };
@@ -129,7 +165,7 @@ export function namesField(res: HttpResponse, m: Mutation, boundErrors = false):
   });
 }
 
-function namedErrors(op: Operation): CheckDef {
+function namedErrors(op: Operation, mutations: readonly Mutation[], boundErrors: boolean): CheckDef {
   return {
     requirement: 'FSAPI-INPUT-003',
     family: 'input',
@@ -138,24 +174,29 @@ function namedErrors(op: Operation): CheckDef {
     variant: 'field-named',
     title: 'each refused invalid body answers 400 or 422 with errors[].field naming the broken field',
     writes: true,
-    async run(ctx) {
-      const s = await scoped(ctx, op, { fresh: true });
-      const cases = negativeBodies(ctx, op, s.parts).filter((c) => c.m);
-      if (cases.length === 0) ctx.skip(`no property of the ${op.operationId} body has a constraint to break`);
+    judge(answers) {
+      const sent = negativeAnswers(answers, mutations).filter((c) => c.m);
+      if (sent.length === 0) throw new Error('no answer to an invalid body recorded to judge');
       const wrong: string[] = [];
       let refused = 0;
-      for (const c of cases) {
-        const res = await ctx.call(op, c.parts, { probe: 'invalid-body' });
+      for (const { what, m, res } of sent) {
         if (!STATUS.is4xx(res.status)) continue; // accepted or a server error: FSAPI-INPUT-001/002 judge those
         refused++;
-        if (res.status !== 400 && res.status !== 422) wrong.push(`${c.what} answered ${res.status}, not 400 or 422`);
-        else if (!namesField(res, c.m!, ctx.binding.boundErrors)) {
+        if (res.status !== 400 && res.status !== 422) wrong.push(`${what} answered ${res.status}, not 400 or 422`);
+        else if (!namesField(res, m!, boundErrors)) {
           const listed = (res.json as { errors?: { field?: unknown }[] } | undefined)?.errors;
-          wrong.push(`${c.what} answered ${res.status} ${Array.isArray(listed) ? `with errors naming ${listed.map((e) => String(e?.field)).slice(0, 3).join(', ') || 'nothing'}` : ctx.binding.boundErrors ? 'with a message that does not name it' : 'without an errors list'}, not ${pointerOf(c.m!)}`);
+          wrong.push(`${what} answered ${res.status} ${Array.isArray(listed) ? `with errors naming ${listed.map((e) => String(e?.field)).slice(0, 3).join(', ') || 'nothing'}` : boundErrors ? 'with a message that does not name it' : 'without an errors list'}, not ${pointerOf(m!)}`);
         }
       }
-      if (refused === 0) ctx.skip(`none of the ${cases.length} invalid bodies was refused (FSAPI-INPUT-001 judges that)`);
+      if (refused === 0) judgeSkips.skip(`none of the ${sent.length} invalid bodies was refused (FSAPI-INPUT-001 judges that)`);
       if (wrong.length) fail(`${wrong.length} of ${refused} refusals do not name the field: ${wrong.slice(0, 3).join('; ')}${wrong.length > 3 ? '; ...' : ''}`);
+    },
+    async run(ctx) {
+      const s = await scoped(ctx, op, { fresh: true });
+      const cases = negativeBodies(ctx, op, s.parts, mutations).filter((c) => c.raw === undefined);
+      if (cases.length === 0) ctx.skip(`no property of the ${op.operationId} body has a constraint to break`);
+      let refused = 0;
+      for (const c of cases) if (STATUS.is4xx((await sendNegative(ctx, op, c)).status)) refused++;
       ctx.observe(`${refused} refusals, each 400/422 naming its field`);
     },
   };
@@ -270,8 +311,8 @@ export const inputFamily: CheckFamily = {
     const mutations = mutationsFor(plan.spec, op);
     const defs: CheckDef[] = mutations.map((m) => refusedCheck(op, m));
     // Malformed and non-object bodies apply to every JSON body; named fields only where there is a field to break.
-    defs.push(noServerErrors(op));
-    if (mutations.length > 0) defs.push(namedErrors(op));
+    defs.push(noServerErrors(op, mutations));
+    if (mutations.length > 0) defs.push(namedErrors(op, mutations, plan.binding?.boundErrors ?? false));
     if (isCreate(op)) defs.push(readOnlyCheck(op));
     // PATCH re-reads use the GET of the same path when no driver counts effects.
     const reader = op.method === 'PATCH' ? readerOf(plan.spec, op) : undefined;
