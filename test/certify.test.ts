@@ -185,6 +185,21 @@ describe('keygen, certify, verify', { timeout: 120_000 }, () => {
     expect(swapped.stderr).toContain('refusals do not name the field');
   });
 
+  it('read-only: a refused create recorded as accepted with the planted fields fails verify with 12', async () => {
+    const v = await forged('read-only', (report) => {
+      const c = report.checks.find((x) => x.id.endsWith(' read-only') && x.status === 'passed')!;
+      const x = c.exchanges.find((e) => e.case?.startsWith('planted:'))!;
+      // The target "took" what was planted: its answer echoes the body, planted values included.
+      x.response!.status = 201;
+      x.response!.body = x.request.body!;
+      delete x.operation;
+      return c.id;
+    });
+    expect(v.code).toBe(12);
+    expect(v.stderr).toContain(`check ${v.id} `);
+    expect(v.stderr).toMatch(/recorded passed, re-judged (failed|warning): the created object took the planted read-only field\(s\) id="/);
+  });
+
   it('bad input gets one message, no stack', async () => {
     const v = await runCli(['verify', join(root, 'none.tgz'), '--key', `${key}.pub`], {});
     expect(v.code).toBe(2);

@@ -41,7 +41,6 @@ export interface Rejudgement {
 
 /** Why a check judges inside its run (a sequence of requests and state between them), not from a judge: by variant, then family. */
 const INLINE_REASON: Record<string, string> = {
-  'input/read-only': 'compares the created object with the fields its run planted and read back',
   'idempotency/parallel': 'judges only the effect count read before and after a burst, through a driver',
   'idempotency/replay-marker': 'an INFO observation: it records what the target does, it judges nothing',
   'http/two-mib-body': 'judges the effect count around a 2 MiB body, which the evidence does not keep whole',

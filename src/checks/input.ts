@@ -14,6 +14,7 @@ import { isCreate, isWrite, jsonBodyOf, pathParamsOf, readerOf, scoped, skipEffe
 import { canonicalJson, isObj, type Json } from '../json.js';
 import type { RequestParts } from '../http/request-parts.js';
 import { mergedSchema } from '../catalogue/schema-walker.js';
+import { sameValue } from '../drivers/shared.js';
 
 
 /** The valid body with the mutation applied, checked to really break the schema (else the check is skipped). */
@@ -239,11 +240,59 @@ export function appliedFields(planted: Json, obj: unknown): string[] {
     .filter(([k, v]) => {
       const got = obj[k];
       if (got === undefined || got === null) return false;
+      // As a reader means it (decimals by value, timestamps by instant), and by the field's kind when its form differs.
+      if (sameValue(got, v)) return true;
       if (k.endsWith('_at')) return typeof got === 'string' && Date.parse(got) === Date.parse(String(v));
       if (k.endsWith('balance')) return Number(got) === Number(v);
       return canonicalJson(got) === canonicalJson(v);
     })
     .map(([k]) => k);
+}
+
+const PLANTED = 'planted:';
+const READ_BACK = 'read-back';
+
+/** The read-only fields a create's recorded case names, with the values its recorded request body planted. */
+function plantedIn(res: HttpResponse, keys: string[]): Json {
+  let body: unknown;
+  try {
+    body = JSON.parse(res.exchange.request.body ?? '');
+  } catch {
+    body = undefined;
+  }
+  const missing = isObj(body) ? keys.filter((k) => !(k in body)) : keys;
+  if (!isObj(body) || missing.length) throw new Error(`${describeRequest(res)} is recorded as planting ${missing.join(', ')}, which its recorded body does not carry`);
+  return Object.fromEntries(keys.map((k) => [k, body[k] as Json]));
+}
+
+/**
+ * Each create that planted read-only fields (its case names them; its recorded body holds their values), and the
+ * read-back that follows it: a server error fails, a refusal passes, an accepted create must not carry any planted
+ * value, nor the object read back; one that planted tenant_id must still be readable by its own business.
+ */
+function judgeReadOnly(answers: readonly HttpResponse[]): void {
+  let creates = 0;
+  for (const [i, res] of answers.entries()) {
+    const name = res.exchange.case;
+    if (!name?.startsWith(PLANTED)) continue;
+    creates++;
+    const keys = name.slice(PLANTED.length).split(',');
+    const planted = plantedIn(res, keys);
+    if (res.status >= 500) fail(`${describeRequest(res)} with read-only ${keys.join(', ')} caused a server error: ${res.status}${summariseBody(res)}`);
+    if (!STATUS.is2xx(res.status)) continue;
+    const took = appliedFields(planted, res.json);
+    check(took.length === 0, `the created object took the planted read-only field(s) ${took.map((k) => `${k}=${JSON.stringify(planted[k])}`).join(', ')}`);
+    const back = answers[i + 1]?.exchange.case === READ_BACK ? answers[i + 1]! : undefined;
+    if (!back) continue;
+    const id = answeredId(res);
+    if (STATUS.is2xx(back.status)) {
+      const stored = appliedFields(planted, back.json);
+      check(stored.length === 0, `the stored object (${back.exchange.operation ?? back.exchange.request.url} ${id}) took the planted read-only field(s) ${stored.join(', ')}`);
+    } else if (back.status === 404 && keys.includes('tenant_id')) {
+      fail(`the object created with tenant_id ${JSON.stringify(planted['tenant_id'])} (${id}) cannot be read by the business that created it: it went to another business`);
+    }
+  }
+  if (creates === 0) throw new Error('no answer to a create with planted read-only fields recorded to judge');
 }
 
 function readOnlyCheck(op: Operation): CheckDef {
@@ -255,12 +304,12 @@ function readOnlyCheck(op: Operation): CheckDef {
     variant: 'read-only',
     title: 'read-only fields (id, status, balance, tenant, timestamps) added to a valid create are refused or ignored',
     writes: true,
+    judge: judgeReadOnly,
     async run(ctx) {
       const first = await scoped(ctx, op, { fresh: true });
       const tail = ctx.faker.string.alphanumeric(12);
       const planted = first.driver?.readOnly?.fields ?? plantedFields(ctx.spec, op, tail, ctx.config.credentials.second?.tenantId ?? 'ten_fsapi_read_only');
       if (Object.keys(planted).length === 0) return ctx.skip(`the ${op.operationId} response documents no read-only field to plant`);
-      const applied = (obj: unknown) => (first.driver?.readOnly && isObj(obj) ? first.driver.readOnly.applied(obj) : appliedFields(planted, obj));
       // Fields the created object documents, and the others (tenant_id): apart, so that refusing an unknown member
       // cannot hide a documented one being applied.
       const documented = documentedProperties(ctx.spec, op);
@@ -271,24 +320,18 @@ function readOnlyCheck(op: Operation): CheckDef {
         const s = i === 0 ? first : await scoped(ctx, op, { fresh: true });
         const fields = Object.fromEntries(keys.map((k) => [k, planted[k]]));
         const res = await ctx.call(op, { ...s.parts, body: { ...(isObj(s.parts.body) ? s.parts.body : {}), ...fields } });
-        if (res.status >= 500) fail(`${describeRequest(res)} with read-only ${keys.join(', ')} caused a server error: ${res.status}${summariseBody(res)}`);
+        // The planted fields' names, as data for the judge (their values are in the recorded body).
+        res.exchange.case = `${PLANTED}${keys.join(',')}`;
         if (!STATUS.is2xx(res.status)) {
-          notes.push(`${keys.join(', ')} refused with ${res.status}`);
+          notes.push(`${keys.join(', ')} ${res.status >= 500 ? 'caused' : 'refused with'} ${res.status}`);
           continue;
         }
-        const took = applied(res.json);
-        check(took.length === 0, `the created object took the planted read-only field(s) ${took.map((k) => `${k}=${JSON.stringify(planted[k])}`).join(', ')}`);
         // The stored object, when it can be read back: what a later reader gets.
         const id = answeredId(res);
         if (reader && id) {
           const name = pathParamsOf(reader).at(-1)!.name;
           const back = await ctx.call(reader, { pathParams: { ...s.parts.pathParams, [name]: id } });
-          if (STATUS.is2xx(back.status)) {
-            const stored = applied(back.json);
-            check(stored.length === 0, `the stored object (${reader.operationId} ${id}) took the planted read-only field(s) ${stored.join(', ')}`);
-          } else if (back.status === 404 && keys.includes('tenant_id')) {
-            fail(`the object created with tenant_id ${JSON.stringify(planted['tenant_id'])} (${id}) cannot be read by the business that created it: it went to another business`);
-          }
+          back.exchange.case = READ_BACK;
         }
         notes.push(`${keys.join(', ')} accepted with ${res.status} and ignored`);
       }
