@@ -200,6 +200,30 @@ describe('keygen, certify, verify', { timeout: 120_000 }, () => {
     expect(v.stderr).toMatch(/recorded passed, re-judged (failed|warning): the created object took the planted read-only field\(s\) id="/);
   });
 
+  it('parallel: an effect count recorded as two, or the successes of the burst recorded as 409s, fail verify with 12', async () => {
+    const twice = await forged('parallel', (report) => {
+      const c = report.checks.find((x) => x.id.endsWith(' parallel') && x.status === 'passed')!;
+      expect(c.facts).toEqual({ effects_before: 0, effects_after: 1 });
+      c.facts = { effects_before: 0, effects_after: 2 };
+      return c.id;
+    });
+    expect(twice.code).toBe(12);
+    expect(twice.stderr).toMatch(new RegExp(`check ${twice.id} .*recorded passed, re-judged (failed|warning): \\d+ parallel requests with one key took effect 2 times \\(answers: [^)]*\\)`));
+    const refused = await forged('parallel-409', (report) => {
+      const c = report.checks.find((x) => x.id.endsWith(' parallel') && x.status === 'passed')!;
+      for (const x of c.exchanges) {
+        if (x.request.method !== 'POST' || x.response?.status !== 201) continue;
+        x.response.status = 409;
+        x.response.headers['content-type'] = 'application/problem+json';
+        x.response.body = JSON.stringify({ type: 'about:blank', title: 'Conflict', status: 409, detail: 'in flight', code: 'idempotency_conflict' });
+      }
+      return c.id;
+    });
+    expect(refused.code).toBe(12);
+    expect(refused.stderr).toContain(`check ${refused.id} `);
+    expect(refused.stderr).toContain('recorded passed, re-judged skipped: no request of the burst succeeded (8x409)');
+  });
+
   it('bad input gets one message, no stack', async () => {
     const v = await runCli(['verify', join(root, 'none.tgz'), '--key', `${key}.pub`], {});
     expect(v.code).toBe(2);

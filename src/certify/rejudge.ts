@@ -41,7 +41,6 @@ export interface Rejudgement {
 
 /** Why a check judges inside its run (a sequence of requests and state between them), not from a judge: by variant, then family. */
 const INLINE_REASON: Record<string, string> = {
-  'idempotency/parallel': 'judges only the effect count read before and after a burst, through a driver',
   'idempotency/replay-marker': 'an INFO observation: it records what the target does, it judges nothing',
   'http/two-mib-body': 'judges the effect count around a 2 MiB body, which the evidence does not keep whole',
   flow: 'a flow judges state across several requests and the resources it made along the way, inside its run',
@@ -107,7 +106,7 @@ function rejudgeOne(c: CheckResult, def: CheckDef | undefined, report: RunReport
   if (!def.judge) return not(inlineReason(c, def.variant));
   const answers = c.exchanges.flatMap((x) => viewed(answerOf(x), catalogue) ?? []);
   if (answers.length === 0) return not(c.status === 'skipped' ? 'skipped before any answer: nothing was judged' : 'no answer recorded');
-  const o = judgeOutcome(def.judge, answers, c.level, report.run.strict);
+  const o = judgeOutcome(def.judge, answers, c.level, report.run.strict, c.facts);
   const cut = c.exchanges.some((x) => x.response?.body_truncated);
   // More than 20 exchanges: the evidence kept the first and last ones (the run's judge saw them all).
   const dropped = /\(\d+ more exchanges not kept\)$/.test(c.message ?? '');

@@ -133,7 +133,7 @@ async function observed(ctx: CheckContext, read: () => Promise<number>): Promise
 }
 
 /** Skips when a success left no visible effect: the count cannot see what the target made (the reads are wrong), so it cannot judge duplicates. */
-export function requireVisible(ctx: CheckContext, effects: number, successes: number): void {
+export function requireVisible(ctx: Pick<CheckContext, 'skip'>, effects: number, successes: number): void {
   if (successes > 0 && effects === 0) {
     ctx.skip(`${successes === 1 ? 'a success' : `${successes} successes`} left no effect the driver can see (the created or changed object does not read back); duplicates cannot be judged`, 'binding');
   }

@@ -40,6 +40,9 @@ export type Family =
 // Defined with the client that records it; named here too because every report holds exchanges.
 export type { RecordedExchange };
 
+/** Named values a check's run read through a driver, for its judge (CheckResult.facts). */
+export type Facts = Readonly<Record<string, number | string>>;
+
 export interface ValueSourceAccount {
   operation: string;
   parameter: string;
@@ -77,6 +80,11 @@ export interface CheckResult {
   skip_cause?: SkipCause;
   duration_ms: number;
   exchanges: RecordedExchange[];
+  /**
+   * What the run read through a driver, not in one answer (effect counts before and after a burst), recorded as
+   * data: the check's judge reads it, in the run and in `verify`.
+   */
+  facts?: Facts;
   /** A curl line that repeats the decisive request, with the key as $FSAPI_API_KEY. */
   reproduce?: string;
   /** Where the check is defined ("src/checks/auth.ts:73", its run function), from the requirement catalogue's index. */

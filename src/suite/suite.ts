@@ -158,6 +158,7 @@ async function runOne(
   const scope = attempt ? `${id} retry ${attempt}` : id;
   const evidence = new EvidenceLog();
   const observations: string[] = [];
+  const facts: Record<string, number> = {};
   let keys = 0;
   let faker: ReturnType<typeof seededFaker> | undefined;
   const { binding } = catalogue;
@@ -206,6 +207,9 @@ async function runOne(
       observations.push(text);
     },
     attach: evidence.add,
+    fact(name, value) {
+      facts[name] = value;
+    },
   };
   const gated: CheckDef = {
     ...def,
@@ -222,6 +226,7 @@ async function runOne(
       redactor: rt.redactor,
       evidence,
       observations,
+      facts,
       reproduce: (x) => curlFor(x, { caFile: !cfg.embedded && !!cfg.caPem }),
     });
   } finally {
