@@ -35,7 +35,7 @@ beforeAll(async () => {
   const k = await runCli(['keygen', '--out', key], {});
   expect(k.code, k.stderr).toBe(0);
   const reports = join(root, 'reports');
-  const r = await runCli(['run', '--groups', 'accounts,wallets', '--seed', '7', '--report-dir', reports], {});
+  const r = await runCli(['run', '--groups', 'accounts,wallets,customers,versioning', '--seed', '7', '--report-dir', reports], {});
   expect(r.code, r.stderr).toBe(0);
   runDir = join(reports, 'latest');
   const c = await runCli(['certify', '--run', runDir, '--key', `${key}.key`, '--out', pkg], {});
@@ -222,6 +222,37 @@ describe('keygen, certify, verify', { timeout: 120_000 }, () => {
     expect(refused.code).toBe(12);
     expect(refused.stderr).toContain(`check ${refused.id} `);
     expect(refused.stderr).toContain('recorded passed, re-judged skipped: no request of the burst succeeded (8x409)');
+  });
+
+  it('two-mib-body: the refusal recorded as a 400, or an effect recorded after it, fails verify with 12', async () => {
+    const took = await forged('two-mib', (report) => {
+      const c = report.checks.find((x) => x.id.endsWith(' two-mib-body') && x.status === 'passed')!;
+      c.facts = { ...c.facts, effects_after: Number(c.facts!['effects_before']) + 1 };
+      return c.id;
+    });
+    expect(took.code).toBe(12);
+    expect(took.stderr).toMatch(new RegExp(`check ${took.id} .*recorded passed, re-judged (failed|warning): the 2 MiB body was answered 413 but took effect \\(0 before, 1 after\\)`));
+    const status = await forged('two-mib-400', (report) => {
+      const c = report.checks.find((x) => x.id.endsWith(' two-mib-body') && x.status === 'passed')!;
+      const x = c.exchanges.find((e) => e.probe === 'oversized-body')!;
+      x.response!.status = 400;
+      delete x.operation;
+      return c.id;
+    });
+    expect(status.code).toBe(12);
+    expect(status.stderr).toMatch(new RegExp(`check ${status.id} .*recorded passed, re-judged (failed|warning): .*expected status for a 2 MiB body 413, got 400`));
+  });
+
+  it('versioning: another version recorded as served fails verify with 12', async () => {
+    // (FSAPI-VER-001's answer, a list, is cut at the evidence cap here: verify lets a cut answer's difference pass.)
+    const served = await forged('ver-served', (report) => {
+      const c = report.checks.find((x) => x.id.endsWith(' other-versions-404'))!;
+      c.exchanges.find((e) => e.case === 'v2')!.response!.status = 200;
+      return c.id;
+    });
+    expect(served.code).toBe(12);
+    expect(served.stderr).toContain(`check ${served.id} `);
+    expect(served.stderr).toMatch(/re-judged (failed|warning): another version segment is served: GET \/v2\/accounts answered 200/);
   });
 
   it('bad input gets one message, no stack', async () => {

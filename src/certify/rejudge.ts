@@ -42,11 +42,9 @@ export interface Rejudgement {
 /** Why a check judges inside its run (a sequence of requests and state between them), not from a judge: by variant, then family. */
 const INLINE_REASON: Record<string, string> = {
   'idempotency/replay-marker': 'an INFO observation: it records what the target does, it judges nothing',
-  'http/two-mib-body': 'judges the effect count around a 2 MiB body, which the evidence does not keep whole',
   flow: 'a flow judges state across several requests and the resources it made along the way, inside its run',
   observation: 'an INFO observation: it records what the target does, it judges nothing',
   transport: 'judges the connection itself (TLS, plain HTTP), which an HTTP exchange does not record',
-  versioning: "judges the version path's answers against each other, inside its run",
 };
 
 const inlineReason = (c: CheckResult, variant: string): string => INLINE_REASON[`${c.family}/${variant}`] ?? INLINE_REASON[c.family] ?? `judges inside its run (${c.family} ${variant})`;

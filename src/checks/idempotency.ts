@@ -12,7 +12,7 @@ import type { HttpResponse } from '../http/client.js';
 import { delay } from '../http/rate-limiter.js';
 import type { CheckFamily } from './plan.js';
 import { referencePartsOf, vendorParts } from './requests.js';
-import { effectsOf, isCreate, requireSuccess, requireVisible, scoped, skipEffects, type Scoped } from './support.js';
+import { EFFECTS_AFTER, EFFECTS_BEFORE, effectsOf, isCreate, requireSuccess, requireVisible, scoped, skipEffects, type Scoped } from './support.js';
 
 type Def = Omit<CheckDef, 'family' | 'group' | 'operation' | 'writes'>;
 
@@ -164,10 +164,6 @@ async function burst(ctx: CheckContext, op: Operation, s: Scoped): Promise<HttpR
   const n = ctx.config.idempotencyParallel;
   return Promise.all(Array.from({ length: n }, () => ctx.call(op, s.parts, { idempotencyKey: key })));
 }
-
-/** The names of the effect counts read before and after a burst (CheckResult.facts). */
-const EFFECTS_BEFORE = 'effects_before';
-const EFFECTS_AFTER = 'effects_after';
 
 function parallel(op: Operation): Def[] {
   return [

@@ -100,8 +100,8 @@ export interface CheckContext {
   observe(text: string): void;
   /** Adds an exchange recorded elsewhere (e.g. by the traffic observer) to this check's evidence. */
   attach(x: RecordedExchange): void;
-  /** Records a value read through a driver (an effect count) for the check's judge, kept in the result's facts. */
-  fact(name: string, value: number): void;
+  /** Records a value the run read (an effect count through a driver) for the check's judge, kept in the result's facts. */
+  fact(name: string, value: number | string): void;
 }
 
 export function checkId(def: Pick<CheckDef, 'requirement' | 'operation' | 'group' | 'variant'>): string {
@@ -151,7 +151,7 @@ export class EvidenceLog {
 export async function executeCheck(
   def: CheckDef,
   ctx: CheckContext,
-  env: { requirements: RequirementCatalogue; strict: boolean; redactor: Redactor; evidence: EvidenceLog; observations: string[]; facts?: Record<string, number>; reproduce: (x: RecordedExchange | undefined) => string | undefined },
+  env: { requirements: RequirementCatalogue; strict: boolean; redactor: Redactor; evidence: EvidenceLog; observations: string[]; facts?: Record<string, number | string>; reproduce: (x: RecordedExchange | undefined) => string | undefined },
 ): Promise<CheckResult> {
   const req = env.requirements.get(def.requirement);
   const t0 = performance.now();

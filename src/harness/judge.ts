@@ -23,6 +23,13 @@ export function numericFact(facts: Facts, name: string): number {
   return v;
 }
 
+/** A text fact the run recorded; none is the run's omission, not a verdict. */
+export function textFact(facts: Facts, name: string): string {
+  const v = facts[name];
+  if (typeof v !== 'string') throw new Error(`no ${name} recorded to judge`);
+  return v;
+}
+
 /** The last answer: the decisive one of a check that sends its probe last. */
 export function lastAnswer(answers: readonly HttpResponse[]): HttpResponse {
   const res = answers[answers.length - 1];

@@ -158,7 +158,7 @@ async function runOne(
   const scope = attempt ? `${id} retry ${attempt}` : id;
   const evidence = new EvidenceLog();
   const observations: string[] = [];
-  const facts: Record<string, number> = {};
+  const facts: Record<string, number | string> = {};
   let keys = 0;
   let faker: ReturnType<typeof seededFaker> | undefined;
   const { binding } = catalogue;
