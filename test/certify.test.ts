@@ -255,6 +255,28 @@ describe('keygen, certify, verify', { timeout: 120_000 }, () => {
     expect(served.stderr).toMatch(/re-judged (failed|warning): another version segment is served: GET \/v2\/accounts answered 200/);
   });
 
+  it('customer flows: a value recorded as returned otherwise, or a refusal recorded as a 500, fails verify with 12', async () => {
+    const changed = await forged('cus-date', (report) => {
+      const c = report.checks.find((x) => x.id === 'FSAPI-CUS-002 createCustomer date-valid' && x.status === 'passed')!;
+      const x = c.exchanges.find((e) => e.case === 'create')!;
+      x.response!.body = x.response!.body!.replace('"date_of_birth":"1988-02-29"', '"date_of_birth":"1988-03-01"');
+      return c.id;
+    });
+    expect(changed.code).toBe(12);
+    expect(changed.stderr).toContain(`check ${changed.id} `);
+    expect(changed.stderr).toContain('re-judged failed: date_of_birth "1988-02-29" was returned as "1988-03-01" by the create answer');
+    const crashed = await forged('cus-500', (report) => {
+      const c = report.checks.find((x) => x.id === 'FSAPI-CUS-003 createCustomer phone-no-plus' && x.status === 'passed')!;
+      const x = c.exchanges.find((e) => e.case === 'create')!;
+      x.response!.status = 500;
+      delete x.operation;
+      return c.id;
+    });
+    expect(crashed.code).toBe(12);
+    expect(crashed.stderr).toContain(`check ${crashed.id} `);
+    expect(crashed.stderr).toMatch(/re-judged (failed|warning): POST \S+ with phone "14155550123" answered 500.*: a server error, not a refusal/);
+  });
+
   it('bad input gets one message, no stack', async () => {
     const v = await runCli(['verify', join(root, 'none.tgz'), '--key', `${key}.pub`], {});
     expect(v.code).toBe(2);
