@@ -5,7 +5,8 @@ import type { CheckDef } from '../src/harness/check.js';
 import type { HttpResponse } from '../src/http/client.js';
 import { STATUS } from '../src/harness/assert.js';
 import { defineSuite } from '../src/suite/suite.js';
-import { idOf, jsonOf, LONG_NUMBER } from '../src/world/flow-support.js';
+import { callCase, caseAnswer, idOf, jsonOf, LONG_NUMBER } from '../src/world/flow-support.js';
+import { textFact } from '../src/harness/judge.js';
 
 const base = { family: 'flow', group: 'cards', writes: true } as const;
 
@@ -74,11 +75,17 @@ export const flows: CheckDef[] = [
     async run(ctx) {
       const customer = await ctx.world.newVerifiedCustomer();
       const account = await ctx.world.newAccount({ customerId: idOf(customer) });
-      const res = await ctx.call('issueCard', { body: cardCreate(ctx.faker, ctx.config.label, idOf(customer), idOf(account)) });
-      check(res.status === 422, `issuing a card to ${idOf(customer)}, whose cards feature is not active, answered ${res.status}; expected 422`);
-      const list = jsonOf(await ctx.call('listCards', { query: { customer_id: idOf(customer) } }));
+      ctx.fact('customer', idOf(customer));
+      const res = await callCase(ctx, 'issue', 'issueCard', { body: cardCreate(ctx.faker, ctx.config.label, idOf(customer), idOf(account)) });
+      if (res.status === 422) await callCase(ctx, 'list', 'listCards', { query: { customer_id: idOf(customer) } });
+    },
+    judge(answers, facts) {
+      const res = caseAnswer(answers, 'issue');
+      const customer = textFact(facts, 'customer');
+      check(res.status === 422, `issuing a card to ${customer}, whose cards feature is not active, answered ${res.status}; expected 422`);
+      const list = jsonOf(caseAnswer(answers, 'list'));
       const n = Array.isArray(list['data']) ? list['data'].length : 0;
-      check(n === 0, `the refused issue left ${n} card(s) listed for ${idOf(customer)}`);
+      check(n === 0, `the refused issue left ${n} card(s) listed for ${customer}`);
     },
   },
 ];

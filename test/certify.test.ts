@@ -277,6 +277,18 @@ describe('keygen, certify, verify', { timeout: 120_000 }, () => {
     expect(crashed.stderr).toMatch(/re-judged (failed|warning): POST \S+ with phone "14155550123" answered 500.*: a server error, not a refusal/);
   });
 
+  it('a flow read back with another address fails verify with 12', async () => {
+    const v = await forged('wal-address', (report) => {
+      const c = report.checks.find((x) => x.id === 'FSAPI-WAL-001 createWallet supported-pair' && x.status === 'passed')!;
+      const x = c.exchanges.find((e) => e.case === 'read')!;
+      x.response!.body = x.response!.body!.replace(/"address":"[^"]*"/, '"address":"0x0000000000000000000000000000000000000000"');
+      return c.id;
+    });
+    expect(v.code).toBe(12);
+    expect(v.stderr).toContain(`check ${v.id} `);
+    expect(v.stderr).toMatch(/re-judged (failed|warning): GET \S+ shows address "0x0{40}"; it was created with "/);
+  });
+
   it('bad input gets one message, no stack', async () => {
     const v = await runCli(['verify', join(root, 'none.tgz'), '--key', `${key}.pub`], {});
     expect(v.code).toBe(2);
