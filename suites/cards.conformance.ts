@@ -55,14 +55,22 @@ export const flows: CheckDef[] = [
     async run(ctx) {
       const card = await ctx.world.newCard();
       const pathParams = { card_id: idOf(card) };
-      const status = async () => jsonOf(await ctx.call('getCard', { pathParams }))['status'];
-      const unfreeze = await ctx.call('unfreezeCard', { pathParams, body: {} });
-      check(unfreeze.status === 409, `unfreezing the active card ${pathParams.card_id} answered ${unfreeze.status}; expected 409`);
-      check((await status()) === 'active', `after the refused unfreeze card ${pathParams.card_id} no longer reads active`);
-      jsonOf(await ctx.call('freezeCard', { pathParams, body: {} }), STATUS.is2xx, 'status of the first freeze');
-      const again = await ctx.call('freezeCard', { pathParams, body: {} });
-      check(again.status === 409, `freezing the frozen card ${pathParams.card_id} answered ${again.status}; expected 409`);
-      check((await status()) === 'frozen', `after the refused freeze card ${pathParams.card_id} no longer reads frozen`);
+      ctx.fact('card', pathParams.card_id);
+      await callCase(ctx, 'unfreeze', 'unfreezeCard', { pathParams, body: {} });
+      await callCase(ctx, 'read-after-unfreeze', 'getCard', { pathParams });
+      await callCase(ctx, 'freeze', 'freezeCard', { pathParams, body: {} });
+      await callCase(ctx, 'freeze-again', 'freezeCard', { pathParams, body: {} });
+      await callCase(ctx, 'read-after-freeze', 'getCard', { pathParams });
+    },
+    judge(answers, facts) {
+      const card = textFact(facts, 'card');
+      const unfreeze = caseAnswer(answers, 'unfreeze');
+      check(unfreeze.status === 409, `unfreezing the active card ${card} answered ${unfreeze.status}; expected 409`);
+      check(jsonOf(caseAnswer(answers, 'read-after-unfreeze'))['status'] === 'active', `after the refused unfreeze card ${card} no longer reads active`);
+      jsonOf(caseAnswer(answers, 'freeze'), STATUS.is2xx, 'status of the first freeze');
+      const again = caseAnswer(answers, 'freeze-again');
+      check(again.status === 409, `freezing the frozen card ${card} answered ${again.status}; expected 409`);
+      check(jsonOf(caseAnswer(answers, 'read-after-freeze'))['status'] === 'frozen', `after the refused freeze card ${card} no longer reads frozen`);
     },
   },
   {
