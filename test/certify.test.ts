@@ -35,7 +35,7 @@ beforeAll(async () => {
   const k = await runCli(['keygen', '--out', key], {});
   expect(k.code, k.stderr).toBe(0);
   const reports = join(root, 'reports');
-  const r = await runCli(['run', '--groups', 'accounts,wallets,customers,versioning', '--seed', '7', '--report-dir', reports], {});
+  const r = await runCli(['run', '--groups', 'accounts,wallets,customers,versioning,features,transfers', '--seed', '7', '--report-dir', reports], {});
   expect(r.code, r.stderr).toBe(0);
   runDir = join(reports, 'latest');
   const c = await runCli(['certify', '--run', runDir, '--key', `${key}.key`, '--out', pkg], {});
@@ -202,7 +202,7 @@ describe('keygen, certify, verify', { timeout: 120_000 }, () => {
 
   it('parallel: an effect count recorded as two, or the successes of the burst recorded as 409s, fail verify with 12', async () => {
     const twice = await forged('parallel', (report) => {
-      const c = report.checks.find((x) => x.id.endsWith(' parallel') && x.status === 'passed')!;
+      const c = report.checks.find((x) => x.id === 'FSAPI-IDEM-003 createAccount parallel' && x.status === 'passed')!;
       expect(c.facts).toEqual({ effects_before: 0, effects_after: 1 });
       c.facts = { effects_before: 0, effects_after: 2 };
       return c.id;
@@ -210,7 +210,7 @@ describe('keygen, certify, verify', { timeout: 120_000 }, () => {
     expect(twice.code).toBe(12);
     expect(twice.stderr).toMatch(new RegExp(`check ${twice.id} .*recorded passed, re-judged (failed|warning): \\d+ parallel requests with one key took effect 2 times \\(answers: [^)]*\\)`));
     const refused = await forged('parallel-409', (report) => {
-      const c = report.checks.find((x) => x.id.endsWith(' parallel') && x.status === 'passed')!;
+      const c = report.checks.find((x) => x.id === 'FSAPI-IDEM-003 createAccount parallel' && x.status === 'passed')!;
       for (const x of c.exchanges) {
         if (x.request.method !== 'POST' || x.response?.status !== 201) continue;
         x.response.status = 409;
@@ -287,6 +287,27 @@ describe('keygen, certify, verify', { timeout: 120_000 }, () => {
     expect(v.code).toBe(12);
     expect(v.stderr).toContain(`check ${v.id} `);
     expect(v.stderr).toMatch(/re-judged (failed|warning): GET \S+ shows address "0x0{40}"; it was created with "/);
+  });
+
+  it('flows judged from facts and cases: balances recorded as moved, a second activation recorded as accepted, fail verify with 12', async () => {
+    const moved = await forged('trf-moved', (report) => {
+      const c = report.checks.find((x) => x.id === 'FSAPI-TRF-002 createTransfer insufficient-funds' && x.status === 'passed')!;
+      c.facts = { ...c.facts, source_after: '0.00' };
+      return c.id;
+    });
+    expect(moved.code).toBe(12);
+    expect(moved.stderr).toContain(`check ${moved.id} `);
+    expect(moved.stderr).toMatch(/re-judged (failed|warning): the refused transfer moved money: source \S+ → 0\.00/);
+    const twice = await forged('feat-twice', (report) => {
+      const c = report.checks.find((x) => x.id === 'FSAPI-FEAT-002 activateFeature after-kyc' && x.status === 'passed')!;
+      const x = c.exchanges.find((e) => e.case === 'again')!;
+      x.response!.status = 200;
+      delete x.operation;
+      return c.id;
+    });
+    expect(twice.code).toBe(12);
+    expect(twice.stderr).toContain(`check ${twice.id} `);
+    expect(twice.stderr).toMatch(/re-judged (failed|warning): activating cards a second time answered 200; expected 409/);
   });
 
   it('bad input gets one message, no stack', async () => {
