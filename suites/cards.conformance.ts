@@ -5,7 +5,8 @@ import type { CheckDef } from '../src/harness/check.js';
 import type { HttpResponse } from '../src/http/client.js';
 import { STATUS } from '../src/harness/assert.js';
 import { defineSuite } from '../src/suite/suite.js';
-import { idOf, jsonOf, LONG_NUMBER } from '../src/world/flow-support.js';
+import { callCase, caseAnswer, idOf, jsonOf, LONG_NUMBER } from '../src/world/flow-support.js';
+import { textFact } from '../src/harness/judge.js';
 
 const base = { family: 'flow', group: 'cards', writes: true } as const;
 
@@ -54,14 +55,22 @@ export const flows: CheckDef[] = [
     async run(ctx) {
       const card = await ctx.world.newCard();
       const pathParams = { card_id: idOf(card) };
-      const status = async () => jsonOf(await ctx.call('getCard', { pathParams }))['status'];
-      const unfreeze = await ctx.call('unfreezeCard', { pathParams, body: {} });
-      check(unfreeze.status === 409, `unfreezing the active card ${pathParams.card_id} answered ${unfreeze.status}; expected 409`);
-      check((await status()) === 'active', `after the refused unfreeze card ${pathParams.card_id} no longer reads active`);
-      jsonOf(await ctx.call('freezeCard', { pathParams, body: {} }), STATUS.is2xx, 'status of the first freeze');
-      const again = await ctx.call('freezeCard', { pathParams, body: {} });
-      check(again.status === 409, `freezing the frozen card ${pathParams.card_id} answered ${again.status}; expected 409`);
-      check((await status()) === 'frozen', `after the refused freeze card ${pathParams.card_id} no longer reads frozen`);
+      ctx.fact('card', pathParams.card_id);
+      await callCase(ctx, 'unfreeze', 'unfreezeCard', { pathParams, body: {} });
+      await callCase(ctx, 'read-after-unfreeze', 'getCard', { pathParams });
+      await callCase(ctx, 'freeze', 'freezeCard', { pathParams, body: {} });
+      await callCase(ctx, 'freeze-again', 'freezeCard', { pathParams, body: {} });
+      await callCase(ctx, 'read-after-freeze', 'getCard', { pathParams });
+    },
+    judge(answers, facts) {
+      const card = textFact(facts, 'card');
+      const unfreeze = caseAnswer(answers, 'unfreeze');
+      check(unfreeze.status === 409, `unfreezing the active card ${card} answered ${unfreeze.status}; expected 409`);
+      check(jsonOf(caseAnswer(answers, 'read-after-unfreeze'))['status'] === 'active', `after the refused unfreeze card ${card} no longer reads active`);
+      jsonOf(caseAnswer(answers, 'freeze'), STATUS.is2xx, 'status of the first freeze');
+      const again = caseAnswer(answers, 'freeze-again');
+      check(again.status === 409, `freezing the frozen card ${card} answered ${again.status}; expected 409`);
+      check(jsonOf(caseAnswer(answers, 'read-after-freeze'))['status'] === 'frozen', `after the refused freeze card ${card} no longer reads frozen`);
     },
   },
   {
@@ -74,11 +83,17 @@ export const flows: CheckDef[] = [
     async run(ctx) {
       const customer = await ctx.world.newVerifiedCustomer();
       const account = await ctx.world.newAccount({ customerId: idOf(customer) });
-      const res = await ctx.call('issueCard', { body: cardCreate(ctx.faker, ctx.config.label, idOf(customer), idOf(account)) });
-      check(res.status === 422, `issuing a card to ${idOf(customer)}, whose cards feature is not active, answered ${res.status}; expected 422`);
-      const list = jsonOf(await ctx.call('listCards', { query: { customer_id: idOf(customer) } }));
+      ctx.fact('customer', idOf(customer));
+      const res = await callCase(ctx, 'issue', 'issueCard', { body: cardCreate(ctx.faker, ctx.config.label, idOf(customer), idOf(account)) });
+      if (res.status === 422) await callCase(ctx, 'list', 'listCards', { query: { customer_id: idOf(customer) } });
+    },
+    judge(answers, facts) {
+      const res = caseAnswer(answers, 'issue');
+      const customer = textFact(facts, 'customer');
+      check(res.status === 422, `issuing a card to ${customer}, whose cards feature is not active, answered ${res.status}; expected 422`);
+      const list = jsonOf(caseAnswer(answers, 'list'));
       const n = Array.isArray(list['data']) ? list['data'].length : 0;
-      check(n === 0, `the refused issue left ${n} card(s) listed for ${idOf(customer)}`);
+      check(n === 0, `the refused issue left ${n} card(s) listed for ${customer}`);
     },
   },
 ];

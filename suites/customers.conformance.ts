@@ -4,7 +4,8 @@ import { check, describeRequest, fail, readId, STATUS, summariseBody } from '../
 import type { CheckContext, CheckDef } from '../src/harness/check.js';
 import type { HttpResponse } from '../src/http/client.js';
 import { defineSuite } from '../src/suite/suite.js';
-import { at, findInList, idOf, jsonOf, listAll, readBack, withValue, type Json } from '../src/world/flow-support.js';
+import { textFact } from '../src/harness/judge.js';
+import { at, callCase, caseAnswer, caseAnswerIf, findInList, idOf, jsonOf, listAll, readBack, withValue, type Json } from '../src/world/flow-support.js';
 
 const SEED_FIELDS = ['first_name', 'middle_name', 'last_name', 'email', 'phone', 'type', 'gender', 'date_of_birth'];
 const ADDRESS_FIELDS = ['address_line1', 'city', 'country', 'postal_code', 'state'];
@@ -16,16 +17,29 @@ function newBody(ctx: CheckContext): Json {
 
 const base = { family: 'flow', group: 'customers', operation: 'createCustomer', writes: true } as const;
 
+/** The cases a format check records with its exchanges, for its judge: the create, its retry as business, the read. */
+const CREATE = 'create';
+const AS_BUSINESS = 'create-as-business';
+const READ_BACK = 'read-back';
+/** The fact holding the body a flow sent, as it built it. */
+const SENT = 'sent_body';
+
 /**
- * The customer as stored: read back by id when the spec has the read and it answers, else the create answer
- * (whether a created customer can be read back at all is FSAPI-CUS-001's question, not the format checks').
+ * Reads the customer back by id when the spec has the read (whether a created customer can be read back at all is
+ * FSAPI-CUS-001's question, not the format checks': one that does not read back is judged on the create answer).
  */
-async function stored(ctx: CheckContext, created: Json): Promise<{ customer: Json; where: string }> {
-  if (ctx.spec.byId.has('getCustomer') && readId(created) !== undefined) {
-    const res = await ctx.call('getCustomer', { pathParams: { customer_id: idOf(created) } });
-    if (res.status === 200 && res.json && typeof res.json === 'object') return { customer: res.json as Json, where: `on GET ${idOf(created)}` };
-    ctx.observe(`customer ${idOf(created)} could not be read back (${res.status}); judged on the create answer`);
-  }
+async function readStored(ctx: CheckContext, res: HttpResponse): Promise<HttpResponse[]> {
+  const created = res.json as Json | undefined;
+  if (!STATUS.is2xx(res.status) || !ctx.spec.byId.has('getCustomer') || readId(created) === undefined) return [];
+  const back = await callCase(ctx, READ_BACK, 'getCustomer', { pathParams: { customer_id: idOf(created!) } });
+  if (back.status !== 200) ctx.observe(`customer ${idOf(created!)} could not be read back (${back.status}); judged on the create answer`);
+  return [back];
+}
+
+/** The customer as stored, from the recorded answers: read back by id when that answered, else the create answer. */
+function stored(answers: readonly HttpResponse[], created: Json): { customer: Json; where: string } {
+  const back = caseAnswerIf(answers, READ_BACK);
+  if (back?.status === 200 && back.json && typeof back.json === 'object') return { customer: back.json as Json, where: `on GET ${idOf(created)}` };
   return { customer: created, where: 'in the create answer' };
 }
 
@@ -34,11 +48,18 @@ async function stored(ctx: CheckContext, created: Json): Promise<{ customer: Jso
  * format and not the type (FSAPI-CUS-006 judges the type).
  */
 async function createWithFallback(ctx: CheckContext, body: Json): Promise<HttpResponse> {
-  const res = await ctx.call('createCustomer', { body });
+  const res = await callCase(ctx, CREATE, 'createCustomer', { body });
   if (res.status < 400 || res.status >= 500 || body['type'] !== 'individual') return res;
-  const retry = await ctx.call('createCustomer', { body: { ...body, type: 'business' } });
+  const retry = await callCase(ctx, AS_BUSINESS, 'createCustomer', { body: { ...body, type: 'business' } });
   if (STATUS.is2xx(retry.status)) ctx.observe(`type individual was refused (${res.status}); judged on a customer of type business`);
   return STATUS.is2xx(retry.status) ? retry : res;
+}
+
+/** The create answer createWithFallback settled on, from the recorded answers. */
+function settledCreate(answers: readonly HttpResponse[]): HttpResponse {
+  const first = caseAnswer(answers, CREATE);
+  const retry = caseAnswerIf(answers, AS_BUSINESS);
+  return retry && STATUS.is2xx(retry.status) ? retry : first;
 }
 
 /** A value in the seed's form is accepted and returned unchanged, on the create answer and on reading back. */
@@ -51,9 +72,12 @@ function acceptedUnchanged(requirement: string, variant: string, title: string, 
     async run(ctx) {
       let body = withValue(newBody(ctx), path, value);
       for (const [p, v] of Object.entries(alsoSet)) body = withValue(body, p, v);
-      const created = jsonOf(await createWithFallback(ctx, body), STATUS.is2xx, `status for ${path} ${JSON.stringify(value)}`);
+      await readStored(ctx, await createWithFallback(ctx, body));
+    },
+    judge(answers) {
+      const created = jsonOf(settledCreate(answers), STATUS.is2xx, `status for ${path} ${JSON.stringify(value)}`);
       check(at(created, path) === value, `${path} ${JSON.stringify(value)} was returned as ${JSON.stringify(at(created, path))} by the create answer`);
-      const { customer, where } = await stored(ctx, created);
+      const { customer, where } = stored(answers, created);
       check(at(customer, path) === value, `${path} ${JSON.stringify(value)} reads ${JSON.stringify(at(customer, path))} ${where}`);
     },
   };
@@ -70,18 +94,15 @@ function notStored(requirement: string, variant: string, title: string, path: st
     requirement,
     variant,
     title,
-    async run(ctx) {
-      let body = withValue(newBody(ctx), path, broken);
-      for (const [p, v] of Object.entries(alsoSet)) body = withValue(body, p, v);
-      const res = await createWithFallback(ctx, body);
+    // The judge covers the answers; that a refused body created no customer (listed by its e-mail) is the run's.
+    comparesState: true,
+    judge(answers) {
+      const res = settledCreate(answers);
       if (STATUS.is2xx(res.status)) {
         const created = jsonOf(res);
-        const { customer, where } = await stored(ctx, created);
+        const { customer, where } = stored(answers, created);
         const kept = at(customer, path);
-        if (kept === undefined || kept === null) {
-          ctx.observe(`${path} ${JSON.stringify(broken)} was accepted (${res.status}) but not stored (${where} it is ${kept === null ? 'null' : 'absent'})`);
-          return;
-        }
+        if (kept === undefined || kept === null) return;
         fail(
           kept === broken
             ? `${path} ${JSON.stringify(broken)} was accepted (${res.status}) and stored in that form (${where})`
@@ -89,6 +110,21 @@ function notStored(requirement: string, variant: string, title: string, path: st
         );
       }
       check(res.status < 500, `${describeRequest(res)} with ${path} ${JSON.stringify(broken)} answered ${res.status}${summariseBody(res)}: a server error, not a refusal`);
+    },
+    async run(ctx) {
+      let body = withValue(newBody(ctx), path, broken);
+      for (const [p, v] of Object.entries(alsoSet)) body = withValue(body, p, v);
+      const res = await createWithFallback(ctx, body);
+      if (STATUS.is2xx(res.status)) {
+        const read = await readStored(ctx, res);
+        if (!res.json || typeof res.json !== 'object') return;
+        const { customer, where } = stored(read, res.json as Json);
+        const kept = at(customer, path);
+        if (kept === undefined || kept === null) ctx.observe(`${path} ${JSON.stringify(broken)} was accepted (${res.status}) but not stored (${where} it is ${kept === null ? 'null' : 'absent'})`);
+        return;
+      }
+      // A server error is the judge's to report; a refusal is then looked for in the list.
+      if (res.status >= 500) return;
       ctx.observe(`refused with ${res.status}`);
       if (ctx.spec.byId.has('listCustomers')) {
         const email = String(body['email']);
@@ -99,6 +135,15 @@ function notStored(requirement: string, variant: string, title: string, path: st
   };
 }
 
+/** The seed fields and address members a customer reads back with other values than sent (none: as sent). */
+function sameAsSent(body: Json, customer: Json): string[] {
+  const address = (body['address'] ?? {}) as Json;
+  return [
+    ...SEED_FIELDS.filter((f) => customer[f] !== body[f]).map((f) => `${f} ${JSON.stringify(customer[f])} (sent ${JSON.stringify(body[f])})`),
+    ...ADDRESS_FIELDS.filter((f) => at(customer, `address.${f}`) !== address[f]).map((f) => `address.${f} ${JSON.stringify(at(customer, `address.${f}`))} (sent ${JSON.stringify(address[f])})`),
+  ];
+}
+
 export const flows: CheckDef[] = [
   {
     ...base,
@@ -106,24 +151,31 @@ export const flows: CheckDef[] = [
     variant: 'all-seed-fields',
     title: 'a customer with every seed field and the nested address is created, then found by id and by e-mail',
     uses: ['getCustomer', 'listCustomers'],
+    // The judge covers the create and read answers; the list walk that finds the customer by e-mail is the run's.
+    comparesState: true,
     async run(ctx) {
       const body = newBody(ctx);
-      const created = jsonOf(await ctx.call('createCustomer', { body }), STATUS.is2xx, 'status (a 2xx: created)');
-      check(typeof created['id'] === 'string' && created['id'] !== '', `the created customer carries no id: ${JSON.stringify(created).slice(0, 160)}`);
-      const id = idOf(created);
-      const res = await readBack(ctx, 'getCustomer', { pathParams: { customer_id: id } });
-      const customer = jsonOf(res, STATUS.is2xx, `status of GET ${id} (the customer just created, read with a valid key)`);
-      const address = (body['address'] ?? {}) as Json;
-      const differ = [
-        ...SEED_FIELDS.filter((f) => customer[f] !== body[f]).map((f) => `${f} ${JSON.stringify(customer[f])} (sent ${JSON.stringify(body[f])})`),
-        ...ADDRESS_FIELDS.filter((f) => at(customer, `address.${f}`) !== address[f]).map(
-          (f) => `address.${f} ${JSON.stringify(at(customer, `address.${f}`))} (sent ${JSON.stringify(address[f])})`,
-        ),
-      ];
-      check(differ.length === 0, `customer ${id} reads back with other values: ${differ.join('; ')}`);
+      ctx.fact(SENT, JSON.stringify(body));
+      const res = await callCase(ctx, CREATE, 'createCustomer', { body });
+      const id = STATUS.is2xx(res.status) ? readId(res.json) : undefined;
+      if (id === undefined) return;
+      const back = await readBack(ctx, 'getCustomer', { pathParams: { customer_id: id } });
+      back.exchange.case = READ_BACK;
+      // The answers first (the judge), then the list: a failure of the answers is reported as the judge's.
+      if (!STATUS.is2xx(back.status) || !back.json || typeof back.json !== 'object' || sameAsSent(body, back.json as Json).length) return;
       const email = String(body['email']);
       const { item } = await findInList(ctx, 'listCustomers', { query: { email } }, (c) => c['id'] === id);
       check(item !== undefined, `customer ${id} is not listed by GET /customers?email=${email}`);
+    },
+    judge(answers, facts) {
+      // The body as the flow built it, in the reference's terms (the recorded request is in the document's).
+      const body = JSON.parse(textFact(facts, SENT)) as Json;
+      const created = jsonOf(caseAnswer(answers, CREATE), STATUS.is2xx, 'status (a 2xx: created)');
+      check(typeof created['id'] === 'string' && created['id'] !== '', `the created customer carries no id: ${JSON.stringify(created).slice(0, 160)}`);
+      const id = idOf(created);
+      const customer = jsonOf(caseAnswer(answers, READ_BACK), STATUS.is2xx, `status of GET ${id} (the customer just created, read with a valid key)`);
+      const differ = sameAsSent(body, customer);
+      check(differ.length === 0, `customer ${id} reads back with other values: ${differ.join('; ')}`);
     },
   },
 
@@ -147,8 +199,10 @@ export const flows: CheckDef[] = [
     variant: 'individual',
     title: 'a customer of type individual is created',
     async run(ctx) {
-      const body = { ...newBody(ctx), type: 'individual' };
-      const created = jsonOf(await ctx.call('createCustomer', { body }), STATUS.is2xx, 'status for type individual');
+      await callCase(ctx, CREATE, 'createCustomer', { body: { ...newBody(ctx), type: 'individual' } });
+    },
+    judge(answers) {
+      const created = jsonOf(settledCreate(answers), STATUS.is2xx, 'status for type individual');
       check(created['type'] === 'individual', `the customer was created with type ${JSON.stringify(created['type'])}, not individual`);
     },
   },

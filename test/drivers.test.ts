@@ -12,6 +12,8 @@ import { secretsOf, type Credentials } from '../src/config/run-config.js';
 import { DRIVERS, type DriverScope } from '../src/drivers/index.js';
 import { sameValue } from '../src/drivers/shared.js';
 import { submissionsIn } from '../src/drivers/kyc.js';
+import { appliedFields } from '../src/checks/input.js';
+import type { Json } from '../src/json.js';
 import { CheckSkipped } from '../src/harness/assert.js';
 import type { CheckContext, CheckDef } from '../src/harness/check.js';
 import { TrafficObserver } from '../src/harness/observer.js';
@@ -122,6 +124,7 @@ async function harness(faults: string[] = []): Promise<Harness> {
         },
         observe: () => undefined,
         attach: () => undefined,
+        fact: () => undefined,
       };
       return ctx;
     },
@@ -255,7 +258,7 @@ describe('the drivers against the conformant sandbox', { timeout: 120_000 }, () 
       const parts = await d.build(scopeOf(ctx), { fresh: true });
       const plain = await ctx.call(op, parts);
       expect(plain.status, op.operationId).toBe(201);
-      expect(d.readOnly!.applied(plain.json as Record<string, unknown>), op.operationId).toEqual([]);
+      expect(appliedFields(d.readOnly!.fields as Json, plain.json), op.operationId).toEqual([]);
       // The profile's bodies forbid unknown members: smuggled fields are refused outright.
       const smuggled = await ctx.call(op, { ...parts, body: { ...(parts.body as object), ...d.readOnly!.fields } });
       expect(smuggled.status, op.operationId).toBe(400);
@@ -277,7 +280,7 @@ describe('the drivers against the mass-assignment fault', { timeout: 120_000 }, 
       const ctx = h.ctx(`ro-fault:${op.operationId}`);
       const parts = await d.build(scopeOf(ctx), { fresh: true });
       const res = await ctx.call(op, { ...parts, body: { ...(parts.body as object), ...d.readOnly!.fields } });
-      const applied = res.status === 201 ? d.readOnly!.applied(res.json as Record<string, unknown>) : [];
+      const applied = res.status === 201 ? appliedFields(d.readOnly!.fields as Json, res.json) : [];
       if (!applied.includes('id')) failures.push(`${op.operationId}: answered ${res.status}, applied [${applied.join(', ')}]`);
     }
     expect(failures).toEqual([]);

@@ -41,16 +41,10 @@ export interface Rejudgement {
 
 /** Why a check judges inside its run (a sequence of requests and state between them), not from a judge: by variant, then family. */
 const INLINE_REASON: Record<string, string> = {
-  'input/no-5xx': 'names each invalid body by what it broke, which only its run knows',
-  'input/field-named': 'matches each refusal to the field its run broke in that body, which only its run knows',
-  'input/read-only': 'compares the created object with the fields its run planted and read back',
-  'idempotency/parallel': 'judges only the effect count read before and after a burst, through a driver',
   'idempotency/replay-marker': 'an INFO observation: it records what the target does, it judges nothing',
-  'http/two-mib-body': 'judges the effect count around a 2 MiB body, which the evidence does not keep whole',
   flow: 'a flow judges state across several requests and the resources it made along the way, inside its run',
   observation: 'an INFO observation: it records what the target does, it judges nothing',
   transport: 'judges the connection itself (TLS, plain HTTP), which an HTTP exchange does not record',
-  versioning: "judges the version path's answers against each other, inside its run",
 };
 
 const inlineReason = (c: CheckResult, variant: string): string => INLINE_REASON[`${c.family}/${variant}`] ?? INLINE_REASON[c.family] ?? `judges inside its run (${c.family} ${variant})`;
@@ -110,7 +104,7 @@ function rejudgeOne(c: CheckResult, def: CheckDef | undefined, report: RunReport
   if (!def.judge) return not(inlineReason(c, def.variant));
   const answers = c.exchanges.flatMap((x) => viewed(answerOf(x), catalogue) ?? []);
   if (answers.length === 0) return not(c.status === 'skipped' ? 'skipped before any answer: nothing was judged' : 'no answer recorded');
-  const o = judgeOutcome(def.judge, answers, c.level, report.run.strict);
+  const o = judgeOutcome(def.judge, answers, c.level, report.run.strict, c.facts);
   const cut = c.exchanges.some((x) => x.response?.body_truncated);
   // More than 20 exchanges: the evidence kept the first and last ones (the run's judge saw them all).
   const dropped = /\(\d+ more exchanges not kept\)$/.test(c.message ?? '');

@@ -9,13 +9,13 @@ import { pathParamOf } from '../binding/load.js';
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import { check, describeRequest, expectStatus, fail, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckDef } from '../harness/check.js';
-import { answersTo, judgeSkips, lastAnswer, probeAnswer } from '../harness/judge.js';
+import { answersTo, judgeSkips, lastAnswer, numericFact, probeAnswer } from '../harness/judge.js';
 import type { HttpResponse } from '../http/client.js';
 import { described, fillList, itemKey, walk, walkedItems } from './lists.js';
 import { recordedWalk } from '../harness/pages.js';
 import type { CheckFamily } from './plan.js';
 import { driverFor, validRequest } from './requests.js';
-import { creatorOf, credentialHeaders, effectsOf, isCreate, isGetById, maxPageSize, opsOfGroup, pagesAsReference, pathParamsOf, scoped, skipEffects } from './support.js';
+import { creatorOf, credentialHeaders, EFFECTS_AFTER, EFFECTS_BEFORE, EFFECTS_UNSEEN, effectsOf, isCreate, isGetById, maxPageSize, opsOfGroup, pagesAsReference, pathParamsOf, scoped, skipEffects } from './support.js';
 
 const TWO_MIB = 2 * 1024 * 1024;
 const ABSURD_LIMIT = 100_000;
@@ -137,16 +137,24 @@ function oversizedCheck(op: Operation): CheckDef {
     writes: true,
     async run(ctx) {
       const s = await scoped(ctx, op, { fresh: true });
-      const before = s.count ? await s.count() : undefined;
+      // The driver's counts (or why there are none) are facts of the run, recorded for the judge.
+      if (s.count) ctx.fact(EFFECTS_BEFORE, await s.count());
+      else ctx.fact(EFFECTS_UNSEEN, s.why);
       const body = { ...(s.parts.body as Record<string, unknown>), fsapi_padding: 'x'.repeat(TWO_MIB) };
-      const res = await ctx.call(op, s.parts, { rawBody: JSON.stringify(body), probe: 'oversized-body' });
+      await ctx.call(op, s.parts, { rawBody: JSON.stringify(body), probe: 'oversized-body' });
+      if (s.count) ctx.fact(EFFECTS_AFTER, await s.count());
+    },
+    judge(answers, facts) {
+      const res = probeAnswer(answers, ['oversized-body']);
       check(!STATUS.is2xx(res.status), `${describeRequest(res)} with a 2 MiB body was processed: ${res.status}`);
-      if (before !== undefined) {
-        const after = await s.count!();
-        check(effectsOf(ctx, before, after, 1) === 0, `the 2 MiB body was answered ${res.status} but took effect (${before} before, ${after} after)`);
+      const unseen = facts[EFFECTS_UNSEEN];
+      if (unseen === undefined) {
+        const before = numericFact(facts, EFFECTS_BEFORE);
+        const after = numericFact(facts, EFFECTS_AFTER);
+        check(effectsOf(judgeSkips, before, after, 1) === 0, `the 2 MiB body was answered ${res.status} but took effect (${before} before, ${after} after)`);
       }
       expectStatus(res, 413, 'status for a 2 MiB body');
-      if (before === undefined) skipEffects(ctx, `refused with ${res.status}`, s.why);
+      if (unseen !== undefined) skipEffects(judgeSkips, `refused with ${res.status}`, String(unseen));
     },
   };
 }

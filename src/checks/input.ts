@@ -3,7 +3,7 @@
  * refused with a 4xx and change nothing (one check per operation and broken property), never cause a 5xx, and
  * (profile) answer 400/422 naming the field; read-only fields on create are refused or ignored.
  */
-import { probeAnswer } from '../harness/judge.js';
+import { judgeSkips, probeAnswer } from '../harness/judge.js';
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import { check, describeRequest, fail, answeredId, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckContext, CheckDef } from '../harness/check.js';
@@ -14,6 +14,7 @@ import { isCreate, isWrite, jsonBodyOf, pathParamsOf, readerOf, scoped, skipEffe
 import { canonicalJson, isObj, type Json } from '../json.js';
 import type { RequestParts } from '../http/request-parts.js';
 import { mergedSchema } from '../catalogue/schema-walker.js';
+import { sameValue } from '../drivers/shared.js';
 
 
 /** The valid body with the mutation applied, checked to really break the schema (else the check is skipped). */
@@ -68,23 +69,58 @@ function refusedCheck(op: Operation, m: Mutation): CheckDef {
   };
 }
 
-/** Every negative body of an operation: its schema mutations, then bodies that are not the expected JSON at all. */
-function negativeBodies(ctx: CheckContext, op: Operation, parts: RequestParts): { what: string; parts: RequestParts; raw?: string; m?: Mutation }[] {
-  const out: { what: string; parts: RequestParts; raw?: string; m?: Mutation }[] = [];
-  for (const m of mutationsFor(ctx.spec, op)) {
+/** Bodies that are not the expected JSON object at all, by the case name their exchange records. */
+const RAW_BODIES: Record<string, { what: string; raw: (valid: string) => string }> = {
+  'truncated-json': { what: 'truncated JSON', raw: (text) => text.slice(0, Math.max(1, Math.floor(text.length / 2))) },
+  'json-array': { what: 'a JSON array body', raw: () => '[]' },
+  'json-null': { what: 'a JSON null body', raw: () => 'null' },
+  'json-string': { what: 'a JSON string body', raw: () => '"fsapi"' },
+};
+
+interface NegativeBody {
+  /** Recorded with its exchange (a mutation's slug or a RAW_BODIES key): what the judge names the answer by. */
+  case: string;
+  parts: RequestParts;
+  raw?: string;
+}
+
+/** Every negative body of an operation: its schema mutations (those that break the schema), then the raw ones. */
+function negativeBodies(ctx: CheckContext, op: Operation, parts: RequestParts, mutations: readonly Mutation[]): NegativeBody[] {
+  const out: NegativeBody[] = [];
+  for (const m of mutations) {
     const body = applyMutation(parts.body, m);
     if (body === undefined || ctx.spec.validateRequestBody(op, body).length === 0) continue;
-    out.push({ what: `a body ${describeMutation(m)}`, parts: { ...parts, body }, m });
+    out.push({ case: slugOf(m), parts: { ...parts, body } });
   }
   const text = JSON.stringify(parts.body ?? {});
-  out.push({ what: 'truncated JSON', parts, raw: text.slice(0, Math.max(1, Math.floor(text.length / 2))) });
-  out.push({ what: 'a JSON array body', parts, raw: '[]' });
-  out.push({ what: 'a JSON null body', parts, raw: 'null' });
-  out.push({ what: 'a JSON string body', parts, raw: '"fsapi"' });
+  for (const [name, b] of Object.entries(RAW_BODIES)) out.push({ case: name, parts, raw: b.raw(text) });
   return out;
 }
 
-function noServerErrors(op: Operation): CheckDef {
+/** Sends a negative body, its case recorded with the exchange. */
+async function sendNegative(ctx: CheckContext, op: Operation, c: NegativeBody): Promise<HttpResponse> {
+  const res = await ctx.call(op, c.parts, c.raw !== undefined ? { rawBody: c.raw, probe: 'malformed-body' } : { probe: 'invalid-body' });
+  res.exchange.case = c.case;
+  return res;
+}
+
+/**
+ * The answers to negative bodies, each with what its recorded case broke (from the document's mutations, so the
+ * evidence names a case, never the words). A case the document does not give is not this check's evidence.
+ */
+function negativeAnswers(answers: readonly HttpResponse[], mutations: readonly Mutation[]): { what: string; m?: Mutation; res: HttpResponse }[] {
+  return answers.flatMap((res) => {
+    const name = res.exchange.case;
+    if (name === undefined) return [];
+    const m = mutations.find((x) => slugOf(x) === name);
+    if (m) return [{ what: `a body ${describeMutation(m)}`, m, res }];
+    const raw = RAW_BODIES[name];
+    if (!raw) throw new Error(`${describeRequest(res)} is recorded as case ${JSON.stringify(name)}, which this operation's document does not give`);
+    return [{ what: raw.what, res }];
+  });
+}
+
+function noServerErrors(op: Operation, mutations: readonly Mutation[]): CheckDef {
   return {
     requirement: 'FSAPI-INPUT-002',
     family: 'input',
@@ -93,15 +129,16 @@ function noServerErrors(op: Operation): CheckDef {
     variant: 'no-5xx',
     title: 'no invalid body (schema mutations, malformed JSON, non-object JSON) causes a 5xx',
     writes: true,
+    judge(answers) {
+      const sent = negativeAnswers(answers, mutations);
+      if (sent.length === 0) throw new Error('no answer to an invalid body recorded to judge');
+      const errors = sent.filter((c) => c.res.status >= 500).map((c) => `${c.what} answered ${c.res.status}${summariseBody(c.res)}`);
+      if (errors.length) fail(`${errors.length} of ${sent.length} invalid bodies caused a server error: ${errors.slice(0, 3).join('; ')}${errors.length > 3 ? '; ...' : ''}`);
+    },
     async run(ctx) {
       const s = await scoped(ctx, op, { fresh: true });
-      const cases = negativeBodies(ctx, op, s.parts);
-      const errors: string[] = [];
-      for (const c of cases) {
-        const res = await ctx.call(op, c.parts, { ...(c.raw !== undefined ? { rawBody: c.raw, probe: 'malformed-body' } : { probe: 'invalid-body' }) });
-        if (res.status >= 500) errors.push(`${c.what} answered ${res.status}${summariseBody(res)}`);
-      }
-      if (errors.length) fail(`${errors.length} of ${cases.length} invalid bodies caused a server error: ${errors.slice(0, 3).join('; ')}${errors.length > 3 ? '; ...' : ''}`);
+      const cases = negativeBodies(ctx, op, s.parts, mutations);
+      for (const c of cases) await sendNegative(ctx, op, c);
       ctx.observe(`${cases.length} invalid bodies, none answered 5xx`);
     },
   };
@@ -129,7 +166,7 @@ export function namesField(res: HttpResponse, m: Mutation, boundErrors = false):
   });
 }
 
-function namedErrors(op: Operation): CheckDef {
+function namedErrors(op: Operation, mutations: readonly Mutation[], boundErrors: boolean): CheckDef {
   return {
     requirement: 'FSAPI-INPUT-003',
     family: 'input',
@@ -138,24 +175,29 @@ function namedErrors(op: Operation): CheckDef {
     variant: 'field-named',
     title: 'each refused invalid body answers 400 or 422 with errors[].field naming the broken field',
     writes: true,
-    async run(ctx) {
-      const s = await scoped(ctx, op, { fresh: true });
-      const cases = negativeBodies(ctx, op, s.parts).filter((c) => c.m);
-      if (cases.length === 0) ctx.skip(`no property of the ${op.operationId} body has a constraint to break`);
+    judge(answers) {
+      const sent = negativeAnswers(answers, mutations).filter((c) => c.m);
+      if (sent.length === 0) throw new Error('no answer to an invalid body recorded to judge');
       const wrong: string[] = [];
       let refused = 0;
-      for (const c of cases) {
-        const res = await ctx.call(op, c.parts, { probe: 'invalid-body' });
+      for (const { what, m, res } of sent) {
         if (!STATUS.is4xx(res.status)) continue; // accepted or a server error: FSAPI-INPUT-001/002 judge those
         refused++;
-        if (res.status !== 400 && res.status !== 422) wrong.push(`${c.what} answered ${res.status}, not 400 or 422`);
-        else if (!namesField(res, c.m!, ctx.binding.boundErrors)) {
+        if (res.status !== 400 && res.status !== 422) wrong.push(`${what} answered ${res.status}, not 400 or 422`);
+        else if (!namesField(res, m!, boundErrors)) {
           const listed = (res.json as { errors?: { field?: unknown }[] } | undefined)?.errors;
-          wrong.push(`${c.what} answered ${res.status} ${Array.isArray(listed) ? `with errors naming ${listed.map((e) => String(e?.field)).slice(0, 3).join(', ') || 'nothing'}` : ctx.binding.boundErrors ? 'with a message that does not name it' : 'without an errors list'}, not ${pointerOf(c.m!)}`);
+          wrong.push(`${what} answered ${res.status} ${Array.isArray(listed) ? `with errors naming ${listed.map((e) => String(e?.field)).slice(0, 3).join(', ') || 'nothing'}` : boundErrors ? 'with a message that does not name it' : 'without an errors list'}, not ${pointerOf(m!)}`);
         }
       }
-      if (refused === 0) ctx.skip(`none of the ${cases.length} invalid bodies was refused (FSAPI-INPUT-001 judges that)`);
+      if (refused === 0) judgeSkips.skip(`none of the ${sent.length} invalid bodies was refused (FSAPI-INPUT-001 judges that)`);
       if (wrong.length) fail(`${wrong.length} of ${refused} refusals do not name the field: ${wrong.slice(0, 3).join('; ')}${wrong.length > 3 ? '; ...' : ''}`);
+    },
+    async run(ctx) {
+      const s = await scoped(ctx, op, { fresh: true });
+      const cases = negativeBodies(ctx, op, s.parts, mutations).filter((c) => c.raw === undefined);
+      if (cases.length === 0) ctx.skip(`no property of the ${op.operationId} body has a constraint to break`);
+      let refused = 0;
+      for (const c of cases) if (STATUS.is4xx((await sendNegative(ctx, op, c)).status)) refused++;
       ctx.observe(`${refused} refusals, each 400/422 naming its field`);
     },
   };
@@ -198,11 +240,59 @@ export function appliedFields(planted: Json, obj: unknown): string[] {
     .filter(([k, v]) => {
       const got = obj[k];
       if (got === undefined || got === null) return false;
+      // As a reader means it (decimals by value, timestamps by instant), and by the field's kind when its form differs.
+      if (sameValue(got, v)) return true;
       if (k.endsWith('_at')) return typeof got === 'string' && Date.parse(got) === Date.parse(String(v));
       if (k.endsWith('balance')) return Number(got) === Number(v);
       return canonicalJson(got) === canonicalJson(v);
     })
     .map(([k]) => k);
+}
+
+const PLANTED = 'planted:';
+const READ_BACK = 'read-back';
+
+/** The read-only fields a create's recorded case names, with the values its recorded request body planted. */
+function plantedIn(res: HttpResponse, keys: string[]): Json {
+  let body: unknown;
+  try {
+    body = JSON.parse(res.exchange.request.body ?? '');
+  } catch {
+    body = undefined;
+  }
+  const missing = isObj(body) ? keys.filter((k) => !(k in body)) : keys;
+  if (!isObj(body) || missing.length) throw new Error(`${describeRequest(res)} is recorded as planting ${missing.join(', ')}, which its recorded body does not carry`);
+  return Object.fromEntries(keys.map((k) => [k, body[k] as Json]));
+}
+
+/**
+ * Each create that planted read-only fields (its case names them; its recorded body holds their values), and the
+ * read-back that follows it: a server error fails, a refusal passes, an accepted create must not carry any planted
+ * value, nor the object read back; one that planted tenant_id must still be readable by its own business.
+ */
+function judgeReadOnly(answers: readonly HttpResponse[]): void {
+  let creates = 0;
+  for (const [i, res] of answers.entries()) {
+    const name = res.exchange.case;
+    if (!name?.startsWith(PLANTED)) continue;
+    creates++;
+    const keys = name.slice(PLANTED.length).split(',');
+    const planted = plantedIn(res, keys);
+    if (res.status >= 500) fail(`${describeRequest(res)} with read-only ${keys.join(', ')} caused a server error: ${res.status}${summariseBody(res)}`);
+    if (!STATUS.is2xx(res.status)) continue;
+    const took = appliedFields(planted, res.json);
+    check(took.length === 0, `the created object took the planted read-only field(s) ${took.map((k) => `${k}=${JSON.stringify(planted[k])}`).join(', ')}`);
+    const back = answers[i + 1]?.exchange.case === READ_BACK ? answers[i + 1]! : undefined;
+    if (!back) continue;
+    const id = answeredId(res);
+    if (STATUS.is2xx(back.status)) {
+      const stored = appliedFields(planted, back.json);
+      check(stored.length === 0, `the stored object (${back.exchange.operation ?? back.exchange.request.url} ${id}) took the planted read-only field(s) ${stored.join(', ')}`);
+    } else if (back.status === 404 && keys.includes('tenant_id')) {
+      fail(`the object created with tenant_id ${JSON.stringify(planted['tenant_id'])} (${id}) cannot be read by the business that created it: it went to another business`);
+    }
+  }
+  if (creates === 0) throw new Error('no answer to a create with planted read-only fields recorded to judge');
 }
 
 function readOnlyCheck(op: Operation): CheckDef {
@@ -214,12 +304,12 @@ function readOnlyCheck(op: Operation): CheckDef {
     variant: 'read-only',
     title: 'read-only fields (id, status, balance, tenant, timestamps) added to a valid create are refused or ignored',
     writes: true,
+    judge: judgeReadOnly,
     async run(ctx) {
       const first = await scoped(ctx, op, { fresh: true });
       const tail = ctx.faker.string.alphanumeric(12);
       const planted = first.driver?.readOnly?.fields ?? plantedFields(ctx.spec, op, tail, ctx.config.credentials.second?.tenantId ?? 'ten_fsapi_read_only');
       if (Object.keys(planted).length === 0) return ctx.skip(`the ${op.operationId} response documents no read-only field to plant`);
-      const applied = (obj: unknown) => (first.driver?.readOnly && isObj(obj) ? first.driver.readOnly.applied(obj) : appliedFields(planted, obj));
       // Fields the created object documents, and the others (tenant_id): apart, so that refusing an unknown member
       // cannot hide a documented one being applied.
       const documented = documentedProperties(ctx.spec, op);
@@ -230,24 +320,18 @@ function readOnlyCheck(op: Operation): CheckDef {
         const s = i === 0 ? first : await scoped(ctx, op, { fresh: true });
         const fields = Object.fromEntries(keys.map((k) => [k, planted[k]]));
         const res = await ctx.call(op, { ...s.parts, body: { ...(isObj(s.parts.body) ? s.parts.body : {}), ...fields } });
-        if (res.status >= 500) fail(`${describeRequest(res)} with read-only ${keys.join(', ')} caused a server error: ${res.status}${summariseBody(res)}`);
+        // The planted fields' names, as data for the judge (their values are in the recorded body).
+        res.exchange.case = `${PLANTED}${keys.join(',')}`;
         if (!STATUS.is2xx(res.status)) {
-          notes.push(`${keys.join(', ')} refused with ${res.status}`);
+          notes.push(`${keys.join(', ')} ${res.status >= 500 ? 'caused' : 'refused with'} ${res.status}`);
           continue;
         }
-        const took = applied(res.json);
-        check(took.length === 0, `the created object took the planted read-only field(s) ${took.map((k) => `${k}=${JSON.stringify(planted[k])}`).join(', ')}`);
         // The stored object, when it can be read back: what a later reader gets.
         const id = answeredId(res);
         if (reader && id) {
           const name = pathParamsOf(reader).at(-1)!.name;
           const back = await ctx.call(reader, { pathParams: { ...s.parts.pathParams, [name]: id } });
-          if (STATUS.is2xx(back.status)) {
-            const stored = applied(back.json);
-            check(stored.length === 0, `the stored object (${reader.operationId} ${id}) took the planted read-only field(s) ${stored.join(', ')}`);
-          } else if (back.status === 404 && keys.includes('tenant_id')) {
-            fail(`the object created with tenant_id ${JSON.stringify(planted['tenant_id'])} (${id}) cannot be read by the business that created it: it went to another business`);
-          }
+          back.exchange.case = READ_BACK;
         }
         notes.push(`${keys.join(', ')} accepted with ${res.status} and ignored`);
       }
@@ -270,8 +354,8 @@ export const inputFamily: CheckFamily = {
     const mutations = mutationsFor(plan.spec, op);
     const defs: CheckDef[] = mutations.map((m) => refusedCheck(op, m));
     // Malformed and non-object bodies apply to every JSON body; named fields only where there is a field to break.
-    defs.push(noServerErrors(op));
-    if (mutations.length > 0) defs.push(namedErrors(op));
+    defs.push(noServerErrors(op, mutations));
+    if (mutations.length > 0) defs.push(namedErrors(op, mutations, plan.binding?.boundErrors ?? false));
     if (isCreate(op)) defs.push(readOnlyCheck(op));
     // PATCH re-reads use the GET of the same path when no driver counts effects.
     const reader = op.method === 'PATCH' ? readerOf(plan.spec, op) : undefined;

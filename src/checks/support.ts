@@ -133,7 +133,7 @@ async function observed(ctx: CheckContext, read: () => Promise<number>): Promise
 }
 
 /** Skips when a success left no visible effect: the count cannot see what the target made (the reads are wrong), so it cannot judge duplicates. */
-export function requireVisible(ctx: CheckContext, effects: number, successes: number): void {
+export function requireVisible(ctx: Pick<CheckContext, 'skip'>, effects: number, successes: number): void {
   if (successes > 0 && effects === 0) {
     ctx.skip(`${successes === 1 ? 'a success' : `${successes} successes`} left no effect the driver can see (the created or changed object does not read back); duplicates cannot be judged`, 'binding');
   }
@@ -184,8 +184,13 @@ export function stateProbe(ctx: CheckContext, s: Scoped): StateProbe | string {
   return s.why;
 }
 
+/** Names of the facts (CheckResult.facts) a run records around a write: the driver's effect counts, or why none. */
+export const EFFECTS_BEFORE = 'effects_before';
+export const EFFECTS_AFTER = 'effects_after';
+export const EFFECTS_UNSEEN = 'effects_unseen';
+
 /** Skips the rest of a check, saying what was judged and why the effect part cannot be. */
-export function skipEffects(ctx: CheckContext, judged: string, why: string): never {
+export function skipEffects(ctx: Pick<CheckContext, 'skip'>, judged: string, why: string): never {
   ctx.skip(`${judged}; whether the request took effect is not verified: ${why}`, 'binding');
 }
 

@@ -87,12 +87,9 @@ export function sameValue(a: unknown, b: unknown): boolean {
 
 export const READ_ONLY_TIMESTAMP = '2001-02-03T04:05:06Z';
 
-/** The read-only part of a create driver: smuggled fields, and those of them the created resource carries. */
-export function readOnlyFields(fields: Record<string, unknown>): { fields: Record<string, unknown>; applied(created: Record<string, unknown>): string[] } {
-  return {
-    fields,
-    applied: (created) => Object.entries(fields).filter(([k, v]) => k in created && sameValue(created[k], v)).map(([k]) => k),
-  };
+/** The read-only part of a create driver: fields to smuggle in (the check's judge says which of them took effect). */
+export function readOnlyFields(fields: Record<string, unknown>): { fields: Record<string, unknown> } {
+  return { fields };
 }
 
 /** The same request with one more metadata member: another body in the same scope (the reused-key check). */

@@ -30,6 +30,6 @@ export interface OperationDriver {
   effects?(scope: DriverScope, parts: RequestParts): Promise<number>;
   /** Writes only: the same request in the same scope with a different body (for the reused-key check). */
   vary?(parts: RequestParts, scope: DriverScope): RequestParts;
-  /** Creates only: read-only fields to smuggle in, and which of them took effect on the created resource. */
-  readOnly?: { fields: Record<string, unknown>; applied(created: Record<string, unknown>): string[] };
+  /** Creates only: read-only fields to smuggle in (FSAPI-INPUT-004's judge says which of them took effect). */
+  readOnly?: { fields: Record<string, unknown> };
 }

@@ -100,6 +100,8 @@ export interface CheckContext {
   observe(text: string): void;
   /** Adds an exchange recorded elsewhere (e.g. by the traffic observer) to this check's evidence. */
   attach(x: RecordedExchange): void;
+  /** Records a value the run read (an effect count through a driver) for the check's judge, kept in the result's facts. */
+  fact(name: string, value: number | string): void;
 }
 
 export function checkId(def: Pick<CheckDef, 'requirement' | 'operation' | 'group' | 'variant'>): string {
@@ -149,14 +151,14 @@ export class EvidenceLog {
 export async function executeCheck(
   def: CheckDef,
   ctx: CheckContext,
-  env: { requirements: RequirementCatalogue; strict: boolean; redactor: Redactor; evidence: EvidenceLog; observations: string[] },
+  env: { requirements: RequirementCatalogue; strict: boolean; redactor: Redactor; evidence: EvidenceLog; observations: string[]; facts?: Record<string, number | string> },
 ): Promise<CheckResult> {
   const req = env.requirements.get(def.requirement);
   const t0 = performance.now();
   let outcome: Outcome;
   try {
     await def.run(ctx);
-    def.judge?.(env.evidence.answers());
+    def.judge?.(env.evidence.answers(), env.facts ?? {});
     outcome = outcomeOf(undefined, req.level, env.strict);
     if (env.observations.length) outcome.message = env.observations.join('; ');
   } catch (e) {
@@ -181,6 +183,7 @@ export async function executeCheck(
     ...(req.level === 'INFO' && env.observations.length ? { observation: env.redactor.text(env.observations.join('; ')) } : {}),
     duration_ms: Math.round(performance.now() - t0),
     exchanges: evidence,
+    ...(env.facts && Object.keys(env.facts).length ? { facts: { ...env.facts } } : {}),
   };
   if (env.evidence.dropped) result.message = `${result.message ?? ''}${result.message ? ' ' : ''}(${env.evidence.dropped} more exchanges not kept)`;
   return result;

@@ -7,11 +7,28 @@ import type { HttpResponse } from '../http/client.js';
 import { isBlockingLevel } from '../catalogue/levels.js';
 import type { Level } from '../catalogue/requirements.js';
 import { RateLimited } from '../http/transport-error.js';
-import type { CheckResult, CheckStatus, RecordedExchange, SkipCause } from '../results/model.js';
+import type { CheckResult, CheckStatus, Facts, RecordedExchange, SkipCause } from '../results/model.js';
 import { CheckFailure, CheckSkipped } from './assert.js';
 
-/** The answers of a check's exchanges, in the order they were recorded (exchanges without an answer left out). */
-export type Judge = (answers: readonly HttpResponse[]) => void;
+/**
+ * The answers of a check's exchanges, in the order they were recorded (exchanges without an answer left out), and
+ * the facts its run recorded (what it read through a driver: CheckResult.facts).
+ */
+export type Judge = (answers: readonly HttpResponse[], facts: Facts) => void;
+
+/** A numeric fact the run recorded; none is the run's omission, not a verdict. */
+export function numericFact(facts: Facts, name: string): number {
+  const v = facts[name];
+  if (typeof v !== 'number') throw new Error(`no ${name} recorded to judge`);
+  return v;
+}
+
+/** A text fact the run recorded; none is the run's omission, not a verdict. */
+export function textFact(facts: Facts, name: string): string {
+  const v = facts[name];
+  if (typeof v !== 'string') throw new Error(`no ${name} recorded to judge`);
+  return v;
+}
 
 /** The last answer: the decisive one of a check that sends its probe last. */
 export function lastAnswer(answers: readonly HttpResponse[]): HttpResponse {
@@ -92,9 +109,9 @@ export function outcomeOf(e: unknown, level: Level, strict: boolean): Outcome {
 }
 
 /** Runs a judge and says what it concluded. */
-export function judgeOutcome(judge: Judge, answers: readonly HttpResponse[], level: Level, strict: boolean): Outcome {
+export function judgeOutcome(judge: Judge, answers: readonly HttpResponse[], level: Level, strict: boolean, facts: Facts = {}): Outcome {
   try {
-    judge(answers);
+    judge(answers, facts);
     return outcomeOf(undefined, level, strict);
   } catch (e) {
     return outcomeOf(e, level, strict);

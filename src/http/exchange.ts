@@ -24,4 +24,9 @@ export interface RecordedExchange {
   operation?: string;
   /** What the request broke on purpose (a Probe of request-parts.ts), when it was a probe. */
   probe?: string;
+  /**
+   * Which of its cases the check sent this request as (a mutation's slug, "truncated-json"...), as data: the check's
+   * judge names and judges each answer by it, in the run and offline alike.
+   */
+  case?: string;
 }

@@ -40,6 +40,9 @@ export type Family =
 // Defined with the client that records it; named here too because every report holds exchanges.
 export type { RecordedExchange };
 
+/** Named values a check's run read through a driver, for its judge (CheckResult.facts). */
+export type Facts = Readonly<Record<string, number | string>>;
+
 export interface ValueSourceAccount {
   operation: string;
   parameter: string;
@@ -77,6 +80,11 @@ export interface CheckResult {
   skip_cause?: SkipCause;
   duration_ms: number;
   exchanges: RecordedExchange[];
+  /**
+   * What the run read through a driver, not in one answer (effect counts before and after a burst), recorded as
+   * data: the check's judge reads it, in the run and in `verify`.
+   */
+  facts?: Facts;
   /** For a check that did not pass: a shell script that replays its whole sequence (after the set-up it depends on), reading the target and keys from FSAPI_* variables (src/results/reproduce.ts). */
   reproduce?: string;
   /** Where the check is defined ("src/checks/auth.ts:73", its run function), from the requirement catalogue's index. */

@@ -160,6 +160,7 @@ async function runOne(
   const scope = attempt ? `${id} retry ${attempt}` : id;
   const evidence = new EvidenceLog();
   const observations: string[] = [];
+  const facts: Record<string, number | string> = {};
   let keys = 0;
   let faker: ReturnType<typeof seededFaker> | undefined;
   const { binding } = catalogue;
@@ -208,6 +209,9 @@ async function runOne(
       observations.push(text);
     },
     attach: evidence.add,
+    fact(name, value) {
+      facts[name] = value;
+    },
   };
   const gated: CheckDef = {
     ...def,
@@ -224,6 +228,7 @@ async function runOne(
       redactor: rt.redactor,
       evidence,
       observations,
+      facts,
     });
   } finally {
     if (faker) releaseFaker(faker);

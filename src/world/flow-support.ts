@@ -223,3 +223,25 @@ export async function listUntil(ctx: CheckContext, opId: string, parts: RequestP
   const r = await pollUntil(() => listAll(ctx, opId, parts), done, ctx.config.webhookWaitMs, ctx.signal);
   return { items: r.value, ok: r.ok };
 }
+
+/**
+ * Calls an operation as one of a flow's cases: the name is recorded with the exchange, so the flow's judge finds
+ * the answer by it, in the run and in `verify` alike.
+ */
+export async function callCase(ctx: CheckContext, name: string, opId: string, parts: RequestParts = {}): Promise<HttpResponse> {
+  const res = await ctx.call(opId, parts);
+  res.exchange.case = name;
+  return res;
+}
+
+/** The recorded answer to a flow's case (the last one of that name), or undefined when it was not sent. */
+export function caseAnswerIf(answers: readonly HttpResponse[], name: string): HttpResponse | undefined {
+  return answers.findLast((r) => r.exchange.case === name);
+}
+
+/** The recorded answer to a flow's case; none is a run that stopped early, not a verdict. */
+export function caseAnswer(answers: readonly HttpResponse[], name: string): HttpResponse {
+  const res = caseAnswerIf(answers, name);
+  if (!res) throw new Error(`no answer to the ${name} recorded to judge`);
+  return res;
+}
