@@ -44,7 +44,8 @@ code,pre{font-family:ui-monospace,monospace}pre{background:#f6f8fa;padding:.75re
 </dl>
 <h2>How to verify</h2>
 <p>Get the signer's public key from them by a channel you trust, check its fingerprint above, then, offline:</p>
-<pre>npx --no fsapi-conformance verify ${esc(packageName)} --key signer.pub   # with fsapi-conformance ${esc(p.suite.version)} installed (README, Installing)</pre>
+<pre># with fsapi-conformance ${esc(p.suite.version)} installed (its README, Installing)
+npx --no fsapi-conformance verify ${esc(packageName)} --key signer.pub</pre>
 <p>It checks the signature and every file's digest, judges every recorded exchange again with the suite's own judgement code, and recomputes the counts and the verdict. Exit 0 means all of it agrees. This page alone proves nothing: the package does.</p>
 <h2>Requirements</h2>
 <table><thead><tr><th>Requirement</th><th>Level</th><th>Status</th><th>Checks executed</th><th>Why</th></tr></thead><tbody>
