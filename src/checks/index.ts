@@ -8,7 +8,7 @@ import { httpFamily } from './http.js';
 import { idempotencyFamily } from './idempotency.js';
 import { inputFamily } from './input.js';
 import { lifecycleFamily } from './lifecycle.js';
-import { observationFamily } from './observations.js';
+import { observationFamily } from './observations/index.js';
 import { schemaFamily } from './schema.js';
 import { tenancyFamily } from './tenancy.js';
 import { trafficFamily } from './traffic.js';
