@@ -18,9 +18,9 @@ import { createHash } from 'node:crypto';
 import { UsageError } from '../errors.js';
 import { assessRun, type Assessment } from '../results/assess.js';
 import type { Absent, DocumentOperation } from '../results/coverage.js';
-import { SCHEMA_VERSION, type RequirementCoverage, type RunReport } from '../results/model.js';
-import { computeVerdict, countStatuses } from '../results/verdict.js';
-import { gapsFromChecks } from './gaps.js';
+import type { RequirementCoverage, RunReport } from '../results/model.js';
+import { computeVerdict } from '../results/verdict.js';
+import { assembleRunReport } from './run-report.js';
 
 const distinct = <T>(xs: T[]): T[] => [...new Set(xs)];
 
@@ -152,20 +152,16 @@ export function mergeReports(reports: RunReport[], opts: { names?: string[] } = 
   }
   const assessed = reassess(shards, checks, run);
 
-  return {
-    schema_version: SCHEMA_VERSION,
+  return assembleRunReport({
     suite: { ...first.suite },
     spec: { ...first.spec },
     requirements: { ...first.requirements },
     target,
     run,
-    ...(assessed
-      ? { verdict: assessed.verdict, headline: assessed.headline, diagnostics: assessed.diagnostics, coverage: assessed.coverage }
-      : { verdict: computeVerdict(checks, { incomplete: incomplete.length > 0 }) }),
-    counts: countStatuses(checks),
+    assessed: assessed ?? { verdict: computeVerdict(checks, { incomplete: incomplete.length > 0 }) },
     checks,
-    gaps: gapsFromChecks(checks, statements),
-  };
+    statements,
+  });
 }
 
 /** Coverage and verdict over the merged checks, from what the shards' own coverage says; undefined for shards written before coverage existed. */

@@ -16,10 +16,10 @@ import type { TargetClient } from '../http/client.js';
 import { RateLimiter, type ThrottleFigures } from '../http/rate-limiter.js';
 import { Redactor } from '../http/redact.js';
 import type { WorkerConfig } from '../harness/worker-config.js';
-import { ALLURE_RESULTS_DIR, gapsFromChecks, prepareReportValidator, writeReports, type WrittenReports } from '../reports/index.js';
-import { SCHEMA_VERSION, type CheckResult, type RunReport } from '../results/model.js';
+import { ALLURE_RESULTS_DIR, prepareReportValidator, writeReports, type WrittenReports } from '../reports/index.js';
+import { assembleRunReport } from '../reports/run-report.js';
+import type { CheckResult, RunReport } from '../results/model.js';
 import type { TestSpecification, Vitest } from 'vitest/node';
-import { countStatuses } from '../results/verdict.js';
 import { absentFromRun, absentWhenCut, assessRun } from '../results/assess.js';
 import { definitionOf } from '../results/definition.js';
 import { securitySchemeNote, silentReceiverNote } from '../results/diagnostics.js';
@@ -515,8 +515,7 @@ function buildReport(a: {
     durationMs,
     notes: [...(securityNote ? [securityNote] : []), ...(a.silentReceiver ? [silentReceiverNote(a.silentReceiver)] : [])],
   });
-  return {
-    schema_version: SCHEMA_VERSION,
+  return assembleRunReport({
     suite: { name: 'fsapi-conformance', version: SUITE_VERSION },
     spec: {
       path: catalogue.spec.path === REFERENCE_SPEC_PATH ? 'spec/openapi.yaml' : catalogue.spec.path,
@@ -538,12 +537,8 @@ function buildReport(a: {
       ...(a.sandbox ? { sandbox_faults: a.sandbox.faults } : {}),
     },
     run,
-    verdict: assessed.verdict,
-    headline: assessed.headline,
-    diagnostics: assessed.diagnostics,
-    coverage: assessed.coverage,
-    counts: countStatuses(checks),
+    assessed,
     checks,
-    gaps: gapsFromChecks(checks, statements),
-  };
+    statements,
+  });
 }
