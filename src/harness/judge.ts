@@ -3,7 +3,7 @@
  * same function, the run on the answers it received, `verify` on the answers rebuilt from the evidence. A check that
  * declares `judge` only sends requests in `run`; whatever it concludes comes from here.
  */
-import type { HttpResponse } from '../http/client.js';
+import { mediaTypeOf, parseBody, type HttpResponse } from '../http/client.js';
 import { isBlockingLevel } from '../catalogue/levels.js';
 import type { Level } from '../catalogue/requirements.js';
 import { RateLimited } from '../http/transport-error.js';
@@ -66,22 +66,14 @@ export function answerOf(x: RecordedExchange): HttpResponse | undefined {
   const r = x.response;
   if (!r) return undefined;
   const text = r.body ?? '';
-  let json: unknown;
-  let jsonError: string | undefined;
-  if (text.length > 0) {
-    try {
-      json = JSON.parse(text) as unknown;
-    } catch (e) {
-      jsonError = (e as Error).message;
-    }
-  }
+  const { json, jsonError } = parseBody(text);
   return {
     status: r.status,
     headers: r.headers,
     text,
     json,
     ...(jsonError ? { jsonError } : {}),
-    contentType: (r.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase(),
+    contentType: mediaTypeOf(r.headers['content-type']),
     sizeBytes: r.size_bytes,
     durationMs: x.duration_ms,
     exchange: x,

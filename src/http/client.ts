@@ -231,17 +231,11 @@ export class TargetClient {
     exchange.duration_ms = Math.round(durationMs);
     exchange.response = { status: res.statusCode, headers: redactor.headers(resHeaders), size_bytes: size, ...evidenceBody(text, redactor) };
     record?.(exchange);
-    const contentType = (resHeaders['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    let json: unknown;
-    let jsonError: string | undefined;
-    if (text.length > 0) {
-      try {
-        json = JSON.parse(text) as unknown;
-      } catch (e) {
-        jsonError = (e as Error).message;
-      }
-      if (json !== undefined && !isUtf8(raw)) jsonError = 'body is not valid UTF-8';
-    }
+    const contentType = mediaTypeOf(resHeaders['content-type']);
+    const parsed = parseBody(text);
+    const json = parsed.json;
+    let jsonError = parsed.jsonError;
+    if (json !== undefined && !isUtf8(raw)) jsonError = 'body is not valid UTF-8';
     const out: HttpResponse = {
       status: res.statusCode,
       headers: resHeaders,
@@ -351,3 +345,16 @@ function classify(e: unknown, timeoutMs: number, runSignal?: AbortSignal): { kin
   }
   return { kind: 'other', message: `${code ? `${code}: ` : ''}${err.message ?? String(e)}` };
 }
+
+/** A body's JSON, or why it is not JSON (nothing for an empty body): as the client reads an answer, and as verify reads a recorded one. */
+export function parseBody(text: string): { json: unknown; jsonError?: string } {
+  if (text.length === 0) return { json: undefined };
+  try {
+    return { json: JSON.parse(text) as unknown };
+  } catch (e) {
+    return { json: undefined, jsonError: (e as Error).message };
+  }
+}
+
+/** "application/json" of "application/json; charset=utf-8": the media type alone, lower case. */
+export const mediaTypeOf = (contentType: string | undefined): string => (contentType ?? '').split(';')[0]!.trim().toLowerCase();
