@@ -3,7 +3,8 @@
  * same function, the run on the answers it received, `verify` on the answers rebuilt from the evidence. A check that
  * declares `judge` only sends requests in `run`; whatever it concludes comes from here.
  */
-import { mediaTypeOf, parseBody, type HttpResponse } from '../http/client.js';
+import { mediaTypeOf, parseBody } from '../http/body.js';
+import type { HttpResponse } from '../http/client.js';
 import { isBlockingLevel } from '../catalogue/levels.js';
 import type { Level } from '../catalogue/requirements.js';
 import { RateLimited } from '../http/transport-error.js';

@@ -5,6 +5,7 @@ import type { RecordedExchange } from './exchange.js';
 import { RateLimiter } from './rate-limiter.js';
 import type { Redactor } from './redact.js';
 import { RateLimited, TransportError, type TransportErrorKind } from './transport-error.js';
+import { mediaTypeOf, parseBody } from './body.js';
 
 export { RateLimited, TransportError, type TransportErrorKind };
 
@@ -346,15 +347,3 @@ function classify(e: unknown, timeoutMs: number, runSignal?: AbortSignal): { kin
   return { kind: 'other', message: `${code ? `${code}: ` : ''}${err.message ?? String(e)}` };
 }
 
-/** A body's JSON, or why it is not JSON (nothing for an empty body): as the client reads an answer, and as verify reads a recorded one. */
-export function parseBody(text: string): { json: unknown; jsonError?: string } {
-  if (text.length === 0) return { json: undefined };
-  try {
-    return { json: JSON.parse(text) as unknown };
-  } catch (e) {
-    return { json: undefined, jsonError: (e as Error).message };
-  }
-}
-
-/** "application/json" of "application/json; charset=utf-8": the media type alone, lower case. */
-export const mediaTypeOf = (contentType: string | undefined): string => (contentType ?? '').split(';')[0]!.trim().toLowerCase();
