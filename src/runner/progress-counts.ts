@@ -5,20 +5,22 @@ import type { ProgressCounts } from './progress.js';
 import type { PacingNow } from '../http/rate-limiter.js';
 import type { Catalogue } from '../binding/catalogue.js';
 
+/** Where the live progress line's numbers come from, the checks' results aside (the collector, once vitest is up). */
+export interface ProgressSources {
+  runId: string;
+  catalogue: Catalogue;
+  groups: readonly SuiteSlug[];
+  mainThreadRequests: () => number;
+  /** The run's pacing now (src/http/rate-limiter.ts). */
+  pacing: () => PacingNow;
+}
+
 /**
  * Where the live progress line's numbers come from during a run: checks done and failed (the collector), checks
  * planned (the planner), requests sent (the workers' running totals, and `mainThreadRequests` such as the
  * preflight's). `close` stops listening to the workers.
  */
-export function progressCounts(a: {
-  runId: string;
-  catalogue: Catalogue;
-  groups: readonly SuiteSlug[];
-  collector: ResultCollector;
-  mainThreadRequests: () => number;
-  /** The run's pacing now (src/http/rate-limiter.ts). */
-  pacing: () => PacingNow;
-}): { counts: () => ProgressCounts; close: () => void } {
+export function progressCounts(a: ProgressSources & { collector: ResultCollector }): { counts: () => ProgressCounts; close: () => void } {
   let planned: number | undefined;
   let planning: Promise<void> | undefined;
   const live = new Map<string, number>();

@@ -1,0 +1,47 @@
+import { join, relative } from 'node:path';
+import { UNBOUND_SUITE, type SuiteSlug } from '../catalogue/groups.js';
+import { harnessWorkers, type RunConfig } from '../config/run-config.js';
+import { genericChecks } from '../checks/index.js';
+import type { CheckDef } from '../harness/check.js';
+import { loadCatalogue, type Catalogue } from '../binding/catalogue.js';
+import { shardSuites } from './shards.js';
+
+/** The first phase's hand-off: what the run will check, with what, and where its report goes. */
+export interface RunPlan {
+  runId: string;
+  /** The run as given: a shard's command names the shard, not the suites it drew. */
+  given: RunConfig;
+  /** The run as it goes: its groups narrowed to the suites the document has and to this shard's. */
+  cfg: RunConfig;
+  catalogue: Catalogue;
+  /** A suite's generic checks, planned once: they weigh the suites and tell coverage where each requirement's checks are. */
+  checksOf: (suite: SuiteSlug) => CheckDef[];
+  /** A suite's weight is its number of checks: it balances shards and orders the files of a run. */
+  weight: (suite: SuiteSlug) => number;
+  workers: number;
+  /** This run's report directory. */
+  dir: string;
+}
+
+/** Loads the document (and binding) in use, says what they warn of, and chooses the run's suites. */
+export async function planRun(given: RunConfig, runId: string, log: (line: string) => void): Promise<RunPlan> {
+  const catalogue = await loadCatalogue({ ...(given.specPath ? { specPath: given.specPath } : {}), ...(given.bindingPath ? { bindingPath: given.bindingPath } : {}) });
+  if (given.bindingPath) log(catalogue.binding.summary(relative(process.cwd(), given.bindingPath) || given.bindingPath));
+  for (const w of catalogue.spec.warnings) log(`warning: ${catalogue.spec.path}#${w.pointer}: ${w.message}`);
+  const forPlanning = { spec: catalogue.spec, isReferenceProfile: catalogue.isReferenceProfile, binding: catalogue.binding };
+  const planned = new Map<SuiteSlug, CheckDef[]>();
+  const checksOf = (g: SuiteSlug) => planned.get(g) ?? planned.set(g, genericChecks(g, forPlanning)).get(g)!;
+  const weight = (g: SuiteSlug) => checksOf(g).length;
+  // The suite of unbound operations runs only when the document has some (never for the reference profile).
+  const suites = given.groups.filter((g) => g !== UNBOUND_SUITE || catalogue.spec.operations.some((o) => o.group === UNBOUND_SUITE));
+  const cfg = { ...given, groups: given.shard ? shardOf({ ...given, groups: suites }, weight, log) : suites };
+  return { runId, given, cfg, catalogue, checksOf, weight, workers: harnessWorkers(cfg.groups.length), dir: join(cfg.reportDir, runId) };
+}
+
+/** The suites of this shard: whole suites, balanced by their number of checks (src/runner/shards.ts). */
+function shardOf(cfg: RunConfig, weight: (g: SuiteSlug) => number, log: (line: string) => void): SuiteSlug[] {
+  const { index, count } = cfg.shard!;
+  const mine = shardSuites(cfg.groups, weight, count)[index - 1]!;
+  log(`shard ${index}/${count}: ${mine.length ? mine.join(', ') : `no suite (${cfg.groups.length} suites for ${count} shards)`}`);
+  return mine;
+}

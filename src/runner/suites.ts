@@ -1,0 +1,199 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import type { TestSpecification, Vitest } from 'vitest/node';
+import { privateCacheDir } from '../cache-dir.js';
+import { PACKAGE_ROOT, RUNNING_COMPILED, SUITES_DIR, SUITE_EXT, WAITING_FILE } from '../paths.js';
+import { plural } from '../reports/text.js';
+import { ALLURE_RESULTS_DIR, prepareReportValidator } from '../reports/index.js';
+import type { CheckResult } from '../results/model.js';
+import type { WorkerConfig } from '../harness/worker-config.js';
+import { allureReporter, type AllureResultsReporter } from './allure-writer.js';
+import { ResultCollector, type SuiteStats } from './collector.js';
+import type { LiveProgress, ProgressCounts } from './progress.js';
+import { progressCounts, type ProgressSources } from './progress-counts.js';
+import type { RunPlan } from './run-plan.js';
+
+/** The execute phase's hand-off: what the checks found, and what kept some of them from running. */
+export interface SuitesOutcome {
+  results: CheckResult[];
+  suiteErrors: string[];
+  /** Suite files (by name: a group, or the waiting file) that ended with an error of their own or never ran. */
+  failedSuites: string[];
+  interrupted: boolean;
+  stats: SuiteStats;
+}
+
+/** An interrupt before the checks started: none ran, and the report says so. */
+export const NO_CHECKS_RUN: SuitesOutcome = { results: [], suiteErrors: [], failedSuites: [], interrupted: true, stats: { requests: 0, created: {} } };
+
+interface PreparedSuites {
+  vitest: Vitest;
+  collector: ResultCollector;
+  allure: AllureResultsReporter;
+}
+
+/**
+ * The run's suites in vitest: started up ahead when nothing else can fail first (`startUp`), run once with the
+ * workers' configuration, their Allure results written once (`flushAllure`). `close` closes a vitest that started
+ * up for a run that never began, and writes the Allure results of the checks a failed run did finish.
+ */
+export class SuiteRunner {
+  private starting: Promise<PreparedSuites> | undefined;
+  private prepared: PreparedSuites | undefined;
+  private ran = false;
+
+  /** `print` writes each suite's result lines (stdout); `log` the rest of what the run says (stderr). */
+  constructor(
+    private readonly plan: RunPlan,
+    private readonly print: (line: string) => void,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** Starts vitest, its reporters and the suite files in their order; `run` awaits it. */
+  startUp(): void {
+    if (this.starting) return;
+    this.starting = prepareSuites(this.plan, this.print);
+    // Handled where it is awaited; this marks it handled should it fail before then.
+    this.starting.catch(() => undefined);
+  }
+
+  /** Runs every check of the plan's suites; an abort of `interrupt` stops them, keeping the results they gave. */
+  async run(worker: WorkerConfig, interrupt: AbortSignal, progress: { display: LiveProgress; sources: ProgressSources } | undefined): Promise<SuitesOutcome> {
+    this.startUp();
+    this.ran = true;
+    const prepared = (this.prepared = await this.starting!);
+    const shown = progress && { display: progress.display, ...progressCounts({ ...progress.sources, collector: prepared.collector }) };
+    try {
+      return await runSuites(prepared, this.plan, worker, this.log, interrupt, shown);
+    } finally {
+      shown?.close();
+    }
+  }
+
+  /**
+   * Writes the Allure results the run has made; once (a second call finds nothing left to write). Returns the
+   * SHA-256 of each file written, by its path in the report directory. What could not be written is logged, and
+   * the other reports are written all the same.
+   */
+  flushAllure(): ReadonlyMap<string, string> {
+    const written = new Map<string, string>();
+    const unwritten = this.prepared?.allure.flush(written);
+    if (unwritten) this.log(`  allure-results: ${unwritten}; the other reports are complete`);
+    return written;
+  }
+
+  async close(): Promise<void> {
+    // A run that failed after its checks began keeps the Allure results of those it finished.
+    this.flushAllure();
+    if (this.starting && !this.ran) await this.starting.then((p) => p.vitest.close()).catch(() => undefined);
+  }
+}
+
+/** vitest, its reporters and the suite files in their order, ready to run once the run's config is provided. */
+async function prepareSuites({ cfg, weight, dir, workers, catalogue }: RunPlan, print: (line: string) => void): Promise<PreparedSuites> {
+  const [{ createVitest, BaseSequencer }, allure] = await Promise.all([import('vitest/node'), allureReporter(join(dir, ALLURE_RESULTS_DIR), catalogue.requirements)]);
+  // Files start in this order: the checks that wait first (their wait overlaps everything else), then the suites
+  // with the most checks, so the small ones fill in at the end (longest first packs the workers best).
+  const files = [WAITING_FILE, ...[...cfg.groups].sort((a, b) => weight(b) - weight(a))].map((f) => relative(PACKAGE_ROOT, join(SUITES_DIR, `${f}${SUITE_EXT}`)));
+  class InOrder extends BaseSequencer {
+    override async sort(specs: TestSpecification[]): Promise<TestSpecification[]> {
+      const rank = (t: TestSpecification) => files.indexOf(relative(PACKAGE_ROOT, t.moduleId));
+      return [...specs].sort((a, b) => rank(a) - rank(b));
+    }
+  }
+  const collector = new ResultCollector(print);
+  const signalsBefore = new Map((['SIGINT', 'SIGTERM'] as const).map((sig) => [sig, new Set(process.listeners(sig))]));
+  // vitest's logger exits the process on SIGINT/SIGTERM; the CLI's own handler must decide instead, so the report
+  // of an interrupted run is still written. createVitest adds those listeners before it first awaits, so they come
+  // off here, before any signal can reach them (and again once it resolves, should a later vitest add them later).
+  const dropVitestSignalListeners = () => {
+    for (const [sig, before] of signalsBefore) for (const l of process.listeners(sig)) if (!before.has(l)) process.off(sig, l);
+  };
+  const creating = createVitest(
+    'test',
+    {
+      config: false,
+      root: PACKAGE_ROOT,
+      dir: PACKAGE_ROOT,
+      include: files,
+      sequence: { sequencer: InOrder },
+      exclude: [],
+      watch: false,
+      pool: 'threads',
+      isolate: false,
+      fileParallelism: true,
+      maxWorkers: workers,
+      maxConcurrency: cfg.concurrency,
+      testTimeout: Math.max(30_000, cfg.timeoutMs * 4),
+      hookTimeout: Math.max(30_000, cfg.timeoutMs * 4),
+      // The compiled harness loads natively in the workers, as it does from an installed package; only the suite
+      // files go through vitest's module runner. (Nothing of allure-vitest runs in the workers: see allure-writer.)
+      ...(RUNNING_COMPILED ? { server: { deps: { external: [/\/dist\/(src|sandbox|fixtures)\//] } } } : {}),
+      reporters: [collector, allure],
+      passWithNoTests: true,
+      silent: true,
+      printConsoleTrace: false,
+    },
+    // vite's cache (vitest's result cache) in this user's own folder; a fresh one when that cannot be had.
+    { cacheDir: privateCacheDir('fsapi-conformance-vite') ?? mkdtempSync(join(tmpdir(), 'fsapi-conformance-vite-')), logLevel: 'silent', server: { watch: null } },
+  );
+  dropVitestSignalListeners();
+  const vitest = await creating;
+  dropVitestSignalListeners();
+  return { vitest, collector, allure };
+}
+
+async function runSuites(
+  { vitest, collector }: PreparedSuites,
+  { cfg, workers }: RunPlan,
+  worker: WorkerConfig,
+  log: (line: string) => void,
+  interrupt: AbortSignal,
+  progress: { display: LiveProgress; counts: () => ProgressCounts } | undefined,
+): Promise<SuitesOutcome> {
+  vitest.provide('fsapi', worker);
+  let interrupted = false;
+  const cancel = () => void vitest.cancelCurrentRun('keyboard-input');
+  const onInterrupt = () => {
+    interrupted = true;
+    collector.interrupted = true;
+    cancel();
+  };
+  // vitest forgets a cancel that comes while its run starts up (it clears it before queueing the first file): once
+  // files are queued, an interrupt that came before is given again.
+  collector.onFirstQueued = () => {
+    if (interrupted) cancel();
+  };
+  interrupt.addEventListener('abort', onInterrupt, { once: true });
+  try {
+    // An interrupt that came while vitest started up (a listener added now would never hear it): no check starts.
+    if (interrupt.aborted) interrupted = collector.interrupted = true;
+    else {
+      log(`running ${plural(cfg.groups.length, 'suite')} (${plural(workers, 'worker')}, ${plural(cfg.concurrency, 'check')} in flight per suite)`);
+      const started = vitest.start();
+      progress?.display.track(progress.counts);
+      // The report's schema validator loads (or, from the sources, compiles) while the workers start up, not after
+      // the last check.
+      setImmediate(prepareReportValidator);
+      await started;
+    }
+  } finally {
+    progress?.display.stop();
+    interrupt.removeEventListener('abort', onInterrupt);
+    await vitest.close();
+  }
+  // A file vitest never ran (its worker could not start, say) ends with no result and no error of its own: said here,
+  // so that its checks read as not run, not as absent from the document.
+  const stopped = interrupted || interrupt.aborted;
+  const suiteErrors = [...collector.suiteErrors];
+  const failedSuites = new Set(collector.suitesFailed);
+  if (!stopped) {
+    for (const name of [WAITING_FILE, ...cfg.groups]) {
+      if (collector.suitesEnded.has(name)) continue;
+      suiteErrors.push(`suite ${name}: it never ran (the test runner could not start it: see its messages above)`);
+      failedSuites.add(name);
+    }
+  }
+  return { results: collector.results, suiteErrors, failedSuites: [...failedSuites], interrupted: stopped, stats: collector.stats };
+}
