@@ -73,6 +73,24 @@ describe('request bodies made from the schema', () => {
     expect(made.ok).toBe(true);
   });
 
+  it('makes the same value for the same schema and seed, each caller its own copy, each adjusted anew', () => {
+    const op = spec.byId.get('payouts.create')!;
+    const schema = requestMediaOf(op)!.schema;
+    const first = generateValid(spec, schema, 7) as { ok: true; value: Record<string, unknown> };
+    // What a caller does to its value (a check varying a member) reaches no later caller.
+    first.value['amount'] = 'changed by a caller';
+    const again = generateValid(spec, schema, 7) as { ok: true; value: Record<string, unknown> };
+    expect(again.value['amount']).not.toBe('changed by a caller');
+    expect(spec.validateRequestBody(op, again.value)).toEqual([]);
+    // An equal schema (another object, the same content) makes the same value; another seed may not.
+    expect(generateValid(spec, structuredClone(schema), 7)).toEqual(again);
+    let adjusted = 0;
+    const marked = generateValid(spec, schema, 7, (v) => ({ ...(v as object), marked: ++adjusted })) as { ok: true; value: Record<string, unknown> };
+    generateValid(spec, schema, 7, (v) => ({ ...(v as object), marked: ++adjusted }));
+    expect(adjusted).toBe(2);
+    expect(marked.value['marked']).toBe(1);
+  });
+
   it('says why when no valid value exists', () => {
     const made = generateValid(spec, { type: 'string', minLength: 5, maxLength: 2 }, 1);
     expect(made.ok).toBe(false);

@@ -161,34 +161,83 @@ export interface GenerateOptions {
 
 export function generateValid(spec: SpecDocument, schema: unknown, seed: number, adjust: (v: unknown) => unknown = (v) => v, opts: GenerateOptions = {}): Generated {
   if (schema === undefined || schema === true) return { ok: true, value: 'fsapi' };
+  const making = makingOf(spec, schema, seed, opts);
+  if ('problems' in making) return { ok: false, problems: making.problems };
+  let problems: SchemaProblem[] = [{ pointer: '', message: 'no value could be generated' }];
+  for (let i = 0; i < making.tries.length; i++) {
+    let value: unknown;
+    try {
+      value = adjust(structuredClone(making.made(i)));
+    } catch (e) {
+      problems = [{ pointer: '', message: `the generator could not make a value: ${(e as Error).message}` }];
+      continue;
+    }
+    if (making.validate(value)) return { ok: true, value };
+    // A readOnly member is required of the server's answers only: its absence from a request is no problem.
+    problems = describeErrors(making.validate.errors).filter((p) => !(p.message === 'is required' && readOnlyNames(spec, making.prepared).has(p.pointer.split('/').at(-1)!)));
+    if (problems.length === 0) return { ok: true, value };
+  }
+  return { ok: false, problems };
+}
+
+/** The tries for one schema, seed and options, and what the generator made of each (made on first use, then kept). */
+interface Making {
+  prepared: unknown;
+  validate: ReturnType<SpecDocument['validator']>;
+  tries: { schema: unknown; options: Record<string, unknown> }[];
+  /** The value made by try `i`; throws what the generator threw. */
+  made: (i: number) => unknown;
+}
+
+/**
+ * The generator is seeded, so a schema, a seed and options always make the same values: each is made once per
+ * document. Every check of an operation asks for the same body, and one making walks the document's whole `$defs`:
+ * on Plaid's document, making them anew blocked a worker for 11.7 s, long enough for the target to drop the idle
+ * connections the worker then sent on. Keyed by content, as the document's validators are.
+ */
+const makings = new WeakMap<SpecDocument, Map<string, Making | { problems: SchemaProblem[] }>>();
+
+function makingOf(spec: SpecDocument, schema: unknown, seed: number, opts: GenerateOptions): Making | { problems: SchemaProblem[] } {
+  const byKey = makings.get(spec) ?? makings.set(spec, new Map()).get(spec)!;
+  const key = `${seed}:${opts.optionals ?? 0}:${JSON.stringify(schema)}`;
+  let making = byKey.get(key);
+  if (!making) byKey.set(key, (making = newMaking(spec, schema, seed, opts)));
+  return making;
+}
+
+function newMaking(spec: SpecDocument, schema: unknown, seed: number, opts: GenerateOptions): Making | { problems: SchemaProblem[] } {
   const own = inlineForeignRefs(spec, schema) as Json;
   let validate: ReturnType<SpecDocument['validator']>;
   try {
     validate = spec.validator(own);
   } catch (e) {
-    return { ok: false, problems: [{ pointer: '', message: `the schema cannot be compiled (${(e as Error).message}), so no value can be proven valid` }] };
+    return { problems: [{ pointer: '', message: `the schema cannot be compiled (${(e as Error).message}), so no value can be proven valid` }] };
   }
   const prepared = isObj(own) ? { ...(forClient(own) as Json), $defs: defsOf(spec) } : own;
   const whole = (extra: Record<string, unknown>) =>
     Array.from({ length: ATTEMPTS }, (_, i) => ({ schema: prepared, options: { seed: seed + i, useExamplesValue: i === 0, useDefaultValue: i === 0, optionalsProbability: opts.optionals ?? 0, ...extra } }));
-  const tries: { schema: unknown; options: Record<string, unknown> }[] = [
+  const tries: Making['tries'] = [
     ...whole({ maxLength: SHORT_STRINGS }),
     ...(isObj(prepared) ? branchesOf(prepared) : []).map((b, i) => ({ schema: b, options: { seed: seed + i, alwaysFakeOptionals: true, maxLength: SHORT_STRINGS } })),
     ...whole({}),
   ];
-  let problems: SchemaProblem[] = [{ pointer: '', message: 'no value could be generated' }];
-  for (const t of tries) {
-    let value: unknown;
-    try {
-      value = adjust(load().generateSync(t.schema as never, { maxDepth: 8, formats: FORMATS, ...t.options }));
-    } catch (e) {
-      problems = [{ pointer: '', message: `the generator could not make a value: ${(e as Error).message}` }];
-      continue;
-    }
-    if (validate(value)) return { ok: true, value };
-    // A readOnly member is required of the server's answers only: its absence from a request is no problem.
-    problems = describeErrors(validate.errors).filter((p) => !(p.message === 'is required' && readOnlyNames(spec, prepared).has(p.pointer.split('/').at(-1)!)));
-    if (problems.length === 0) return { ok: true, value };
-  }
-  return { ok: false, problems };
+  const made: ({ value: unknown } | { error: unknown })[] = [];
+  return {
+    prepared,
+    validate,
+    tries,
+    made: (i) => {
+      if (!made[i]) {
+        const t = tries[i]!;
+        try {
+          made[i] = { value: load().generateSync(t.schema as never, { maxDepth: 8, formats: FORMATS, ...t.options }) };
+        } catch (error) {
+          made[i] = { error };
+        }
+      }
+      const m = made[i]!;
+      if ('error' in m) throw m.error;
+      return m.value;
+    },
+  };
 }
