@@ -86,6 +86,7 @@ export class TargetClient {
 
   constructor(readonly opts: ClientOptions) {
     this.limiter = opts.limiter ?? new RateLimiter(0);
+    this.plainBase = opts.baseUrl.endsWith('/') && !opts.baseUrl.includes('?') && !opts.baseUrl.includes('#');
     // One secure context for every connection: building one from ~140 root certificates costs ~25 ms, and
     // passing `ca` to each connect made every new connection pay it.
     const secureContext = createSecureContext({ ca: opts.caPem ? (opts.caOnly ? [opts.caPem] : [...rootCertificates, opts.caPem]) : [...rootCertificates] });
@@ -110,22 +111,29 @@ export class TargetClient {
 
   private detach = (): void => {};
 
+  /** A base URL that a plain relative path is simply appended to (ends in "/", no query or fragment). */
+  private readonly plainBase: boolean;
+
   get requestsSent(): number {
     return this.sent;
   }
 
   url(spec: Pick<RequestSpec, 'path' | 'query'>): string {
-    const path = spec.path.replace(/^\//, '');
-    const query = new URLSearchParams();
-    for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined) query.append(k, String(v));
+    const path = spec.path.charCodeAt(0) === 0x2f ? spec.path.slice(1) : spec.path;
+    // Most requests have no query: no URLSearchParams for them.
+    let query: URLSearchParams | undefined;
+    for (const k in spec.query) {
+      const v = spec.query[k];
+      if (v !== undefined) (query ??= new URLSearchParams()).append(k, String(v));
+    }
     // Most paths are plain segments under the base URL, which resolve to the base followed by the path: no URL
     // object needed. Anything else (absolute URLs, dot segments, characters to encode) is resolved by URL.
-    if (PLAIN_PATH.test(path) && this.opts.baseUrl.endsWith('/') && !this.opts.baseUrl.includes('?') && !this.opts.baseUrl.includes('#')) {
-      const qs = query.toString();
+    if (this.plainBase && PLAIN_PATH.test(path)) {
+      const qs = query?.toString();
       return `${this.opts.baseUrl}${path}${qs ? `?${qs}` : ''}`;
     }
     const u = /^https?:\/\//i.test(spec.path) ? new URL(spec.path) : new URL(path, this.opts.baseUrl);
-    for (const [k, v] of query) u.searchParams.append(k, v);
+    if (query) for (const [k, v] of query) u.searchParams.append(k, v);
     return u.toString();
   }
 
