@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { createSecureContext, rootCertificates } from 'node:tls';
-import { Agent, errors, request, type Dispatcher } from 'undici';
+import { Agent, errors, type Dispatcher } from 'undici';
 import type { RecordedExchange } from './exchange.js';
 import { RateLimiter } from './rate-limiter.js';
 import type { Redactor } from './redact.js';
@@ -113,12 +113,21 @@ export class TargetClient {
 
   /** A base URL that a plain relative path is simply appended to (ends in "/", no query or fragment). */
   private readonly plainBase: boolean;
+  private base: URL | undefined;
 
   get requestsSent(): number {
     return this.sent;
   }
 
   url(spec: Pick<RequestSpec, 'path' | 'query'>): string {
+    return this.target(spec).url;
+  }
+
+  /**
+   * The request's URL, and the origin and path it is sent to: given to undici as they are, since its request(url)
+   * parses every URL string again (a URL object per request).
+   */
+  private target(spec: Pick<RequestSpec, 'path' | 'query'>): { url: string; origin: string; path: string } {
     const path = spec.path.charCodeAt(0) === 0x2f ? spec.path.slice(1) : spec.path;
     // Most requests have no query: no URLSearchParams for them.
     let query: URLSearchParams | undefined;
@@ -130,11 +139,13 @@ export class TargetClient {
     // object needed. Anything else (absolute URLs, dot segments, characters to encode) is resolved by URL.
     if (this.plainBase && PLAIN_PATH.test(path)) {
       const qs = query?.toString();
-      return `${this.opts.baseUrl}${path}${qs ? `?${qs}` : ''}`;
+      const rest = `${path}${qs ? `?${qs}` : ''}`;
+      const base = (this.base ??= new URL(this.opts.baseUrl));
+      return { url: `${this.opts.baseUrl}${rest}`, origin: base.origin, path: `${base.pathname}${rest}` };
     }
     const u = /^https?:\/\//i.test(spec.path) ? new URL(spec.path) : new URL(path, this.opts.baseUrl);
     if (query) for (const [k, v] of query) u.searchParams.append(k, v);
-    return u.toString();
+    return { url: u.toString(), origin: u.origin, path: `${u.pathname}${u.search}` };
   }
 
   /**
@@ -182,7 +193,7 @@ export class TargetClient {
 
   private async once(spec: RequestSpec, record?: (x: RecordedExchange) => void): Promise<HttpResponse> {
     const { redactor } = this.opts;
-    const url = this.url(spec);
+    const { url, origin, path } = this.target(spec);
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(spec.headers ?? {})) if (v !== undefined) headers[k] = v;
     const body = spec.body ?? (spec.json !== undefined ? JSON.stringify(spec.json) : undefined);
@@ -207,11 +218,12 @@ export class TargetClient {
     this.sent++;
     let res: Dispatcher.ResponseData;
     try {
-      res = await request(url, {
+      res = await this.agent.request({
+        origin,
+        path,
         method: spec.method as Dispatcher.HttpMethod,
         headers,
         ...(body !== undefined ? { body } : {}),
-        dispatcher: this.agent,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
