@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { createSecureContext, rootCertificates } from 'node:tls';
-import { Agent, errors, type Dispatcher } from 'undici';
+import { Agent, errors, request, type Dispatcher } from './undici.js';
 import type { RecordedExchange } from './exchange.js';
 import { RateLimiter } from './rate-limiter.js';
 import type { Redactor } from './redact.js';
@@ -218,7 +218,7 @@ export class TargetClient {
     this.sent++;
     let res: Dispatcher.ResponseData;
     try {
-      res = await this.agent.request({
+      res = await request(this.agent, {
         origin,
         path,
         method: spec.method as Dispatcher.HttpMethod,
