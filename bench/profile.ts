@@ -109,12 +109,12 @@ async function main(): Promise<void> {
       .filter((f) => f.endsWith('.cpuprofile'))
       .map((f) => ({ f, p: JSON.parse(readFileSync(join(profiles, f), 'utf8')) as CpuProfile }));
     const threads = read.map(({ f, p }) => figures(f, p)).sort((a, b) => Number(b.main) - Number(a.main) || b.busy_ms - a.busy_ms);
-    // The workers start with the suites phase: the main thread's samples from then, for as long as the phase lasted,
-    // are its share of it (one process, so every thread's profile has the same clock; a worker's profile ends when
-    // the thread does, which can be after the main thread has gone on to write the reports).
+    // The main thread's samples from the first worker's start to the last worker's end are its share of the suites
+    // phase (one process, so every thread's profile has the same clock; the workers end when vitest closes, the end
+    // of the phase). Not the phase's length from the first worker's start: the workers start some 0.3 s into the
+    // phase, and that window took in the Allure files written after it.
     const workerProfiles = read.filter(({ f }) => !threads.find((t) => t.file === f)!.main).map(({ p }) => p);
-    const from = Math.min(...workerProfiles.map((p) => p.startTime));
-    const phase = workerProfiles.length ? { from, to: from + report.run.phases.suites_ms * 1000 } : undefined;
+    const phase = workerProfiles.length ? { from: Math.min(...workerProfiles.map((p) => p.startTime)), to: Math.max(...workerProfiles.map((p) => p.endTime)) } : undefined;
     const mainInPhase = read.filter(({ f }) => threads.find((t) => t.file === f)!.main).map(({ f, p }) => figures(f, p, phase))[0];
     const workers = threads.filter((t) => !t.main && t.busy_ms > 0);
     const sum = (ts: ThreadFigures[]) => {

@@ -3,7 +3,7 @@
  * with a webhook, each event is POSTed the Standard Webhooks way and every attempt is kept in the delivery history.
  */
 import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
+import { Agent, request } from '../src/http/undici.js';
 import { sign } from '../src/webhooks/signature.js';
 import type { FaultSet } from './faults.js';
 import type { Scheduler } from './scheduler.js';
@@ -108,11 +108,14 @@ export class EventBus {
     const abort = new AbortController();
     this.inFlight.add(abort);
     try {
-      const res = await request(hook.url, {
+      // An http(s) URL: checked when the hook was set (checkWebhookUrl).
+      const to = new URL(hook.url);
+      const res = await request(this.agent, {
+        origin: to.origin,
+        path: `${to.pathname}${to.search}`,
         method: 'POST',
         headers,
         body: event.body,
-        dispatcher: this.agent,
         signal: abort.signal,
         headersTimeout: ATTEMPT_TIMEOUT_MS,
         bodyTimeout: ATTEMPT_TIMEOUT_MS,

@@ -118,7 +118,7 @@ describe('TargetClient', () => {
     expect(getEventListeners(cancel.signal, 'abort')).toHaveLength(0);
   });
 
-  it('builds exactly the URL the WHATWG resolver gives, plain paths and odd ones alike', async () => {
+  it('builds exactly the URL the WHATWG resolver gives, plain paths and odd ones alike, and sends its path and query', async () => {
     const c = await client(api);
     const cases: [string, Record<string, string | number | boolean | undefined>?][] = [
       ['customers'], ['/customers'], ['customers/cus_123/kyc'], ['customers/', { limit: 5, cursor: 'a b+c/d&e', skip: undefined }], ['fx/rates', { base: 'USD', ok: true }],
@@ -129,6 +129,10 @@ describe('TargetClient', () => {
       const u = /^https?:\/\//.test(path) ? new URL(path) : new URL(path.replace(/^\//, ''), api.url);
       for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) u.searchParams.append(k, String(v));
       expect(c.url({ path, ...(query ? { query } : {}) }), path).toBe(u.toString());
+      // What reaches the server: that URL's path and query, as undici's request(url) would send them.
+      const before = api.requests.length;
+      await c.send({ method: 'GET', path, ...(query ? { query } : {}) });
+      expect(api.requests[before]?.url, path).toBe(`${u.pathname}${u.search}`);
     }
     await c.close();
   });

@@ -130,7 +130,7 @@ interface Shape {
   pathWords: string[];
   /** Static segments and parameters in order: "customer/{}/kyc". */
   skeleton: string;
-  params: string[];
+  params: readonly string[];
   summaryWords: string[];
   groupWords: string[];
   requestFields: string[];

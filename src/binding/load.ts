@@ -3,7 +3,7 @@ import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import { displayPath, readSourceFile } from '../catalogue/yaml-file.js';
 import { UsageError } from '../errors.js';
 import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
+import { createRequire } from 'node:module';
 import { SEED_CUSTOMER_FIELDS, SEED_FIXED, type BindingFile, type ErrorShape, type ListShape, type OperationBinding, type Suggestion } from './format.js';
 import { isObj, type Json } from '../json.js';
 import { nearest } from '../nearest.js';
@@ -153,12 +153,16 @@ export function loadBinding(path: string, vendor: SpecDocument, reference: SpecD
 export function suggestionsIn(text: string): Suggestion[] {
   const lines = text.split(/\r?\n/);
   const out: Suggestion[] = [];
+  // Loaded here, not with the module: every thread of a run loads this one (the catalogue's binding), and the `yaml`
+  // package costs each ~45 ms of CPU to load; only a binding file's suggestions need it.
+  let parse: typeof import('yaml').parse | undefined;
   const mark = new RegExp(`^\\s*#\\s*${SUGGESTION_MARK}\\b`);
   for (let i = 0; i < lines.length; i++) {
     if (!mark.test(lines[i]!)) continue;
     const body: string[] = [];
     for (let j = i + 1; j < lines.length && /^\s*#/.test(lines[j]!) && !mark.test(lines[j]!); j++) body.push(lines[j]!.replace(/^\s*# ?/, ''));
     let entry: unknown;
+    parse ??= (createRequire(import.meta.url)('yaml') as typeof import('yaml')).parse;
     try {
       entry = parse(body.join('\n'));
     } catch {

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { parse } from 'dotenv';
+import { createRequire } from 'node:module';
 import { UsageError } from '../errors.js';
 
 /**
@@ -32,5 +32,6 @@ export function readDotenv(path: string): Record<string, string> {
     if ((q === '"' || q === "'" || q === '`') && !v.slice(1).includes(q)) inQuoted = q;
   });
   if (inQuoted) throw new UsageError(`a quoted value is never closed`, { file: path, fix: `add the closing ${inQuoted}` });
-  return parse(text);
+  // Loaded only when there is a .env to read: the run's workers import this module too (~10 ms each to load dotenv).
+  return (createRequire(import.meta.url)('dotenv') as typeof import('dotenv')).parse(text);
 }

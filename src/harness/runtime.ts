@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { appendFileSync } from 'node:fs';
 import type { Faker } from '@faker-js/faker';
@@ -96,7 +96,7 @@ export function releaseFaker(f: Faker): void {
 
 /** A UUID-shaped idempotency key unique to this run, label and counter (never reused across runs). */
 export function idempotencyKeyFor(runId: string, label: string, n: number): string {
-  const h = createHash('sha256').update(`${runId}|${label}|${n}`).digest('hex');
+  const h = hash('sha256', `${runId}|${label}|${n}`, 'hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
@@ -168,10 +168,12 @@ export function operationRequest(
   }
   const path = filledPath(op, parts);
   // The made-up values the request still carries as sent (a check may have put its own in their place).
-  const sentBody = opts.rawBody !== undefined ? String(opts.rawBody) : parts.body !== undefined ? JSON.stringify(parts.body) : '';
+  // The body as text only when a made-up value may be in it (most requests carry none: no serialising for nothing).
+  let sentBody: string | undefined;
+  const bodyText = () => (sentBody ??= opts.rawBody !== undefined ? String(opts.rawBody) : parts.body !== undefined ? JSON.stringify(parts.body) : '');
   for (const v of madeUpOf(parts)) {
     const still =
-      v.in === 'path' ? parts.pathParams?.[v.name] === v.value : v.in === 'query' ? String(query[v.name]) === v.value : v.in === 'header' ? headers[v.name] === v.value : sentBody.includes(v.value);
+      v.in === 'path' ? parts.pathParams?.[v.name] === v.value : v.in === 'query' ? String(query[v.name]) === v.value : v.in === 'header' ? headers[v.name] === v.value : bodyText().includes(v.value);
     if (still) madeUp.push(v);
   }
   return {
@@ -208,6 +210,15 @@ const SEED_HEADERS = new Set(['api-key', 'x-tenant-id', 'idempotency-key', 'cont
  * else every media type its successes document (a PDF statement).
  */
 function acceptFor(op: Operation): string {
+  let accept = acceptOf.get(op);
+  if (accept === undefined) acceptOf.set(op, (accept = documentedAccept(op)));
+  return accept;
+}
+
+/** Each operation's Accept, worked out once: it depends on the document alone, and every request asks. */
+const acceptOf = new WeakMap<Operation, string>();
+
+function documentedAccept(op: Operation): string {
   // A document that requires an Accept header of its own (Dwolla's vnd.dwolla.v1.hal+json) says what to send.
   const declared = op.parameters.find((p) => p.in === 'header' && p.name.toLowerCase() === 'accept');
   const schema = declared && typeof declared.schema === 'object' ? declared.schema : undefined;

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { createSecureContext, rootCertificates } from 'node:tls';
-import { Agent, errors, request, type Dispatcher } from 'undici';
+import { Agent, errors, request, type Dispatcher } from './undici.js';
 import type { RecordedExchange } from './exchange.js';
 import { RateLimiter } from './rate-limiter.js';
 import type { Redactor } from './redact.js';
@@ -86,6 +86,7 @@ export class TargetClient {
 
   constructor(readonly opts: ClientOptions) {
     this.limiter = opts.limiter ?? new RateLimiter(0);
+    this.plainBase = opts.baseUrl.endsWith('/') && !opts.baseUrl.includes('?') && !opts.baseUrl.includes('#');
     // One secure context for every connection: building one from ~140 root certificates costs ~25 ms, and
     // passing `ca` to each connect made every new connection pay it.
     const secureContext = createSecureContext({ ca: opts.caPem ? (opts.caOnly ? [opts.caPem] : [...rootCertificates, opts.caPem]) : [...rootCertificates] });
@@ -110,23 +111,41 @@ export class TargetClient {
 
   private detach = (): void => {};
 
+  /** A base URL that a plain relative path is simply appended to (ends in "/", no query or fragment). */
+  private readonly plainBase: boolean;
+  private base: URL | undefined;
+
   get requestsSent(): number {
     return this.sent;
   }
 
   url(spec: Pick<RequestSpec, 'path' | 'query'>): string {
-    const path = spec.path.replace(/^\//, '');
-    const query = new URLSearchParams();
-    for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined) query.append(k, String(v));
+    return this.target(spec).url;
+  }
+
+  /**
+   * The request's URL, and the origin and path it is sent to: given to undici as they are, since its request(url)
+   * parses every URL string again (a URL object per request).
+   */
+  private target(spec: Pick<RequestSpec, 'path' | 'query'>): { url: string; origin: string; path: string } {
+    const path = spec.path.charCodeAt(0) === 0x2f ? spec.path.slice(1) : spec.path;
+    // Most requests have no query: no URLSearchParams for them.
+    let query: URLSearchParams | undefined;
+    for (const k in spec.query) {
+      const v = spec.query[k];
+      if (v !== undefined) (query ??= new URLSearchParams()).append(k, String(v));
+    }
     // Most paths are plain segments under the base URL, which resolve to the base followed by the path: no URL
     // object needed. Anything else (absolute URLs, dot segments, characters to encode) is resolved by URL.
-    if (PLAIN_PATH.test(path) && this.opts.baseUrl.endsWith('/') && !this.opts.baseUrl.includes('?') && !this.opts.baseUrl.includes('#')) {
-      const qs = query.toString();
-      return `${this.opts.baseUrl}${path}${qs ? `?${qs}` : ''}`;
+    if (this.plainBase && PLAIN_PATH.test(path)) {
+      const qs = query?.toString();
+      const rest = `${path}${qs ? `?${qs}` : ''}`;
+      const base = (this.base ??= new URL(this.opts.baseUrl));
+      return { url: `${this.opts.baseUrl}${rest}`, origin: base.origin, path: `${base.pathname}${rest}` };
     }
     const u = /^https?:\/\//i.test(spec.path) ? new URL(spec.path) : new URL(path, this.opts.baseUrl);
-    for (const [k, v] of query) u.searchParams.append(k, v);
-    return u.toString();
+    if (query) for (const [k, v] of query) u.searchParams.append(k, v);
+    return { url: u.toString(), origin: u.origin, path: `${u.pathname}${u.search}` };
   }
 
   /**
@@ -174,7 +193,7 @@ export class TargetClient {
 
   private async once(spec: RequestSpec, record?: (x: RecordedExchange) => void): Promise<HttpResponse> {
     const { redactor } = this.opts;
-    const url = this.url(spec);
+    const { url, origin, path } = this.target(spec);
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(spec.headers ?? {})) if (v !== undefined) headers[k] = v;
     const body = spec.body ?? (spec.json !== undefined ? JSON.stringify(spec.json) : undefined);
@@ -199,11 +218,12 @@ export class TargetClient {
     this.sent++;
     let res: Dispatcher.ResponseData;
     try {
-      res = await request(url, {
+      res = await request(this.agent, {
+        origin,
+        path,
         method: spec.method as Dispatcher.HttpMethod,
         headers,
         ...(body !== undefined ? { body } : {}),
-        dispatcher: this.agent,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });

@@ -13,8 +13,15 @@ export function fillPath(template: string, params: Record<string, string>): stri
   });
 }
 
+/** Each template's parameters, found once: a run fills the same few dozen templates thousands of times. */
+const paramNames = new Map<string, readonly string[]>();
+
 /** The template's parameters in order: a segment may hold one with more around it (Twilio's `{Sid}.json`). */
-export const pathParamNames = (template: string): string[] => [...template.matchAll(PARAM)].map((m) => m[1]!);
+export function pathParamNames(template: string): readonly string[] {
+  let names = paramNames.get(template);
+  if (!names) paramNames.set(template, (names = [...template.matchAll(PARAM)].map((m) => m[1]!)));
+  return names;
+}
 
 /** The template's parameters that `params` gives no value for. */
 export function missingPathParams(template: string, params: Record<string, string>): string[] {

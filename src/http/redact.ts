@@ -7,6 +7,8 @@ export class Redactor {
   /** Each secret and its URL-encoded form, longest first, in one pattern: one scan per text, not two per secret. */
   private readonly pattern: RegExp | undefined;
   private readonly nameOf = new Map<string, string>();
+  /** The pattern without the global flag, for a test that keeps no lastIndex between calls. */
+  private readonly found: RegExp | undefined;
 
   constructor(secrets: { name: string; value: string }[]) {
     // Longest first, so a secret that contains another is replaced whole.
@@ -14,6 +16,7 @@ export class Redactor {
     for (const { name, value } of this.secrets) for (const form of [value, encodeURIComponent(value)]) if (!this.nameOf.has(form)) this.nameOf.set(form, name);
     const forms = [...this.nameOf.keys()].sort((a, b) => b.length - a.length);
     this.pattern = forms.length ? new RegExp(forms.map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g') : undefined;
+    this.found = this.pattern && new RegExp(this.pattern.source);
   }
 
   text(s: string): string {
@@ -22,7 +25,13 @@ export class Redactor {
 
   headers(h: Record<string, string>): Record<string, string> {
     const out: Record<string, string> = {};
-    for (const [k, v] of Object.entries(h)) out[k] = this.text(v);
+    // One scan over every value at once (a secret in any value is in their join), and each value apart only when
+    // that finds one: every exchange's headers pass here twice, and almost never hold a secret.
+    if (this.found?.test(Object.values(h).join('\n'))) {
+      for (const k in h) out[k] = this.text(h[k]!);
+    } else {
+      for (const k in h) out[k] = h[k]!;
+    }
     return out;
   }
 

@@ -11,7 +11,6 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { PACKAGE_ROOT } from '../paths.js';
 import type { BaselineDiff, RunReport } from '../results/model.js';
 import { behaviourDrift } from './drift.js';
-import { diffDocuments } from './spec-diff.js';
 
 /** The name (before its extension) of the copy of its document a run keeps in its report directory. */
 export const DOCUMENT_COPY = 'openapi-document';
@@ -35,12 +34,12 @@ function baselineDocument(baselinePath: string, baseline: RunReport): string | u
   return undefined;
 }
 
-export function compareWithBaseline(
+export async function compareWithBaseline(
   baselinePath: string,
   baseline: RunReport,
   current: RunReport,
   opts: { documentPath?: string | undefined; latencyRatio?: number | undefined },
-): Pick<BaselineDiff, 'document' | 'drift'> {
+): Promise<Pick<BaselineDiff, 'document' | 'drift'>> {
   const changed = baseline.spec.sha256 !== current.spec.sha256;
   let document: BaselineDiff['document'] = { changed };
   if (changed) {
@@ -48,6 +47,9 @@ export function compareWithBaseline(
     if (!old || !opts.documentPath) {
       document.note = `the baseline's document (${baseline.spec.path}, SHA-256 ${baseline.spec.sha256.slice(0, 12)}…) is not at hand: its run kept no ${DOCUMENT_COPY} copy and the file has changed since; compare the two with \`fsapi-conformance spec-diff OLD NEW\``;
     } else {
+      // Loaded only for a changed document: api-smart-diff and yaml cost ~65 ms of CPU to load, in every run's main
+      // thread when this module imported them.
+      const { diffDocuments } = await import('./spec-diff.js');
       document = { changed, diff: diffDocuments(old, opts.documentPath) };
     }
   }

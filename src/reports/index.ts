@@ -54,11 +54,11 @@ export function serializeReport(report: RunReport): string {
 }
 
 /** conformance.json content: the report with user info in the base URL masked (it comes from configuration). */
-function prepare(report: RunReport, opts: WriteReportsOptions): RunReport {
+async function prepare(report: RunReport, opts: WriteReportsOptions): Promise<RunReport> {
   const out: RunReport = { ...report, target: { ...report.target, base_url: redactUrl(report.target.base_url) } };
   if (opts.baselinePath !== undefined) {
     const baseline = loadReport(opts.baselinePath);
-    out.baseline = { ...diffReports(baseline, out, opts.baselinePath), ...compareWithBaseline(opts.baselinePath, baseline, out, opts) };
+    out.baseline = { ...diffReports(baseline, out, opts.baselinePath), ...(await compareWithBaseline(opts.baselinePath, baseline, out, opts)) };
   }
   const trend = trendOf(out, opts.reportRoot, opts.trend ?? 0);
   if (trend) out.trend = trend;
@@ -67,7 +67,7 @@ function prepare(report: RunReport, opts: WriteReportsOptions): RunReport {
 
 export async function writeReports(input: RunReport, opts: WriteReportsOptions): Promise<WrittenReports> {
   const dir = resolve(opts.dir);
-  const report = prepare(input, opts);
+  const report = await prepare(input, opts);
   await mkdir(dir, { recursive: true });
   const files: string[] = [];
   if (opts.documentPath) files.push(keepDocument(opts.documentPath, dir));

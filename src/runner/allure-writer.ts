@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Writer } from 'allure-js-commons/sdk/reporter';
@@ -53,7 +53,7 @@ export class DeferredAllureWriter implements Writer {
     for (const [name, data] of files) {
       try {
         writeFileSync(join(this.resultsDir, name), data);
-        written?.set(`${folder}/${name}`, createHash('sha256').update(data).digest('hex'));
+        written?.set(`${folder}/${name}`, hash('sha256', data, 'hex'));
       } catch (e) {
         failures++;
         first ??= `${name}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
