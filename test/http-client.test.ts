@@ -341,3 +341,13 @@ describe('TargetClient', () => {
     await d.close();
   });
 });
+
+describe("undici's parts, each from its own file", () => {
+  it('are the classes and function the index gives, and come from the index should a file move', async () => {
+    const index = await import('undici');
+    const { Agent, errors, undiciPart } = await import('../src/http/undici.js');
+    expect(Agent).toBe(index.Agent);
+    expect(errors.SocketError).toBe(index.errors.SocketError);
+    expect(undiciPart('undici/lib/no-such-file.js', (u) => u.Agent)).toBe(index.Agent);
+  });
+});
