@@ -91,6 +91,19 @@ describe('request bodies made from the schema', () => {
     expect(marked.value['marked']).toBe(1);
   });
 
+  it("makes a few items of an array whose maxItems is huge (Adyen's 2147483647), and fills required members nine levels down", async () => {
+    const huge = generateValid(spec, { type: 'object', required: ['ids'], properties: { ids: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 2147483647 } } }, 1);
+    expect(huge.ok).toBe(true);
+    const ids = (huge as { value: { ids: string[] } }).value.ids;
+    expect(ids.length).toBeGreaterThanOrEqual(1);
+    expect(ids.length).toBeLessThanOrEqual(3);
+    // Plaid's consent: constraints.periodic_amounts[].amount.currency, each level a reference or an allOf.
+    const deep = await loadSpec(fromRoot('test', 'fixtures', 'values', 'deep.yaml'));
+    const op = deep.byId.get('consents.create')!;
+    const made = generateValid(deep, requestMediaOf(op)!.schema, 1);
+    expect(made.ok, JSON.stringify(made)).toBe(true);
+  });
+
   it('says why when no valid value exists', () => {
     const made = generateValid(spec, { type: 'string', minLength: 5, maxLength: 2 }, 1);
     expect(made.ok).toBe(false);

@@ -134,6 +134,16 @@ const BRANCHES = 8;
  */
 const SHORT_STRINGS = 64;
 /**
+ * Arrays likewise: the generator picks a length up to the schema's maxItems, and Adyen's `transferLimitIds` allows
+ * 2147483647, which it set out to make (the making never ended). The first tries make at most a few items, the
+ * later ones at most ARRAY_CAP: a schema that needs more items than that gets no value, and its check says so.
+ */
+const SHORT_ARRAYS = 3;
+const ARRAY_CAP = 100;
+/** How deep the generator goes: its usual depth, and the last try's. */
+const DEPTH = 8;
+const DEEP = 16;
+/**
  * Formats the validator knows (ajv-formats) and the generator does not: it makes a random word of them, which no
  * validation passes (Plaid's `webhook: {format: url}` left eight operations without a body).
  */
@@ -217,9 +227,12 @@ function newMaking(spec: SpecDocument, schema: unknown, seed: number, opts: Gene
   const whole = (extra: Record<string, unknown>) =>
     Array.from({ length: ATTEMPTS }, (_, i) => ({ schema: prepared, options: { seed: seed + i, useExamplesValue: i === 0, useDefaultValue: i === 0, optionalsProbability: opts.optionals ?? 0, ...extra } }));
   const tries: Making['tries'] = [
-    ...whole({ maxLength: SHORT_STRINGS }),
-    ...(isObj(prepared) ? branchesOf(prepared) : []).map((b, i) => ({ schema: b, options: { seed: seed + i, alwaysFakeOptionals: true, maxLength: SHORT_STRINGS } })),
-    ...whole({}),
+    ...whole({ maxLength: SHORT_STRINGS, maxItems: SHORT_ARRAYS }),
+    ...(isObj(prepared) ? branchesOf(prepared) : []).map((b, i) => ({ schema: b, options: { seed: seed + i, alwaysFakeOptionals: true, maxLength: SHORT_STRINGS, maxItems: SHORT_ARRAYS } })),
+    ...whole({ maxItems: ARRAY_CAP }),
+    // Past the generator's usual depth a required member is made null (Plaid's consent: constraints, periodic
+    // amounts, an amount, its currency): one try deeper, one item per array so the depth costs little.
+    { schema: prepared, options: { seed, maxDepth: DEEP, maxItems: 1, maxLength: SHORT_STRINGS, optionalsProbability: 0 } },
   ];
   const made: ({ value: unknown } | { error: unknown })[] = [];
   return {
@@ -230,7 +243,7 @@ function newMaking(spec: SpecDocument, schema: unknown, seed: number, opts: Gene
       if (!made[i]) {
         const t = tries[i]!;
         try {
-          made[i] = { value: load().generateSync(t.schema as never, { maxDepth: 8, formats: FORMATS, ...t.options }) };
+          made[i] = { value: load().generateSync(t.schema as never, { maxDepth: DEPTH, formats: FORMATS, ...t.options }) };
         } catch (error) {
           made[i] = { error };
         }
