@@ -145,9 +145,10 @@ const DEPTH = 8;
 const DEEP = 16;
 /**
  * Formats the validator knows (ajv-formats) and the generator does not: it makes a random word of them, which no
- * validation passes (Plaid's `webhook: {format: url}` left eight operations without a body).
+ * validation passes (Plaid's `webhook: {format: url}` left eight operations without a body; Xero's attachments, an
+ * octet-stream of `format: byte`, base64, six).
  */
-const FORMATS: Record<string, () => string> = { url: () => 'https://example.com/fsapi' };
+const FORMATS: Record<string, () => string> = { url: () => 'https://example.com/fsapi', byte: () => Buffer.from('fsapi-conformance').toString('base64') };
 
 /**
  * The schema's top-level oneOf/anyOf branches, each as a schema of its own (with the members beside the oneOf):
