@@ -13,7 +13,7 @@ import type { LiveProgress } from './progress.js';
 import { reportRun, type PhaseTimes, type RunOutcome } from './report-run.js';
 import { rerunPlan } from './rerun-plan.js';
 import { planRun, type RunPlan } from './run-plan.js';
-import { NO_CHECKS_RUN, SuiteRunner } from './suites.js';
+import { noChecksRun, SuiteRunner } from './suites.js';
 import { openTarget, type Target } from './target.js';
 
 export type { RunOutcome } from './report-run.js';
@@ -70,7 +70,7 @@ async function conduct(given: RunConfig, { log, result }: { log: (line: string) 
     const ts = performance.now();
     // An interrupt before the checks start leaves none run: the report says so.
     const outcome = interrupt.aborted
-      ? NO_CHECKS_RUN
+      ? noChecksRun()
       : await suites.run(workerConfig(plan, target, throttle), interrupt, progress && {
           display: progress,
           sources: { runId: plan.runId, catalogue: plan.catalogue, groups: plan.cfg.groups, mainThreadRequests: () => client?.requestsSent ?? 0, pacing: () => limiter.current },

@@ -24,8 +24,10 @@ export interface SuitesOutcome {
   stats: SuiteStats;
 }
 
-/** An interrupt before the checks started: none ran, and the report says so. */
-export const NO_CHECKS_RUN: SuitesOutcome = { results: [], suiteErrors: [], failedSuites: [], interrupted: true, stats: { requests: 0, created: {} } };
+/** An interrupt before the checks started: none ran, and the report says so (a fresh outcome each time: callers own it). */
+export function noChecksRun(): SuitesOutcome {
+  return { results: [], suiteErrors: [], failedSuites: [], interrupted: true, stats: { requests: 0, created: {} } };
+}
 
 interface PreparedSuites {
   vitest: Vitest;
