@@ -51,6 +51,8 @@ export function foldAlternatives(merged: Document): Document {
     if (had !== undefined) return had;
     const out: Schema = {};
     for (const [k, v] of Object.entries(node)) out[k] = DATA_KEYS.has(k) || k.startsWith('x-') ? v : fold(v);
+    // A list of types is a set: the library compares it index by index, so ['string', 'null'] and ['null', 'string'] differed.
+    if (Array.isArray(out['type'])) out['type'] = typeList(out['type'].map(String));
     const alternatives = [...(Array.isArray(out['oneOf']) ? out['oneOf'] : []), ...(Array.isArray(out['anyOf']) ? out['anyOf'] : [])];
     let result: unknown = out;
     if (alternatives.length) {
@@ -98,9 +100,9 @@ export function foldAlternatives(merged: Document): Document {
     if (typed.every((t) => t)) {
       const types = new Set(typed.flatMap((t) => [...t!]));
       const real = [...types].filter((t) => t !== 'null');
-      if (openapi31 || !types.has('null')) out['type'] = types.size === 1 ? [...types][0] : [...types];
+      if (openapi31 || !types.has('null')) out['type'] = typeList([...types]);
       else {
-        out['type'] = real.length === 1 ? real[0] : real;
+        out['type'] = typeList(real);
         out['nullable'] = true;
       }
     }
@@ -152,6 +154,12 @@ export function foldAlternatives(merged: Document): Document {
   };
 
   return fold(merged) as Document;
+}
+
+/** A set of types written one way: sorted, and a single one as a string. */
+function typeList(types: string[]): string | string[] {
+  const sorted = [...new Set(types)].sort();
+  return sorted.length === 1 ? sorted[0]! : sorted;
 }
 
 const BOUNDS: [string, (...n: number[]) => number][] = [

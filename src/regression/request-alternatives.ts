@@ -103,7 +103,7 @@ class Walk {
       const name = refName(a);
       if (name && newAlts.some((b) => refName(b) === name)) return;
       const ea = deref(this.before, a);
-      if (!ea || newAlts.some((b) => accepts(this.after, deref(this.after, b), ea, this.before))) return;
+      if (!ea || newAlts.some((b) => correspond(ea, deref(this.after, b)))) return;
       const label = name ?? (typeof ea['title'] === 'string' ? ea['title'] : `#${i + 1}`);
       this.add(at, `[Removed] alternative ${label} of ${where}: a request shaped as it is accepted by no alternative of the new document`);
     });
@@ -140,25 +140,23 @@ function typeSet(s: Schema): Set<string> | undefined {
   const t = s['type'];
   if (Array.isArray(t)) return new Set(t.map(String));
   if (typeof t === 'string') return new Set(s['nullable'] === true ? [t, 'null'] : [t]);
+  if (isObject(s['properties'])) return new Set(['object']);
   return undefined;
 }
 
-/** Whether `b` accepts every value `a` accepts, as far as types, required members, closed objects and enums tell. */
-function accepts(root: Document, b: Schema | undefined, a: Schema, aRoot: Document): boolean {
+/**
+ * Whether new alternative `b` is a later version of old alternative `a`: of a type `a` had, and, for an object,
+ * holding the members `a` required (or, when it required none, one of its members). What changed inside it (a member
+ * newly required, an enum narrowed) is the union's diff to report; here only an alternative with no successor counts.
+ */
+function correspond(a: Schema, b: Schema | undefined): boolean {
   if (!b) return false;
-  const bt = typeSet(b);
   const at = typeSet(a);
-  if (bt && (!at || [...at].some((t) => !bt.has(t) && !(t === 'integer' && bt.has('number'))))) return false;
-  if (Array.isArray(b['enum']) && (!Array.isArray(a['enum']) || a['enum'].some((v) => !(b['enum'] as unknown[]).some((w) => JSON.stringify(w) === JSON.stringify(v))))) return false;
-  const aReq = new Set(Array.isArray(a['required']) ? a['required'].map(String) : []);
-  if (Array.isArray(b['required']) && b['required'].some((r) => !aReq.has(String(r)))) return false;
-  const ap = isObject(a['properties']) ? a['properties'] : {};
-  const bp = isObject(b['properties']) ? b['properties'] : {};
-  if (b['additionalProperties'] === false && Object.keys(ap).some((k) => !(k in bp))) return false;
-  for (const [k, schema] of Object.entries(ap)) {
-    const as = deref(aRoot, schema);
-    const bs = deref(root, bp[k]);
-    if (as && bs && Array.isArray(bs['enum']) && (!Array.isArray(as['enum']) || as['enum'].some((v) => !(bs['enum'] as unknown[]).includes(v)))) return false;
-  }
-  return true;
+  const bt = typeSet(b);
+  if (at && bt && ![...at].some((t) => bt.has(t) || (t === 'integer' && bt.has('number')))) return false;
+  const ap = Object.keys(isObject(a['properties']) ? a['properties'] : {});
+  if (!ap.length) return true;
+  const bp = new Set(Object.keys(isObject(b['properties']) ? b['properties'] : {}));
+  const required = Array.isArray(a['required']) ? a['required'].map(String) : [];
+  return required.length ? required.every((r) => bp.has(r)) : ap.some((p) => bp.has(p));
 }
