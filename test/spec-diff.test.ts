@@ -120,7 +120,7 @@ describe.each(['3.0.3', '3.1.0'])('spec-diff follows the schema, not the text (O
     expect(breakingOf(doc(v, alternatives(iban(['amount', 'currency']), card(['amount', 'currency']))), doc(v, alternatives(iban(['amount', 'currency']), card(['amount']))))).toEqual([]);
     // Required by every alternative now: that is a new required member.
     const stricter = breakingOf(doc(v, alternatives(iban(['amount']), card(['amount']))), doc(v, alternatives(iban(['amount', 'currency']), card(['amount', 'currency']))));
-    expect(stricter.map((c) => c.kind)).toEqual(['required-member']);
+    expect(stricter.map((c) => [c.kind, c.description])).toEqual([['required-member', '[Added] required member `currency` in the request body (application/json)']]);
   });
 
   it('a request body oneOf that loses an alternative is breaking: by its discriminator value, or by its shape', () => {
@@ -168,6 +168,27 @@ describe.each(['3.0.3', '3.1.0'])('spec-diff follows the schema, not the text (O
       [true, '[Changed] enum of `currency` in response 201 (application/json): added "CHF"'],
       [false, '[Changed] enum of `currency` in the request body (application/json): added "CHF"'],
     ]);
+  });
+});
+
+describe.each(['3.0.3', '3.1.0'])('spec-diff judges nullable and open objects by direction (OpenAPI %s)', (v) => {
+  const nullable = (where: (d: Record<string, any>) => Record<string, any>, on: boolean) => (d: Record<string, any>) => {
+    // The `nullable` keyword (3.0's, which 3.1 documents still carry); 3.1's `type: [..., 'null']` is a type change.
+    where(d).schema.properties.currency = { type: 'string', ...(on ? { nullable: true } : {}) };
+  };
+  it('a response member that can no longer be null breaks nothing; one that now can be null does', () => {
+    expect(breakingOf(doc(v, nullable(created, true)), doc(v, nullable(created, false)))).toEqual([]);
+    expect(breakingOf(doc(v, nullable(created, false)), doc(v, nullable(created, true)))).not.toEqual([]);
+  });
+  it('a request member that may now be null breaks nothing; one that no longer may be does', () => {
+    expect(breakingOf(doc(v, nullable(body, false)), doc(v, nullable(body, true)))).toEqual([]);
+    expect(breakingOf(doc(v, nullable(body, true)), doc(v, nullable(body, false)))).not.toEqual([]);
+  });
+  it("a response object opened to more members (additionalProperties: false taken off) breaks nothing, as an added member does not", () => {
+    const closed = (on: boolean) => (d: Record<string, any>) => {
+      if (on) created(d).schema.additionalProperties = false;
+    };
+    expect(breakingOf(doc(v, closed(true)), doc(v, closed(false)))).toEqual([]);
   });
 });
 

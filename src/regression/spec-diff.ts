@@ -121,7 +121,7 @@ export function diffParsed(a: { path: string; doc: Record<string, unknown> }, b:
     const kind = kindOf(d);
     // api-smart-diff calls the removal of an optional response member non-breaking (no client may count on it);
     // a client that reads it breaks all the same, so here it is breaking.
-    const breaking = d.type === 'breaking' || kind === 'removed-response-member';
+    const breaking = classify(d, d.type === 'breaking' || kind === 'removed-response-member');
     // An enum's changes are one change, judged on its values as a whole (enumChange); the rest fold by class.
     const key = kind === 'enum' ? `enum|${enumPointer(d.path)}` : `${breaking}|${kind}|${foldedPointer(d)}`;
     const group = groups.get(key);
@@ -137,7 +137,8 @@ export function diffParsed(a: { path: string; doc: Record<string, unknown> }, b:
       continue;
     }
     const unclassified = first.d.type === 'unclassified' && !first.breaking;
-    changes.push({ breaking: first.breaking, kind: first.kind, ...(operation ? { operation } : {}), pointer: key.slice(key.indexOf('|', key.indexOf('|') + 1) + 1), description: describe(first.d, first.kind), count: group.length, ...(unclassified ? { unclassified: true } : {}) });
+    const description = first.kind === 'required-member' ? requiredMembers(group) ?? describe(first.d, first.kind) : describe(first.d, first.kind);
+    changes.push({ breaking: first.breaking, kind: first.kind, ...(operation ? { operation } : {}), pointer: key.slice(key.indexOf('|', key.indexOf('|') + 1) + 1), description, count: group.length, ...(unclassified ? { unclassified: true } : {}) });
   }
   changes.push(...removedRequestAlternatives(mergedA, mergedB));
   const order = Object.keys(KIND_TITLES) as SpecChangeKind[];
@@ -157,6 +158,23 @@ export function diffParsed(a: { path: string; doc: Record<string, unknown> }, b:
     by_kind: byKind,
     changes,
   };
+}
+
+/**
+ * Two of the library's calls turned the right way round, measured on vendor pairs (README, For regression after a
+ * release): `nullable` is judged as if every schema were a request's in both places (a response member that can no
+ * longer be null was called breaking, a request member that now may be null too), and a response's
+ * `additionalProperties` taken off or opened up was called breaking, where an added response member is not.
+ */
+function classify(d: Diff, breaking: boolean): boolean {
+  const last = d.path[d.path.length - 1];
+  const inResponse = d.path[0] === 'paths' && d.path[3] === 'responses';
+  if (last === 'nullable') {
+    const widened = d.action === 'remove' ? d.before === false : d.after === true;
+    return inResponse ? widened : !widened;
+  }
+  if (inResponse && last === 'additionalProperties' && (d.action === 'remove' || d.after === true)) return false;
+  return breaking;
 }
 
 /** The path of an enum: up to its `enum` key (a value's index, or the key's own change, both end there). */
@@ -210,6 +228,15 @@ function enumChange(pointer: string, group: Found[], before: unknown, after: unk
   }
   const unclassified = group.every((f) => f.d.type === 'unclassified');
   return { breaking, kind: 'enum', ...(operation ? { operation } : {}), pointer, description: text, count: removed.length + added.length || group.length, ...(unclassified && !breaking ? { unclassified: true } : {}) };
+}
+
+/** "[Added] required members `a`, `b` of `x` in the request body (…)": every member a folded `required` change names, not the first alone. */
+function requiredMembers(group: Found[]): string | undefined {
+  const names = [...new Set(group.flatMap(({ d }) => (Array.isArray(d.after) ? d.after : [d.after]).filter((n): n is string => typeof n === 'string')))];
+  if (!names.length) return undefined;
+  const path = group[0]!.d.path;
+  const of = memberName(path.slice(0, path.lastIndexOf('required')));
+  return `[Added] required member${names.length > 1 ? 's' : ''} ${names.map((n) => `\`${n}\``).join(', ')}${of === 'the value' ? '' : ` of ${of}`} in ${placeOf(path)}`;
 }
 
 /** "`data[].status`" from a path inside a schema; "the value" for the schema itself. */
