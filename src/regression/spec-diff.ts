@@ -10,7 +10,9 @@ import { readFileSync } from 'node:fs';
 import { apiCompare, type Diff } from 'api-smart-diff';
 import { parse as parseYaml } from 'yaml';
 import { UsageError } from '../errors.js';
-import { KIND_TITLES, type SpecChange, type SpecChangeKind, type SpecDiff } from '../results/regression-model.js';
+import { foldAlternatives, mergedDocument, resolvePointer } from './effective-schema.js';
+import { removedRequestAlternatives } from './request-alternatives.js';
+import { KIND_SINGULAR, KIND_TITLES, type SpecChange, type SpecChangeKind, type SpecDiff } from '../results/regression-model.js';
 
 export { KIND_TITLES, type SpecChange, type SpecChangeKind, type SpecDiff } from '../results/regression-model.js';
 
@@ -83,7 +85,21 @@ export function diffDocuments(oldPath: string, newPath: string): SpecDiff {
   return diffParsed({ path: oldPath, doc: before }, { path: newPath, doc: after });
 }
 
+/** A change as the library gave it, with the effective schemas it was found in (to read an enum's values whole). */
+interface Found {
+  d: Diff;
+  kind: SpecChangeKind;
+  breaking: boolean;
+}
+
 export function diffParsed(a: { path: string; doc: Record<string, unknown> }, b: { path: string; doc: Record<string, unknown> }): SpecDiff {
+  // The library compares the effective schemas (effective-schema.ts): allOf merged, $ref siblings applied,
+  // oneOf/anyOf as the union of their alternatives; what that union hides, a request alternative removed, is found
+  // on the merged documents.
+  const mergedA = mergedDocument(a.doc);
+  const mergedB = mergedDocument(b.doc);
+  const before = foldAlternatives(mergedA);
+  const after = foldAlternatives(mergedB);
   // When one of its rules throws, the library prints "Classification Rule error ..." and leaves that change
   // unclassified: the change is reported so (SpecChange.unclassified), and the raw line stays off the console.
   const printError = console.error;
@@ -92,11 +108,11 @@ export function diffParsed(a: { path: string; doc: Record<string, unknown> }, b:
   };
   let diffs: Diff[];
   try {
-    ({ diffs } = apiCompare(a.doc, b.doc));
+    ({ diffs } = apiCompare(before, after));
   } finally {
     console.error = printError;
   }
-  const folded = new Map<string, SpecChange>();
+  const groups = new Map<string, Found[]>();
   for (const d of diffs) {
     if (d.type === 'annotation') continue; // descriptions, examples, summaries: no client breaks on them
     // A component's change is reported where operations use it (the library follows the $refs); security schemes are
@@ -105,19 +121,28 @@ export function diffParsed(a: { path: string; doc: Record<string, unknown> }, b:
     const kind = kindOf(d);
     // api-smart-diff calls the removal of an optional response member non-breaking (no client may count on it);
     // a client that reads it breaks all the same, so here it is breaking.
-    const breaking = d.type === 'breaking' || kind === 'removed-response-member';
-    const pointer = foldedPointer(d);
-    const key = `${breaking}|${kind}|${pointer}`;
-    const had = folded.get(key);
-    if (had) {
-      had.count++;
+    const breaking = classify(d, d.type === 'breaking' || kind === 'removed-response-member');
+    // An enum's changes are one change, judged on its values as a whole (enumChange); the rest fold by class.
+    const key = kind === 'enum' ? `enum|${enumPointer(d.path)}` : `${breaking}|${kind}|${foldedPointer(d)}`;
+    const group = groups.get(key);
+    if (group) group.push({ d, kind, breaking });
+    else groups.set(key, [{ d, kind, breaking }]);
+  }
+  const changes: SpecChange[] = [];
+  for (const [key, group] of groups) {
+    const first = group[0]!;
+    const operation = operationOf(first.d.path);
+    if (first.kind === 'enum') {
+      changes.push(enumChange(key.slice('enum|'.length), group, before, after, operation));
       continue;
     }
-    const operation = operationOf(d.path);
-    folded.set(key, { breaking, kind, ...(operation ? { operation } : {}), pointer, description: describe(d, kind), count: 1, ...(d.type === 'unclassified' && !breaking ? { unclassified: true } : {}) });
+    const unclassified = first.d.type === 'unclassified' && !first.breaking;
+    const description = first.kind === 'required-member' ? requiredMembers(group) ?? describe(first.d, first.kind) : describe(first.d, first.kind);
+    changes.push({ breaking: first.breaking, kind: first.kind, ...(operation ? { operation } : {}), pointer: key.slice(key.indexOf('|', key.indexOf('|') + 1) + 1), description, count: group.length, ...(unclassified ? { unclassified: true } : {}) });
   }
+  changes.push(...removedRequestAlternatives(mergedA, mergedB));
   const order = Object.keys(KIND_TITLES) as SpecChangeKind[];
-  const changes = [...folded.values()].sort((x, y) => Number(y.breaking) - Number(x.breaking) || order.indexOf(x.kind) - order.indexOf(y.kind) || (x.pointer < y.pointer ? -1 : 1));
+  changes.sort((x, y) => Number(y.breaking) - Number(x.breaking) || order.indexOf(x.kind) - order.indexOf(y.kind) || (x.pointer < y.pointer ? -1 : 1));
   const byKind: SpecDiff['by_kind'] = {};
   for (const c of changes) {
     const k = (byKind[c.kind] ??= { breaking: 0, non_breaking: 0 });
@@ -135,9 +160,111 @@ export function diffParsed(a: { path: string; doc: Record<string, unknown> }, b:
   };
 }
 
+/**
+ * Two of the library's calls turned the right way round, measured on vendor pairs (README, For regression after a
+ * release): `nullable` is judged as if every schema were a request's in both places (a response member that can no
+ * longer be null was called breaking, a request member that now may be null too), and a response's
+ * `additionalProperties` taken off or opened up was called breaking, where an added response member is not.
+ */
+function classify(d: Diff, breaking: boolean): boolean {
+  const last = d.path[d.path.length - 1];
+  const inResponse = d.path[0] === 'paths' && d.path[3] === 'responses';
+  if (last === 'nullable') {
+    const widened = d.action === 'remove' ? d.before === false : d.after === true;
+    return inResponse ? widened : !widened;
+  }
+  if (inResponse && last === 'additionalProperties' && (d.action === 'remove' || d.after === true)) return false;
+  return breaking;
+}
+
+/** The path of an enum: up to its `enum` key (a value's index, or the key's own change, both end there). */
+function enumPointer(path: readonly (string | number)[]): string {
+  const at = path.lastIndexOf('enum');
+  return `/${(at >= 0 ? path.slice(0, at + 1) : path).map(escape).join('/')}`;
+}
+
+/** The value at `pointer` in `root`, following the $refs met on the way (the library's paths run through them). */
+function valueAt(root: unknown, pointer: string): unknown {
+  let node = root;
+  for (const raw of pointer.split('/').slice(1)) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    for (let hops = 0; node && typeof node === 'object' && typeof (node as { $ref?: unknown }).$ref === 'string' && hops < 32; hops++) node = resolvePointer(root, (node as { $ref: string }).$ref);
+    if (!node || typeof node !== 'object') return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+const quoted = (values: unknown[]) => values.map((v) => JSON.stringify(v)).join(', ');
+
+/**
+ * One enum's change, worded one way wherever the enum is used: the values removed and added, compared as sets (the
+ * library reports them index by index, as replaced, added or removed values, in three wordings). A value removed
+ * breaks a request (a client may send it); a value added breaks a response (a client's exhaustive switch); an enum
+ * put on a request member narrows it (breaking), taken off a response member widens it (breaking).
+ */
+function enumChange(pointer: string, group: Found[], before: unknown, after: unknown, operation: string | undefined): SpecChange {
+  const path = pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const inResponse = path[3] === 'responses';
+  const was = valueAt(before, pointer);
+  const is = valueAt(after, pointer);
+  const oldValues = Array.isArray(was) ? was : undefined;
+  const newValues = Array.isArray(is) ? is : undefined;
+  const key = (v: unknown) => JSON.stringify(v);
+  const removed = oldValues && newValues ? oldValues.filter((v) => !newValues.some((w) => key(w) === key(v))) : [];
+  const added = oldValues && newValues ? newValues.filter((v) => !oldValues.some((w) => key(w) === key(v))) : [];
+  const what = `enum of ${memberName(path)} in ${placeOf(path)}`;
+  let text: string;
+  let breaking: boolean;
+  if (!oldValues && newValues) {
+    text = `[Added] ${what}: only ${quoted(newValues)}`;
+    breaking = !inResponse;
+  } else if (oldValues && !newValues) {
+    text = `[Removed] ${what}: any value now, was ${quoted(oldValues)}`;
+    breaking = inResponse;
+  } else {
+    text = `[Changed] ${what}: ${[removed.length ? `removed ${quoted(removed)}` : '', added.length ? `added ${quoted(added)}` : ''].filter(Boolean).join('; ') || 'values reordered'}`;
+    breaking = inResponse ? added.length > 0 : removed.length > 0;
+  }
+  const unclassified = group.every((f) => f.d.type === 'unclassified');
+  return { breaking, kind: 'enum', ...(operation ? { operation } : {}), pointer, description: text, count: removed.length + added.length || group.length, ...(unclassified && !breaking ? { unclassified: true } : {}) };
+}
+
+/** "[Added] required members `a`, `b` of `x` in the request body (…)": every member a folded `required` change names, not the first alone. */
+function requiredMembers(group: Found[]): string | undefined {
+  const names = [...new Set(group.flatMap(({ d }) => (Array.isArray(d.after) ? d.after : [d.after]).filter((n): n is string => typeof n === 'string')))];
+  if (!names.length) return undefined;
+  const path = group[0]!.d.path;
+  const of = memberName(path.slice(0, path.lastIndexOf('required')));
+  return `[Added] required member${names.length > 1 ? 's' : ''} ${names.map((n) => `\`${n}\``).join(', ')}${of === 'the value' ? '' : ` of ${of}`} in ${placeOf(path)}`;
+}
+
+/** "`data[].status`" from a path inside a schema; "the value" for the schema itself. */
+function memberName(path: readonly (string | number)[]): string {
+  const at = path.indexOf('schema');
+  const parts: string[] = [];
+  for (let i = at + 1; at >= 0 && i < path.length; i++) {
+    const p = path[i];
+    if (p === 'properties' && i + 1 < path.length) parts.push(`.${path[++i]}`);
+    else if (p === 'items') parts.push('[]');
+    else if (p === 'additionalProperties') parts.push('{*}');
+  }
+  const name = parts.join('').replace(/^\./, '');
+  return name ? `\`${name}\`` : 'the value';
+}
+
+/** "the request body (application/json)", "response 200 (application/json)", "parameter 3", "response 200 header `X`". */
+function placeOf(path: readonly (string | number)[]): string {
+  if (path[3] === 'requestBody') return `the request body (${path[5]})`;
+  if (path[3] === 'responses') return path[5] === 'headers' ? `response ${path[4]} header \`${path[6]}\`` : `response ${path[4]} (${path[6]})`;
+  if (path[3] === 'parameters' || path[2] === 'parameters') return 'a parameter';
+  return path.slice(0, 4).join(' ');
+}
+
 function describe(d: Diff, kind: SpecChangeKind): string {
+  if (kind === 'removed-response-member') return `[Removed] response member ${memberName(d.path)} from ${placeOf(d.path)}: no alternative of the new response has it`;
   const text = d.description?.trim();
-  if (text && !/^\s*in Response/.test(text)) return text;
-  const what = kind === 'other' ? d.path[d.path.length - 1] : KIND_TITLES[kind].replace(/s$/, '');
+  if (text && !/^\s*in (Response|Request)/.test(text)) return text;
+  const what = kind === 'other' ? d.path[d.path.length - 1] : KIND_SINGULAR[kind];
   return `[${d.action}] ${what}${text ? ` ${text}` : ''}`;
 }

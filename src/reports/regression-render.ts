@@ -2,16 +2,20 @@
 import { mdCode, mdEscape } from './markdown-text.js';
 import { oneLine, truncate } from './text.js';
 import type { BaselineDiff } from '../results/model.js';
-import { KIND_TITLES, type DriftFinding, type DriftKind, type SpecChange, type SpecChangeKind, type SpecDiff, type TrendPoint } from '../results/regression-model.js';
+import { KIND_SINGULAR, KIND_TITLES, type DriftFinding, type DriftKind, type SpecChange, type SpecChangeKind, type SpecDiff, type TrendPoint } from '../results/regression-model.js';
 
 const where = (c: SpecChange) => `${c.operation ? `${c.operation} ` : ''}${c.pointer}`;
 const folded = (c: SpecChange) => (c.count > 1 ? ` (${c.count} changes)` : '');
 
-/** One line: "3 breaking and 12 other changes (…)". */
+const changes = (n: number, what: string) => `${n} ${what} change${n === 1 ? '' : 's'}`;
+/** "1 removed response", "2 removed responses". */
+export const kindCount = (k: SpecChangeKind, n: number) => `${n} ${n === 1 ? KIND_SINGULAR[k] : KIND_TITLES[k]}`;
+
+/** One line: "3 breaking changes and 12 non-breaking changes (…)". */
 export function specDiffHeadline(d: SpecDiff): string {
-  const kinds = (Object.keys(KIND_TITLES) as SpecChangeKind[]).filter((k) => d.by_kind[k]?.breaking).map((k) => `${d.by_kind[k]!.breaking} ${KIND_TITLES[k]}`);
+  const kinds = (Object.keys(KIND_TITLES) as SpecChangeKind[]).filter((k) => d.by_kind[k]?.breaking).map((k) => kindCount(k, d.by_kind[k]!.breaking));
   const unsure = d.unclassified ? `, ${d.unclassified} of them unclassified by the library (judge those by hand)` : '';
-  return `${d.breaking} breaking and ${d.non_breaking} non-breaking changes${unsure}${kinds.length ? ` (breaking: ${kinds.join(', ')})` : ''}`;
+  return `${changes(d.breaking, 'breaking')} and ${changes(d.non_breaking, 'non-breaking')}${unsure}${kinds.length ? ` (breaking: ${kinds.join(', ')})` : ''}`;
 }
 
 const version = (v: SpecDiff['old']) => `${v.title || v.path} ${v.version} (OpenAPI ${v.openapi})`;

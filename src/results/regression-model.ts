@@ -7,6 +7,7 @@ export type SpecChangeKind =
   | 'added-response'
   | 'required-parameter'
   | 'required-member'
+  | 'removed-alternative'
   | 'enum'
   | 'type'
   | 'removed-response-member'
@@ -20,6 +21,7 @@ export const KIND_TITLES: Record<SpecChangeKind, string> = {
   'removed-response': 'removed responses',
   'required-parameter': 'new required parameters',
   'required-member': 'new required members',
+  'removed-alternative': 'request alternatives removed',
   enum: 'enum values changed',
   type: 'type changes',
   'removed-response-member': 'removed response members',
@@ -30,6 +32,23 @@ export const KIND_TITLES: Record<SpecChangeKind, string> = {
   other: 'other changes',
 };
 
+/** The same, for one: "1 removed response", not "1 removed responses". */
+export const KIND_SINGULAR: Record<SpecChangeKind, string> = {
+  'removed-operation': 'removed operation',
+  'removed-response': 'removed response',
+  'required-parameter': 'new required parameter',
+  'required-member': 'new required member',
+  'removed-alternative': 'request alternative removed',
+  enum: 'enum values changed',
+  type: 'type change',
+  'removed-response-member': 'removed response member',
+  security: 'security changed',
+  constraint: 'validation constraint changed',
+  'added-operation': 'added operation',
+  'added-response': 'added response',
+  other: 'other change',
+};
+
 export interface SpecChange {
   breaking: boolean;
   kind: SpecChangeKind;
@@ -37,9 +56,9 @@ export interface SpecChange {
   operation?: string;
   /** Where in the document, as a JSON pointer (an enum's or a list's index left out). */
   pointer: string;
-  /** api-smart-diff's own description, or one of ours when it gives none. */
+  /** Ours for enums, removed response members and request alternatives; else api-smart-diff's, or ours when it gives none. */
   description: string;
-  /** How many of the library's changes this one folds (the values of one enum, say). */
+  /** How many of the library's changes this one folds; for an enum, how many values were removed or added. */
   count: number;
   /** The library could not classify it (it says so): listed with the non-breaking ones, to judge by hand. */
   unclassified?: boolean;

@@ -7,11 +7,12 @@ export const specDiffCommand: CommandSpec = {
   summary: 'compare two OpenAPI documents: what changed, and which changes break clients',
   usage: 'fsapi-conformance spec-diff OLD NEW [--json] [--all] [--markdown FILE]',
   description: `
-OLD and NEW are OpenAPI 3.0 or 3.1 documents (YAML or JSON). Every change is classified breaking or not
-(api-smart-diff's classification), and sorted by kind: removed operations and responses, new required
-parameters and members, enum values changed, type changes, removed response members, security changed,
-validation constraints changed, added operations and responses, other changes. The values of one enum fold into
-one change. (To compare two runs, not two documents: fsapi-conformance diff.)`,
+OLD and NEW are OpenAPI 3.0 or 3.1 documents (YAML or JSON). Their effective schemas are compared ($refs
+followed with their siblings, allOf merged, oneOf/anyOf as the union of their alternatives), every change
+classified breaking or not (api-smart-diff's classification, two calls turned round), and sorted by kind: removed
+operations and responses, new required parameters and members, request alternatives removed, enum values
+changed, type changes, removed response members, security changed, validation constraints changed, added
+operations and responses, other changes. The values of one enum fold into one change. (To compare two runs, not two documents: fsapi-conformance diff.)`,
   positionals: { name: 'OLD NEW', description: 'the two documents: OpenAPI 3.0 or 3.1, YAML or JSON', min: 2, max: 2 },
   options: [
     { name: 'json', type: 'boolean', description: 'print the diff as JSON (the shape of `baseline.spec_diff` in conformance.json)', default: 'false' },
