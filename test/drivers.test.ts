@@ -124,6 +124,7 @@ async function harness(faults: string[] = []): Promise<Harness> {
         },
         observe: () => undefined,
         attach: () => undefined,
+        recordDelivery: () => undefined,
         fact: () => undefined,
       };
       return ctx;
