@@ -16,11 +16,11 @@ import { JUDGED_BODY_BYTES } from '../http/exchange.js';
 import type { Operation } from '../catalogue/openapi.js';
 import type { ReceivedDelivery } from '../webhooks/delivery.js';
 import type { Facts } from '../results/model.js';
+import { caseAnswer } from '../harness/judge.js';
 
 export type { Json };
 
 export { idOf } from '../harness/assert.js';
-import { caseAnswer } from '../harness/judge.js';
 export { caseAnswer, caseAnswerIf } from '../harness/judge.js';
 
 /** The JSON object of a response with the expected status (a 2xx unless said), or a CheckFailure that says why. */
@@ -144,7 +144,7 @@ export async function balanceCase(ctx: CheckContext, name: string, accountId: st
 export function recordedBalance(answers: readonly HttpResponse[], name: string, facts?: Facts): { balance: bigint; account: string } {
   const res = caseAnswer(answers, name);
   const a = jsonOf(res);
-  const account = String(a['id'] ?? res.exchange.request.url.split('/').pop());
+  const account = typeof a['id'] === 'string' ? a['id'] : 'the account';
   const balance = units(a['balance'], `the balance of ${account}`);
   const fact = facts?.[name];
   if (fact !== undefined) {
@@ -300,8 +300,8 @@ export async function callCase(ctx: CheckContext, name: string, opId: Operation 
 }
 
 /**
- * The check's context with every call and send marked as one of its cases (a list walked page by page, or polled):
- * its judge finds those answers by the name, in the run and in `verify` alike.
+ * The check's context with every call marked as one of its cases (callCase: a list walked page by page, or polled),
+ * so its judge finds those answers by the name, in the run and in `verify` alike.
  */
 export function inCase(ctx: CheckContext, name: string): CheckContext {
   // Everything else is the check's own context (its world, skip, evidence), read through the prototype.
