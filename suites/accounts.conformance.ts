@@ -1,6 +1,7 @@
 /** Accounts: create and manage internal accounts (seed: GET /accounts with Api-Key and x-tenant-id). */
 import { accountCreate } from '../fixtures/factories.js';
-import { check, describeRequest, fail, readableItems, readId, STATUS } from '../src/harness/assert.js';
+import { check, describeRequest, fail, listItems, readableItems, readId, STATUS, summariseBody } from '../src/harness/assert.js';
+import { judgeSkips } from '../src/harness/judge.js';
 import type { HttpResponse } from '../src/http/client.js';
 import type { CheckDef } from '../src/harness/check.js';
 import { LIST_PAGE_CAP } from '../src/harness/pages.js';
@@ -27,6 +28,39 @@ function openedAtZero(answers: HttpResponse[]): boolean {
   }
 }
 
+/** The cases of FSAPI-ACC-001: the account the check opens, and each page of the seed's GET /accounts. */
+const OPEN = 'open';
+const LIST = 'list';
+
+/** The id of the account the check opened; a refused open is a prerequisite (FSAPI-ACC-101 and CONTRACT-004 judge it). */
+function openedId(res: HttpResponse): string {
+  const j = res.json;
+  if (!STATUS.is2xx(res.status) || !j || typeof j !== 'object') {
+    judgeSkips.skip(`the account it lists could not be opened: ${describeRequest(res)} answered ${res.status}${summariseBody(res)} (FSAPI-ACC-101 judges the create)`, 'prerequisite');
+  }
+  return idOf(j as Json);
+}
+
+/**
+ * FSAPI-ACC-001's judge: each page the seed's request read answers 2xx JSON, and one of them lists the account the
+ * check opened (pages in order, as the walk read them; none after the one that lists it).
+ */
+export function listsOpened(answers: readonly HttpResponse[]): void {
+  const id = openedId(caseAnswer(answers, OPEN));
+  const pages = answers.filter((r) => r.exchange.case === LIST);
+  if (pages.length === 0) throw new Error('no page of GET /accounts recorded to judge');
+  let seen = 0;
+  for (const res of pages) {
+    check(STATUS.is2xx(res.status), `${describeRequest(res)} with Api-Key and x-tenant-id answered ${res.status}`);
+    check(/^application\/(.+\+)?json$/.test(res.contentType), `${describeRequest(res)} answered ${res.status} labelled ${res.contentType || 'without a media type'}, not JSON`);
+    check(res.json !== undefined, `${describeRequest(res)} answered a body that does not parse as JSON (${res.jsonError ?? 'empty'})`);
+    const items = readableItems(res, 'listAccounts') as Json[];
+    seen += items.length;
+    if (items.some((a) => a['id'] === id)) return;
+  }
+  fail(`account ${id}, opened by the suite, is not among the ${seen} accounts GET /accounts listed`);
+}
+
 export const flows: CheckDef[] = [
   {
     requirement: 'FSAPI-ACC-001',
@@ -38,27 +72,25 @@ export const flows: CheckDef[] = [
     uses: ['createAccount'],
     writes: true,
     async run(ctx) {
-      const account = await ctx.world.newAccount();
-      const id = idOf(account);
+      // The account is opened by the check itself, so its judge reads the id from the check's own evidence.
+      const customer = await ctx.world.approvedCustomer();
+      const created = await callCase(ctx, OPEN, 'createAccount', { body: accountCreate(ctx.faker, ctx.config.label, idOf(customer), 'USD') });
+      const id = openedId(created);
       // Exactly the seed's request: the two headers (the call adds them), no Accept, no body, no query on the first page.
       let cursor: string | undefined;
-      let seen = 0;
       // Its own walk, not walkPages: the seed's request exactly, so the first page carries no query at all.
       for (let page = 0; page < LIST_PAGE_CAP; page++) {
-        const res = await ctx.call('listAccounts', cursor ? { query: { cursor } } : {}, { headers: { accept: undefined } });
-        check(res.status >= 200 && res.status < 300, `${describeRequest(res)} with Api-Key and x-tenant-id answered ${res.status}`);
-        check(/^application\/(.+\+)?json$/.test(res.contentType), `${describeRequest(res)} answered ${res.status} labelled ${res.contentType || 'without a media type'}, not JSON`);
-        check(res.json !== undefined, `${describeRequest(res)} answered a body that does not parse as JSON (${res.jsonError ?? 'empty'})`);
-        const items = readableItems(res, 'listAccounts') as Json[];
-        seen += items.length;
-        if (items.some((a) => a['id'] === id)) return;
-        const body = res.json as Json;
+        const res = await callCase(ctx, LIST, 'listAccounts', cursor ? { query: { cursor } } : {}, { headers: { accept: undefined } });
+        const body = res.json as Json | undefined;
+        // The judge says what a page that is not a readable list means; the walk only stops there.
+        const items = listItems(res) ?? (Array.isArray(body) ? (body as Json[]) : []);
+        if (!STATUS.is2xx(res.status) || !body || typeof body !== 'object' || items.some((a) => a['id'] === id)) return;
         const next = body['next_cursor'];
-        if (body['has_more'] !== true || typeof next !== 'string' || next === '') break;
+        if (body['has_more'] !== true || typeof next !== 'string' || next === '') return;
         cursor = next;
       }
-      fail(`account ${id}, opened by the suite, is not among the ${seen} accounts GET /accounts listed`);
     },
+    judge: listsOpened,
   },
   {
     requirement: 'FSAPI-ACC-101',

@@ -1,11 +1,10 @@
 /** Collections: accept payments by card, bank transfer and mobile money. */
 import { amount, bankTransferCollection, cardCollection, DECLINED_CARD_NUMBER, mobileMoneyCollection } from '../fixtures/factories.js';
 import { check, readId } from '../src/harness/assert.js';
-import { textFact } from '../src/harness/judge.js';
 import type { CheckContext, CheckDef } from '../src/harness/check.js';
 import { STATUS } from '../src/harness/assert.js';
 import { defineSuite } from '../src/suite/suite.js';
-import { balanceOf, callCase, caseAnswer, expectBalance, findInList, idOf, jsonOf, readUntil, show, units, type Json } from '../src/world/flow-support.js';
+import { balanceCase, balanceOf, callCase, caseAnswer, expectBalance, findInList, idOf, jsonOf, readUntil, recordedBalance, show, units, type Json } from '../src/world/flow-support.js';
 
 const base = { family: 'flow', group: 'collections', operation: 'createCollection', writes: true } as const;
 const settled = (c: Json) => c['status'] === 'succeeded' || c['status'] === 'failed';
@@ -52,18 +51,20 @@ export const flows: CheckDef[] = [
     referenceOnly: true,
     async run(ctx) {
       const account = idOf(await ctx.world.newAccount());
-      // The balances the run reads around the collection are facts for the judge.
-      ctx.fact('account', account);
-      ctx.fact('balance_before', show(await balanceOf(ctx, account)));
+      // The balances the run reads around the collection, each a case its judge reads again; kept as facts too, for a
+      // reader of the report (the judge holds each to its read).
+      ctx.fact('balance_before', show(await balanceCase(ctx, 'balance_before', account)));
       const body = cardCollection(ctx.faker, ctx.config.label, account, amount(ctx.faker, 10, 90), 'USD', DECLINED_CARD_NUMBER);
       const res = await callCase(ctx, 'create', 'createCollection', { body });
       const id = STATUS.is2xx(res.status) ? readId(res.json) : undefined;
       if (id === undefined) return;
       // Read until settled; the last read is the one judged.
       await readUntil(ctx, 'getCollection', { pathParams: { collection_id: id } }, settled);
-      ctx.fact('balance_after', show(await balanceOf(ctx, account)));
+      ctx.fact('balance_after', show(await balanceCase(ctx, 'balance_after', account)));
     },
     judge(answers, facts) {
+      // In the order the run read them: a read that failed there fails here first.
+      const { balance: before, account } = recordedBalance(answers, 'balance_before', facts);
       const created = jsonOf(caseAnswer(answers, 'create'), STATUS.is2xx, 'status of the declined card collection');
       const end = answers.findLast((r) => r.exchange.operation === 'getCollection');
       if (!end) throw new Error('no read of the collection recorded to judge');
@@ -71,8 +72,8 @@ export const flows: CheckDef[] = [
       check(settledAs['status'] === 'failed', `the collection with the declined card ${DECLINED_CARD_NUMBER} reads ${JSON.stringify(settledAs['status'])}, not failed`);
       const reason = settledAs['failure_reason'];
       check(typeof reason === 'string' && reason !== '', `the failed collection ${idOf(created)} carries no failure_reason (${JSON.stringify(reason)})`);
-      const [before, after] = [units(textFact(facts, 'balance_before')), units(textFact(facts, 'balance_after'))];
-      check(after === before, `the declined collection credited ${textFact(facts, 'account')}: ${show(before)} → ${show(after)}`);
+      const after = recordedBalance(answers, 'balance_after', facts).balance;
+      check(after === before, `the declined collection credited ${account}: ${show(before)} → ${show(after)}`);
     },
   },
 ];

@@ -3,8 +3,7 @@ import { amount, transferCreate } from '../fixtures/factories.js';
 import { check } from '../src/harness/assert.js';
 import type { CheckContext, CheckDef } from '../src/harness/check.js';
 import { defineSuite } from '../src/suite/suite.js';
-import { balanceOf, callCase, caseAnswer, expectBalance, findInList, idOf, jsonOf, readUntil, show, units, type Json } from '../src/world/flow-support.js';
-import { textFact } from '../src/harness/judge.js';
+import { balanceCase, balanceOf, callCase, caseAnswer, expectBalance, findInList, idOf, jsonOf, readUntil, recordedBalance, show, units, type Json } from '../src/world/flow-support.js';
 
 const base = { family: 'flow', group: 'transfers', operation: 'createTransfer', writes: true } as const;
 
@@ -50,24 +49,26 @@ export const flows: CheckDef[] = [
     async run(ctx) {
       const source = idOf(await ctx.world.fundedAccount('30.00'));
       const dest = idOf(await ctx.world.newAccount());
-      // The balances the run reads around the transfer are facts for the judge (each read is its own request).
-      const [s0, d0] = [await balanceOf(ctx, source), await balanceOf(ctx, dest)];
-      ctx.fact('source', source);
+      // The balances the run reads around the transfer, each a case of its own that the judge reads again; kept as
+      // facts too, for a reader of the report (the judge holds each to its read).
+      const s0 = await balanceCase(ctx, 'source_before', source);
       ctx.fact('source_before', show(s0));
-      ctx.fact('destination_before', show(d0));
+      ctx.fact('destination_before', show(await balanceCase(ctx, 'destination_before', dest)));
       await callCase(ctx, 'transfer', 'createTransfer', { body: transferCreate(ctx.config.label, source, { type: 'account', account_id: dest }, show(s0 + units('1'))) });
-      ctx.fact('source_after', show(await balanceOf(ctx, source)));
-      ctx.fact('destination_after', show(await balanceOf(ctx, dest)));
+      ctx.fact('source_after', show(await balanceCase(ctx, 'source_after', source)));
+      ctx.fact('destination_after', show(await balanceCase(ctx, 'destination_after', dest)));
     },
     judge(answers, facts) {
-      const source = textFact(facts, 'source');
-      const [s0, d0, s1, d1] = ['source_before', 'destination_before', 'source_after', 'destination_after'].map((k) => units(textFact(facts, k), k));
-      const over = show(s0! + units('1'));
+      // In the order the run read them: a read that failed there fails here first.
+      const { balance: s0, account: source } = recordedBalance(answers, 'source_before', facts);
+      const d0 = recordedBalance(answers, 'destination_before', facts).balance;
+      const over = show(s0 + units('1'));
       const res = caseAnswer(answers, 'transfer');
-      check(res.status === 422, `a transfer of ${over} from ${source}, which holds ${show(s0!)}, answered ${res.status}; expected 422`);
+      check(res.status === 422, `a transfer of ${over} from ${source}, which holds ${show(s0)}, answered ${res.status}; expected 422`);
       const code = (res.json as Json | undefined)?.['code'];
       check(code === 'insufficient_funds', `the refusal carries code ${JSON.stringify(code)}, not insufficient_funds`);
-      check(s1 === s0 && d1 === d0, `the refused transfer moved money: source ${show(s0!)} → ${show(s1!)}, destination ${show(d0!)} → ${show(d1!)}`);
+      const [s1, d1] = [recordedBalance(answers, 'source_after', facts).balance, recordedBalance(answers, 'destination_after', facts).balance];
+      check(s1 === s0 && d1 === d0, `the refused transfer moved money: source ${show(s0)} → ${show(s1)}, destination ${show(d0)} → ${show(d1)}`);
     },
   },
   {

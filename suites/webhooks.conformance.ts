@@ -6,9 +6,29 @@ import { cardCollection, metadata } from '../fixtures/factories.js';
 import { check, fail } from '../src/harness/assert.js';
 import type { CheckContext, CheckDef } from '../src/harness/check.js';
 import { STATUS } from '../src/harness/assert.js';
+import { judgeSkips } from '../src/harness/judge.js';
+import type { HttpResponse } from '../src/http/client.js';
 import { defineSuite } from '../src/suite/suite.js';
 import { verify } from '../src/webhooks/signature.js';
-import { deliveredEvent, findInList, firstDifference, idOf, jsonOf, listUntil, received, sameJson, type Json } from '../src/world/flow-support.js';
+import {
+  callCase,
+  caseAnswer,
+  caseAnswerIf,
+  deliveredEvent,
+  deliveredObjectId,
+  findInList,
+  firstDifference,
+  idOf,
+  inCase,
+  INSPECT_RECEIVER,
+  jsonOf,
+  listUntil,
+  received,
+  recordedDeliveries,
+  sameJson,
+  walkedPageItems,
+  type Json,
+} from '../src/world/flow-support.js';
 import { FAIL_FIRST_MARKER, type ReceivedDelivery } from '../src/webhooks/delivery.js';
 
 const base = { family: 'flow', group: 'webhooks', writes: true } as const;
@@ -20,7 +40,12 @@ const base = { family: 'flow', group: 'webhooks', writes: true } as const;
  */
 async function causeCustomer(ctx: CheckContext, failFirst = false): Promise<string> {
   const extra = failFirst ? { metadata: metadata(ctx.config.label, { fsapi_webhook: FAIL_FIRST_MARKER }) } : {};
-  return idOf(await ctx.world.newCustomer(extra));
+  // The create is the check's own evidence (case CAUSE): its judge reads the customer it follows from that answer.
+  const customer = await ctx.world.newCustomer(extra, (res) => {
+    res.exchange.case = CAUSE;
+    ctx.attach(res.exchange, res);
+  });
+  return idOf(customer);
 }
 
 /**
@@ -30,7 +55,15 @@ async function causeCustomer(ctx: CheckContext, failFirst = false): Promise<stri
 async function causeCollection(ctx: CheckContext, failFirst = false): Promise<string> {
   const account = await ctx.world.account();
   const body = cardCollection(ctx.faker, ctx.config.label, idOf(account), '12.00', 'USD', undefined, failFirst ? { fsapi_webhook: FAIL_FIRST_MARKER } : {});
-  return idOf(jsonOf(await ctx.call('createCollection', { body }), STATUS.is2xx, 'status of the collection whose events the check follows'));
+  return causedId([await callCase(ctx, CAUSE, 'createCollection', { body })]);
+}
+
+/** The case of the request that made the object whose events a check follows (a customer, a collection). */
+const CAUSE = 'cause';
+
+/** The id of the object whose events the check follows, from the answer that created it. */
+function causedId(answers: readonly HttpResponse[]): string {
+  return idOf(jsonOf(caseAnswer(answers, CAUSE), STATUS.is2xx, 'status of the create whose events the check follows'));
 }
 
 /** Attempts grouped by the event they carried (its id), in arrival order. */
@@ -43,6 +76,85 @@ function byEvent(attempts: ReceivedDelivery[]): Map<string, ReceivedDelivery[]> 
   return m;
 }
 
+/** The cases of the webhook flows' reads: the history page, the events list walked, the event read by id. */
+const HISTORY = 'history';
+const EVENTS = 'events';
+const EVENT = 'event';
+/** The history read for one delivered event. */
+const historyOf = (eventId: string) => `history:${eventId}`;
+
+/** Whether an event (as the reference reads it) carries the object as its `data.object`. */
+const about = (id: string) => (e: Json): boolean => deliveredObjectId(e) === id;
+
+/**
+ * The recorded deliveries about the object, grouped by the event they carried (its raw id, as the receiver and the
+ * run read it), in the order they were recorded. A delivery whose body was cut or is no JSON object is left out.
+ */
+function deliveredEvents(answers: readonly HttpResponse[], objectId: string, type?: string): Map<string, HttpResponse[]> {
+  const m = new Map<string, HttpResponse[]>();
+  for (const { res, event } of recordedDeliveries(answers)) {
+    if (!event || deliveredObjectId(event) !== objectId || (type !== undefined && event['type'] !== type)) continue;
+    const id = String(event['id']);
+    m.set(id, [...(m.get(id) ?? []), res]);
+  }
+  return m;
+}
+
+/** What the check asked its receiver for, from its last inspection read; none when the run had no receiver. */
+function inspected(answers: readonly HttpResponse[]): { type: string | undefined; waitMs: string } | undefined {
+  const res = caseAnswerIf(answers, INSPECT_RECEIVER);
+  if (!res) return undefined;
+  const q = new URL(res.exchange.request.url).searchParams;
+  return { type: q.get('type') ?? undefined, waitMs: q.get('timeout_ms') ?? '?' };
+}
+
+/**
+ * FSAPI-WH-001's judge: the history answers 2xx; for each event of the collection the receiver got (its recorded
+ * deliveries), a read of the history by that event lists a delivery of it. Without a receiver, or with no delivery
+ * to compare, only the history's answer is judged (the run says so).
+ */
+export function historyListsDelivered(answers: readonly HttpResponse[]): void {
+  const col = causedId(answers);
+  jsonOf(caseAnswer(answers, HISTORY), STATUS.is2xx, 'status of the delivery history');
+  if (!inspected(answers)) return;
+  for (const eventId of deliveredEvents(answers, col).keys()) {
+    const pages = answers.filter((r) => r.exchange.case === historyOf(eventId));
+    const listed = pages.some((p) => walkedPageItems(p, 'listWebhookDeliveries').some((d) => d['event_id'] === eventId));
+    check(listed, `event ${eventId} was delivered to the receiver, but GET /webhooks/deliveries?event_id=${eventId} lists no delivery of it (${pages.length} page${pages.length === 1 ? '' : 's'} read)`);
+  }
+}
+
+/**
+ * FSAPI-WH-002's judge: the events list the run walked holds a customer.created event about the customer it made, and
+ * that event reads by id with its id, type and object.
+ */
+export function eventReadsById(answers: readonly HttpResponse[]): void {
+  const cid = causedId(answers);
+  let item: Json | undefined;
+  for (const page of answers.filter((r) => r.exchange.case === EVENTS)) {
+    item = walkedPageItems(page, 'listWebhookEvents').find(about(cid));
+    if (item) break;
+  }
+  if (!item) fail(`no customer.created event about ${cid} is listed by GET /webhooks/events?type=customer.created`);
+  const id = idOf(item);
+  const event = jsonOf(caseAnswer(answers, EVENT), STATUS.is2xx, `status of GET event ${id}`);
+  check(event['id'] === id, `GET /webhooks/events/${id} answered event ${JSON.stringify(event['id'])}`);
+  check(event['type'] === 'customer.created', `event ${id} reads type ${JSON.stringify(event['type'])}, not customer.created`);
+  check(about(cid)(event), `event ${id} does not carry customer ${cid} as its object (data.object.id ${JSON.stringify(deliveredObjectId(event))})`);
+}
+
+/**
+ * FSAPI-WH-003's judge: a delivery of the event type the check asked its receiver for (customer.created, in the
+ * target's spelling) about the customer it made is among the deliveries recorded.
+ */
+export function deliveredToReceiver(answers: readonly HttpResponse[]): void {
+  const cid = causedId(answers);
+  const asked = inspected(answers);
+  if (!asked) judgeSkips.skip('no webhook receiver in this run (FSAPI_WEBHOOK_LISTEN)', 'credential');
+  const got = deliveredEvents(answers, cid, asked.type);
+  check(got.size > 0, `the receiver got no customer.created delivery for ${cid} within ${asked.waitMs} ms`);
+}
+
 export const flows: CheckDef[] = [
   {
     ...base,
@@ -53,7 +165,7 @@ export const flows: CheckDef[] = [
     uses: ['createCollection'],
     async run(ctx) {
       const col = await causeCollection(ctx);
-      jsonOf(await ctx.call('listWebhookDeliveries', { query: { limit: 5 } }), STATUS.is2xx, 'status of the delivery history');
+      await callCase(ctx, HISTORY, 'listWebhookDeliveries', { query: { limit: 5 } });
       if (!ctx.config.receiver) {
         ctx.observe('no webhook receiver in this run: the history answered, but whether it holds the deliveries made cannot be told');
         return;
@@ -64,10 +176,10 @@ export const flows: CheckDef[] = [
         return;
       }
       for (const [eventId] of byEvent(got)) {
-        const { ok, items } = await listUntil(ctx, 'listWebhookDeliveries', { query: { event_id: eventId } }, (xs) => xs.some((d) => d['event_id'] === eventId));
-        check(ok, `event ${eventId} was delivered to the receiver, but GET /webhooks/deliveries?event_id=${eventId} lists no delivery of it (${items.length} listed)`);
+        await listUntil(inCase(ctx, historyOf(eventId)), 'listWebhookDeliveries', { query: { event_id: eventId } }, (xs) => xs.some((d) => d['event_id'] === eventId));
       }
     },
+    judge: historyListsDelivered,
   },
   {
     ...base,
@@ -78,15 +190,10 @@ export const flows: CheckDef[] = [
     uses: ['createCustomer', 'listWebhookEvents'],
     async run(ctx) {
       const cid = await causeCustomer(ctx);
-      const about = (e: Json) => (e['data'] as Json | undefined)?.['object'] !== undefined && ((e['data'] as Json)['object'] as Json)['id'] === cid;
-      const { item } = await findInList(ctx, 'listWebhookEvents', { query: { type: 'customer.created' } }, about);
-      if (!item) fail(`no customer.created event about ${cid} is listed by GET /webhooks/events?type=customer.created`);
-      const id = idOf(item);
-      const event = jsonOf(await ctx.call('getWebhookEvent', { pathParams: { event_id: id } }), STATUS.is2xx, `status of GET event ${id}`);
-      check(event['id'] === id, `GET /webhooks/events/${id} answered event ${JSON.stringify(event['id'])}`);
-      check(event['type'] === 'customer.created', `event ${id} reads type ${JSON.stringify(event['type'])}, not customer.created`);
-      check(about(event), `event ${id} does not carry customer ${cid} as its object (data.object.id ${JSON.stringify(((event['data'] as Json | undefined)?.['object'] as Json | undefined)?.['id'])})`);
+      const { item } = await findInList(inCase(ctx, EVENTS), 'listWebhookEvents', { query: { type: 'customer.created' } }, about(cid));
+      if (item) await callCase(ctx, EVENT, 'getWebhookEvent', { pathParams: { event_id: idOf(item) } });
     },
+    judge: eventReadsById,
   },
   {
     ...base,
@@ -96,12 +203,9 @@ export const flows: CheckDef[] = [
     needs: ['webhooks'],
     uses: ['createCustomer'],
     async run(ctx) {
-      const cid = await causeCustomer(ctx);
-      const got = await received(ctx, { objectId: cid, type: 'customer.created', min: 1 });
-      check(got.length > 0, `the receiver got no customer.created delivery for ${cid} within ${ctx.config.webhookWaitMs} ms`);
-      const e = deliveredEvent(got[0]!, ctx.binding);
-      check(e['type'] === 'customer.created', `the delivery for ${cid} carried type ${JSON.stringify(e['type'])}`);
+      await received(ctx, { objectId: await causeCustomer(ctx), type: 'customer.created', min: 1 });
     },
+    judge: deliveredToReceiver,
   },
   {
     ...base,

@@ -10,7 +10,7 @@ import type { Operation } from '../src/catalogue/openapi.js';
 import { evaluatorsFor } from '../src/checks/traffic.js';
 import { secretsOf, type Credentials } from '../src/config/run-config.js';
 import { DRIVERS, type DriverScope } from '../src/drivers/index.js';
-import { sameValue } from '../src/drivers/shared.js';
+import { readEffects, sameValue } from '../src/drivers/shared.js';
 import { submissionsIn } from '../src/drivers/kyc.js';
 import { appliedFields } from '../src/checks/input.js';
 import type { Json } from '../src/json.js';
@@ -124,6 +124,7 @@ async function harness(faults: string[] = []): Promise<Harness> {
         },
         observe: () => undefined,
         attach: () => undefined,
+        recordDelivery: () => undefined,
         fact: () => undefined,
       };
       return ctx;
@@ -213,9 +214,9 @@ describe('the drivers against the conformant sandbox', { timeout: 120_000 }, () 
         const ctx = h.ctx(`effects:${op.operationId}`);
         const scope = scopeOf(ctx);
         const parts = await d.build(scope, { fresh: true });
-        const before = await d.effects!(scope, parts);
+        const before = await readEffects(scope, d.effects!(parts));
         const res = await ctx.call(op, parts);
-        const after = await d.effects!(scope, parts);
+        const after = await readEffects(scope, d.effects!(parts));
         if (before !== 0 || after !== 1 || !documented2xx(op, res)) failures.push(`${op.operationId}: ${before} → ${after} (answered ${res.status})`);
         // Non-fresh builds of a check own their consumable prerequisites: the first request is accepted.
         const own = await d.build(scope, { fresh: false });
@@ -238,7 +239,7 @@ describe('the drivers against the conformant sandbox', { timeout: 120_000 }, () 
         const varied = d.vary!(parts, scope);
         if (JSON.stringify(varied.body) === JSON.stringify(parts.body)) failures.push(`${op.operationId}: vary() returned the same body`);
         const [a, b] = [await ctx.call(op, parts), await ctx.call(op, varied)];
-        const n = await d.effects!(scope, parts);
+        const n = await readEffects(scope, d.effects!(parts));
         // A trade's quote is usable once: the varied trade (same quote, other metadata) is refused on its own key.
         if (op.operationId === 'createFxTrade') {
           if (!documented2xx(op, a) || b.status !== 409 || n !== 1) failures.push(`${op.operationId}: ${a.status}/${b.status}, effects ${n}`);

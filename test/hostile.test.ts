@@ -12,6 +12,10 @@ import { startSandbox } from '../sandbox/index.js';
 import type { RunReport } from '../src/results/model.js';
 import { EXIT } from '../src/results/verdict.js';
 import { DUMMY_KEY } from '../src/checks/transport.js';
+import { loadCatalogue } from '../src/binding/catalogue.js';
+import { genericChecks } from '../src/checks/index.js';
+import { checkId } from '../src/harness/check.js';
+import { answerOf, judgeOutcome } from '../src/harness/judge.js';
 import { runCli } from './helpers/cli.js';
 import { EMPTY_LIST, HOSTILE_KEY, hostileTarget } from './helpers/hostile.js';
 import { httpServer, httpsServer, json, type TestServer } from './helpers/servers.js';
@@ -185,6 +189,32 @@ describe('hostile targets', () => {
     const exchanges = report(dir).checks.flatMap((c) => c.exchanges);
     expect(exchanges.some((x) => x.request.url.startsWith(t.url) && [301, 302, 307, 308].includes(x.response?.status ?? 0))).toBe(true);
     expect(exchanges.filter((x) => !x.request.url.startsWith(t.url) && !x.request.url.startsWith(other.url))).toEqual([]);
+  });
+
+  it('a plain-HTTP address that refuses the connection passes FSAPI-TRANS-002, and the refusal is the evidence its judge reads again', async () => {
+    const t = await hostileTarget((req, res) => json(res, 200, req.method === 'GET' ? EMPTY_LIST : { id: 'x' }));
+    servers.push(t);
+    // A port nothing listens on any more: the probe's connection is refused.
+    const gone = await httpServer((_q, res) => json(res, 200, {}));
+    await gone.close();
+    const dir = tmp();
+    await runCli(['run', '--groups', 'transport', '--report-dir', dir], { ...t.env, FSAPI_PLAIN_HTTP_URL: gone.url });
+    const checks = report(dir).checks.filter((c) => c.family === 'transport');
+    expect(checks.map((c) => `${c.id} ${c.status}`).sort()).toEqual([
+      'FSAPI-TRANS-002 createCustomer plain-http-post passed',
+      'FSAPI-TRANS-002 listAccounts plain-http-get passed',
+      'FSAPI-TRANS-003 listAccounts plain-http-no-redirect passed',
+    ]);
+    const catalogue = await loadCatalogue();
+    const planned = new Map(genericChecks('transport', { spec: catalogue.spec, isReferenceProfile: true, binding: catalogue.binding }).map((d) => [checkId(d), d]));
+    for (const c of checks) {
+      const probe = c.exchanges.find((x) => x.case === 'plain-http');
+      expect(probe?.response, c.id).toBeUndefined();
+      expect(probe?.error_kind, c.id).toBe('connect');
+      // What `verify` does: the check's own judge on the answers rebuilt from the recorded exchanges.
+      const answers = c.exchanges.flatMap((x) => answerOf(x) ?? []);
+      expect(judgeOutcome(planned.get(c.id)!.judge!, answers, c.level, false, c.facts).status, c.id).toBe('passed');
+    }
   });
 
   it('429 with Retry-After and 503 are backed off within the retry budget, then reported as rate limited, never judged', async () => {

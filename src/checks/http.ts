@@ -9,7 +9,9 @@ import { pathParamOf } from '../binding/load.js';
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import { check, describeRequest, expectStatus, fail, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckDef } from '../harness/check.js';
-import { answersTo, judgeSkips, lastAnswer, numericFact, probeAnswer } from '../harness/judge.js';
+import { answersTo, caseAnswerIf, judgeSkips, lastAnswer, probeAnswer } from '../harness/judge.js';
+import { parseBody } from '../http/body.js';
+import { recordedEffects } from './recorded-effects.js';
 import type { HttpResponse } from '../http/client.js';
 import { described, fillList, itemKey, walk, walkedItems } from './lists.js';
 import { recordedWalk } from '../harness/pages.js';
@@ -126,7 +128,20 @@ function unknownIdCheck(op: Operation, binding: Binding | undefined): CheckDef |
   };
 }
 
-function oversizedCheck(op: Operation): CheckDef {
+/**
+ * The body the 2 MiB probe wrapped (recorded cut at the evidence cap): the members before its padding, which it
+ * serialised last, so a judge reads the request the driver built and counts its effects again.
+ */
+export const bodyBeforePadding = (text: string): unknown => {
+  const at = text.indexOf(`"${PADDING}":`);
+  if (at < 0) return undefined;
+  const head = text.slice(0, at).replace(/,\s*$/, '');
+  return parseBody(`${head}}`).json;
+};
+
+const PADDING = 'fsapi_padding';
+
+function oversizedCheck(op: Operation, binding: Binding | undefined): CheckDef {
   return {
     requirement: 'FSAPI-LIMIT-001',
     family: 'http',
@@ -137,24 +152,31 @@ function oversizedCheck(op: Operation): CheckDef {
     writes: true,
     async run(ctx) {
       const s = await scoped(ctx, op, { fresh: true });
-      // The driver's counts (or why there are none) are facts of the run, recorded for the judge.
-      if (s.count) ctx.fact(EFFECTS_BEFORE, await s.count());
+      // The driver's counts, each read recorded as its case (the judge counts again from them), or why there are
+      // none; the facts keep the numbers for a reader of the report.
+      if (s.count) ctx.fact(EFFECTS_BEFORE, await s.count(s.parts, EFFECTS_BEFORE));
       else ctx.fact(EFFECTS_UNSEEN, s.why);
-      const body = { ...(s.parts.body as Record<string, unknown>), fsapi_padding: 'x'.repeat(TWO_MIB) };
+      const body = { ...(s.parts.body as Record<string, unknown>), [PADDING]: 'x'.repeat(TWO_MIB) };
       await ctx.call(op, s.parts, { rawBody: JSON.stringify(body), probe: 'oversized-body' });
-      if (s.count) ctx.fact(EFFECTS_AFTER, await s.count());
+      if (s.count) ctx.fact(EFFECTS_AFTER, await s.count(s.parts, EFFECTS_AFTER));
     },
     judge(answers, facts) {
       const res = probeAnswer(answers, ['oversized-body']);
       check(!STATUS.is2xx(res.status), `${describeRequest(res)} with a 2 MiB body was processed: ${res.status}`);
+      // Whether effects were read is what the evidence shows (the reads of case effects_before), not the fact.
+      const seen = caseAnswerIf(answers, EFFECTS_BEFORE) !== undefined;
       const unseen = facts[EFFECTS_UNSEEN];
-      if (unseen === undefined) {
-        const before = numericFact(facts, EFFECTS_BEFORE);
-        const after = numericFact(facts, EFFECTS_AFTER);
+      if (seen && unseen !== undefined) fail(`the recorded fact ${EFFECTS_UNSEEN} (${JSON.stringify(unseen)}) disagrees with the effect reads recorded`);
+      if (seen) {
+        const sent = { op, exchange: res.exchange, body: (text: string) => bodyBeforePadding(text) };
+        const before = recordedEffects(answers, facts, EFFECTS_BEFORE, sent, binding);
+        const after = recordedEffects(answers, facts, EFFECTS_AFTER, sent, binding);
         check(effectsOf(judgeSkips, before, after, 1) === 0, `the 2 MiB body was answered ${res.status} but took effect (${before} before, ${after} after)`);
+      } else if (unseen === undefined) {
+        throw new Error(`neither an effects read nor why there is none (${EFFECTS_UNSEEN}) recorded to judge`);
       }
       expectStatus(res, 413, 'status for a 2 MiB body');
-      if (unseen !== undefined) skipEffects(judgeSkips, `refused with ${res.status}`, String(unseen));
+      if (!seen) skipEffects(judgeSkips, `refused with ${res.status}`, String(unseen));
     },
   };
 }
@@ -268,7 +290,7 @@ export const httpFamily: CheckFamily = {
       if (c) defs.push(c);
     }
     // LIMIT-001 on the seed's own create (POST /customers), whatever the spec in use calls it.
-    if (isCreate(op) && (op.operationId === 'createCustomer' || op.path === '/customers')) defs.push(oversizedCheck(op));
+    if (isCreate(op) && (op.operationId === 'createCustomer' || op.path === '/customers')) defs.push(oversizedCheck(op, plan.binding));
     if (pagesAsReference(op, plan.binding)) defs.push(absurdLimitCheck(op, plan.spec, plan.binding), paginationCheck(op));
     return defs;
   },

@@ -4,7 +4,9 @@
  * (400 missing, 422 reused with another body, 409 in flight) and the key's scope and comparison.
  * Every check owns a fresh scope, so what it counts is its own doing.
  */
-import { answersTo, judgeSkips, lastPair, numericFact, probeAnswer } from '../harness/judge.js';
+import { answersTo, judgeSkips, lastPair, probeAnswer } from '../harness/judge.js';
+import type { Binding } from '../binding/binding.js';
+import { recordedEffects } from './recorded-effects.js';
 import type { Operation } from '../catalogue/openapi.js';
 import { check, describeRequest, expectStatus, fail, answeredId, notServerError, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckContext, CheckDef } from '../harness/check.js';
@@ -165,7 +167,7 @@ async function burst(ctx: CheckContext, op: Operation, s: Scoped): Promise<HttpR
   return Promise.all(Array.from({ length: n }, () => ctx.call(op, s.parts, { idempotencyKey: key })));
 }
 
-function parallel(op: Operation): Def[] {
+function parallel(op: Operation, binding: Binding | undefined): Def[] {
   return [
     {
       requirement: 'FSAPI-IDEM-003',
@@ -175,16 +177,18 @@ function parallel(op: Operation): Def[] {
         const s = await scoped(ctx, op, { fresh: true });
         const count = s.count;
         if (!count) return ctx.skip(`nothing to judge without seeing the effects: ${s.why} (FSAPI-IDEM-103 judges the answers)`, 'binding');
-        // The driver's counts are facts of the run (a list walked and filtered to the scope): recorded for the judge.
-        ctx.fact(EFFECTS_BEFORE, await count());
+        // The driver's counts (a list walked and filtered to the scope), each read recorded as its case: the judge
+        // counts again from those reads; the facts keep the numbers for a reader of the report.
+        ctx.fact(EFFECTS_BEFORE, await count(s.parts, EFFECTS_BEFORE));
         const answers = await burst(ctx, op, s);
-        if (answers.some((r) => STATUS.is2xx(r.status))) ctx.fact(EFFECTS_AFTER, await count());
+        if (answers.some((r) => STATUS.is2xx(r.status))) ctx.fact(EFFECTS_AFTER, await count(s.parts, EFFECTS_AFTER));
       },
       judge(recorded, facts) {
         const answers = answersTo(recorded, op.operationId, op.method);
         const ok = answers.filter((r) => STATUS.is2xx(r.status));
         if (ok.length === 0) judgeSkips.skip(`no request of the burst succeeded (${statusTally(answers)}); FSAPI-CONTRACT-004 judges the valid request`, 'prerequisite');
-        const n = effectsOf(judgeSkips, numericFact(facts, EFFECTS_BEFORE), numericFact(facts, EFFECTS_AFTER), answers.length);
+        const sent = { op, exchange: answers[0]!.exchange };
+        const n = effectsOf(judgeSkips, recordedEffects(recorded, facts, EFFECTS_BEFORE, sent, binding), recordedEffects(recorded, facts, EFFECTS_AFTER, sent, binding), answers.length);
         requireVisible(judgeSkips, n, ok.length);
         check(n === 1, `${answers.length} parallel requests with one key took effect ${times(n)} (answers: ${statusTally(answers)})`);
       },
@@ -330,7 +334,7 @@ export const idempotencyFamily: CheckFamily = {
   forOperation(op, plan) {
     // The seed requires the key on every POST, whether or not the spec in use declares the header.
     if (!op.group || op.method !== 'POST') return [];
-    const defs: Def[] = [...noKey(op), replay(op, false), replay(op, true), differentBody(op), ...parallel(op), otherTenant(op)];
+    const defs: Def[] = [...noKey(op), replay(op, false), replay(op, true), differentBody(op), ...parallel(op, plan.binding), otherTenant(op)];
     if (isCreate(op)) defs.push(exactKeys(op, 'key-case'), exactKeys(op, 'key-long'));
     // The marker is the same for every POST of a target; one observation per group is enough.
     const firstPost = plan.spec.operations.find((o) => o.group === op.group && o.method === 'POST');

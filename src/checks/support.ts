@@ -5,6 +5,7 @@
 import type { Binding } from '../binding/binding.js';
 import { requestMediaOf, type Operation, type SpecDocument } from '../catalogue/openapi.js';
 import type { DriverScope, OperationDriver } from '../drivers/types.js';
+import { readEffects } from '../drivers/shared.js';
 import { CheckSkipped, describeRequest, fail, summariseBody } from '../harness/assert.js';
 import type { CheckContext } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
@@ -90,8 +91,11 @@ export interface Scoped {
   parts: RequestParts;
   scope: DriverScope;
   driver: OperationDriver | undefined;
-  /** How many times requests like `parts` took effect in the scope; undefined when it cannot be known (see `why`). */
-  count: ((parts?: RequestParts) => Promise<number>) | undefined;
+  /**
+   * How many times requests like `parts` took effect in the scope; undefined when it cannot be known (see `why`).
+   * With `caseName`, the read is recorded as that case for a judge that counts again (recordedEffects).
+   */
+  count: ((parts?: RequestParts, caseName?: string) => Promise<number>) | undefined;
   why: string;
 }
 
@@ -114,7 +118,7 @@ export async function scoped(ctx: CheckContext, op: Operation, opts: { fresh?: b
     scope,
     driver,
     // The driver counts in its own (the reference's) terms.
-    count: effects ? (p = parts) => observed(ctx, () => effects.call(driver, scope, referencePartsOf(p))) : undefined,
+    count: effects ? (p = parts, caseName) => observed(ctx, () => readEffects(scope, effects.call(driver, referencePartsOf(p)), caseName)) : undefined,
     why,
   };
 }

@@ -1,7 +1,7 @@
 /** Accounts: open (counted by customer and nickname), list, read. */
 import { accountCreate } from '../../fixtures/factories.js';
 import type { OperationDriver } from './types.js';
-import { bodyOf, idOf, listAll, READ_ONLY_TIMESTAMP, readOnlyFields, varyMetadata } from './shared.js';
+import { bodyOf, idOf, READ_ONLY_TIMESTAMP, readOnlyFields, varyMetadata } from './shared.js';
 
 export const accountDrivers: OperationDriver[] = [
   {
@@ -12,11 +12,16 @@ export const accountDrivers: OperationDriver[] = [
       return { body: accountCreate(scope.ctx.faker, scope.ctx.config.label, idOf(c), 'USD') };
     },
     /** Accounts listed for the customer with the request's nickname (it ends with a token unique to the request). */
-    async effects(scope, parts) {
+    effects(parts) {
       const b = bodyOf(parts);
       const cid = String(b['customer_id']);
-      const items = await listAll(scope, 'listAccounts', { customer_id: cid }, `list the accounts of ${cid}`);
-      return items.filter((a) => a['customer_id'] === cid && a['nickname'] === b['nickname']).length;
+      return {
+        kind: 'list',
+        list: 'listAccounts',
+        query: { customer_id: cid },
+        what: `list the accounts of ${cid}`,
+        count: (items) => items.filter((a) => a['customer_id'] === cid && a['nickname'] === b['nickname']).length,
+      };
     },
     vary: varyMetadata,
     readOnly: readOnlyFields({

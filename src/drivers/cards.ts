@@ -1,13 +1,12 @@
 /** Cards: issue (counted on the account by cardholder), list, read, freeze and unfreeze (visible on read). */
 import { cardCreate } from '../../fixtures/factories.js';
 import type { OperationDriver } from './types.js';
-import { bodyOf, callAs, consumable, idOf, listAll, pathParam, READ_ONLY_TIMESTAMP, readOk, readOnlyFields, varyMetadata } from './shared.js';
+import { bodyOf, consumable, idOf, pathParam, READ_ONLY_TIMESTAMP, readOk, readOnlyFields, varyMetadata } from './shared.js';
 
 function cardStatusIs(status: 'active' | 'frozen'): NonNullable<OperationDriver['effects']> {
-  return async (scope, parts) => {
+  return (parts) => {
     const id = pathParam(parts, 'card_id');
-    const card = readOk(await callAs(scope, 'getCard', { pathParams: { card_id: id } }), `read card ${id}`);
-    return card['status'] === status ? 1 : 0;
+    return { kind: 'read', read: 'getCard', pathParams: { card_id: id }, count: (res) => (readOk(res, `read card ${id}`)['status'] === status ? 1 : 0) };
   };
 }
 
@@ -21,11 +20,16 @@ export const cardDrivers: OperationDriver[] = [
       return { body: cardCreate(scope.ctx.faker, scope.ctx.config.label, idOf(c), idOf(a)) };
     },
     /** Cards listed on the account with the request's cardholder name. */
-    async effects(scope, parts) {
+    effects(parts) {
       const b = bodyOf(parts);
       const aid = String(b['account_id']);
-      const items = await listAll(scope, 'listCards', { account_id: aid }, `list the cards of account ${aid}`);
-      return items.filter((c) => c['account_id'] === aid && c['cardholder_name'] === b['cardholder_name']).length;
+      return {
+        kind: 'list',
+        list: 'listCards',
+        query: { account_id: aid },
+        what: `list the cards of account ${aid}`,
+        count: (items) => items.filter((c) => c['account_id'] === aid && c['cardholder_name'] === b['cardholder_name']).length,
+      };
     },
     vary: varyMetadata,
     readOnly: readOnlyFields({

@@ -1,7 +1,7 @@
 /** Collections: collect (counted on the account by description), list, read. */
 import { amount, cardCollection } from '../../fixtures/factories.js';
 import type { OperationDriver } from './types.js';
-import { bodyOf, idOf, listAll, READ_ONLY_TIMESTAMP, readOnlyFields, varyMetadata } from './shared.js';
+import { bodyOf, idOf, READ_ONLY_TIMESTAMP, readOnlyFields, varyMetadata } from './shared.js';
 
 export const collectionDrivers: OperationDriver[] = [
   {
@@ -12,11 +12,16 @@ export const collectionDrivers: OperationDriver[] = [
       return { body: cardCollection(scope.ctx.faker, scope.ctx.config.label, idOf(a), amount(scope.ctx.faker, 5, 50)) };
     },
     /** Collections of the account with the request's description (it ends with a token unique to the request). */
-    async effects(scope, parts) {
+    effects(parts) {
       const b = bodyOf(parts);
       const aid = String(b['account_id']);
-      const items = await listAll(scope, 'listCollections', { account_id: aid }, `list the collections of ${aid}`);
-      return items.filter((c) => c['account_id'] === aid && c['description'] === b['description']).length;
+      return {
+        kind: 'list',
+        list: 'listCollections',
+        query: { account_id: aid },
+        what: `list the collections of ${aid}`,
+        count: (items) => items.filter((c) => c['account_id'] === aid && c['description'] === b['description']).length,
+      };
     },
     vary: varyMetadata,
     readOnly: readOnlyFields({

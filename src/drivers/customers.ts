@@ -1,7 +1,7 @@
 /** Customers: create (counted by e-mail), list, read, update (visible on read). */
 import { customerCreate, otherPhone, token } from '../../fixtures/factories.js';
 import type { OperationDriver } from './types.js';
-import { bodyOf, callAs, idOf, listAll, pathParam, READ_ONLY_TIMESTAMP, readOk, readOnlyFields, sameValue, varyMetadata } from './shared.js';
+import { bodyOf, idOf, pathParam, READ_ONLY_TIMESTAMP, readOk, readOnlyFields, sameValue, varyMetadata } from './shared.js';
 
 export const customerDrivers: OperationDriver[] = [
   {
@@ -11,10 +11,15 @@ export const customerDrivers: OperationDriver[] = [
       const { ctx } = scope;
       return { body: customerCreate(ctx.faker, ctx.config.label, `${ctx.config.runId}${token(ctx.faker)}`) };
     },
-    async effects(scope, parts) {
+    effects(parts) {
       const email = String(bodyOf(parts)['email']).toLowerCase();
-      const items = await listAll(scope, 'listCustomers', { email }, `list the customers with e-mail ${email}`);
-      return items.filter((c) => String(c['email']).toLowerCase() === email).length;
+      return {
+        kind: 'list',
+        list: 'listCustomers',
+        query: { email },
+        what: `list the customers with e-mail ${email}`,
+        count: (items) => items.filter((c) => String(c['email']).toLowerCase() === email).length,
+      };
     },
     // Same e-mail (the scope), another middle name.
     vary: (parts) => {
@@ -49,10 +54,17 @@ export const customerDrivers: OperationDriver[] = [
       return { pathParams: { customer_id: idOf(c) }, body: { phone: otherPhone(scope.ctx.faker) } };
     },
     /** 1 when every field the request sets reads back with its value. */
-    async effects(scope, parts) {
+    effects(parts) {
       const id = pathParam(parts, 'customer_id');
-      const c = readOk(await callAs(scope, 'getCustomer', { pathParams: { customer_id: id } }), `read customer ${id}`);
-      return Object.entries(bodyOf(parts)).every(([k, v]) => sameValue(c[k], v)) ? 1 : 0;
+      return {
+        kind: 'read',
+        read: 'getCustomer',
+        pathParams: { customer_id: id },
+        count: (res) => {
+          const c = readOk(res, `read customer ${id}`);
+          return Object.entries(bodyOf(parts)).every(([k, v]) => sameValue(c[k], v)) ? 1 : 0;
+        },
+      };
     },
     vary: (parts, scope) => ({ ...parts, body: { ...bodyOf(parts), phone: otherPhone(scope.ctx.faker) } }),
   },

@@ -1,7 +1,7 @@
 /** External bank accounts: add (counted by customer, bank and last four digits), list, read, remove (visible on read). */
 import { externalAccountCreate } from '../../fixtures/factories.js';
 import type { OperationDriver } from './types.js';
-import { bodyOf, callAs, consumable, EffectsUnobservable, idOf, listAll, pathParam, READ_ONLY_TIMESTAMP, readOnlyFields, varyMetadata } from './shared.js';
+import { bodyOf, consumable, EffectsUnobservable, idOf, pathParam, READ_ONLY_TIMESTAMP, readOnlyFields, varyMetadata } from './shared.js';
 import { describeRequest } from '../harness/assert.js';
 
 export const externalAccountDrivers: OperationDriver[] = [
@@ -13,12 +13,17 @@ export const externalAccountDrivers: OperationDriver[] = [
       const holder = `${String(c['first_name'])} ${String(c['last_name'])}`;
       return { body: externalAccountCreate(scope.ctx.faker, scope.ctx.config.label, idOf(c), holder) };
     },
-    async effects(scope, parts) {
+    effects(parts) {
       const b = bodyOf(parts);
       const cid = String(b['customer_id']);
       const last4 = String(b['account_number']).slice(-4);
-      const items = await listAll(scope, 'listExternalAccounts', { customer_id: cid }, `list the external accounts of ${cid}`);
-      return items.filter((e) => e['customer_id'] === cid && e['bank_name'] === b['bank_name'] && e['account_number_last4'] === last4).length;
+      return {
+        kind: 'list',
+        list: 'listExternalAccounts',
+        query: { customer_id: cid },
+        what: `list the external accounts of ${cid}`,
+        count: (items) => items.filter((e) => e['customer_id'] === cid && e['bank_name'] === b['bank_name'] && e['account_number_last4'] === last4).length,
+      };
     },
     vary: varyMetadata,
     readOnly: readOnlyFields({
@@ -52,13 +57,19 @@ export const externalAccountDrivers: OperationDriver[] = [
       return { pathParams: { external_account_id: idOf(e) } };
     },
     /** 1 once the external account reads removed (or is gone). */
-    async effects(scope, parts) {
+    effects(parts) {
       const id = pathParam(parts, 'external_account_id');
-      const res = await callAs(scope, 'getExternalAccount', { pathParams: { external_account_id: id } });
-      if (res.status === 404 || res.status === 410) return 1;
-      const e = res.json as Record<string, unknown> | undefined;
-      if (res.status !== 200 || !e || typeof e !== 'object') throw new EffectsUnobservable(`cannot read external account ${id}: ${describeRequest(res)} answered ${res.status}`);
-      return e['status'] === 'removed' ? 1 : 0;
+      return {
+        kind: 'read',
+        read: 'getExternalAccount',
+        pathParams: { external_account_id: id },
+        count: (res) => {
+          if (res.status === 404 || res.status === 410) return 1;
+          const e = res.json as Record<string, unknown> | undefined;
+          if (res.status !== 200 || !e || typeof e !== 'object') throw new EffectsUnobservable(`cannot read external account ${id}: ${describeRequest(res)} answered ${res.status}`);
+          return e['status'] === 'removed' ? 1 : 0;
+        },
+      };
     },
   },
 ];

@@ -1,6 +1,6 @@
 /** Features: list, eligibility, activation (visible as status active). */
 import type { OperationDriver } from './types.js';
-import { callAs, consumable, idOf, pathParam, readOk } from './shared.js';
+import { consumable, idOf, pathParam, readOk } from './shared.js';
 
 export const FEATURE_UNDER_TEST = 'cards';
 
@@ -29,10 +29,9 @@ export const featureDrivers: OperationDriver[] = [
       const c = await consumable(scope, fresh, 'activateFeature', () => scope.world.newVerifiedCustomer());
       return { pathParams: { customer_id: idOf(c), feature: FEATURE_UNDER_TEST }, body: {} };
     },
-    async effects(scope, parts) {
+    effects(parts) {
       const pathParams = { customer_id: pathParam(parts, 'customer_id'), feature: pathParam(parts, 'feature') };
-      const f = readOk(await callAs(scope, 'getFeatureEligibility', { pathParams }), `read feature ${pathParams.feature} of ${pathParams.customer_id}`);
-      return f['status'] === 'active' ? 1 : 0;
+      return { kind: 'read', read: 'getFeatureEligibility', pathParams, count: (res) => (readOk(res, `read feature ${pathParams.feature} of ${pathParams.customer_id}`)['status'] === 'active' ? 1 : 0) };
     },
     // The body is an empty object by schema: there is no other valid body to vary to.
   },

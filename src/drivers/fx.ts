@@ -1,7 +1,7 @@
 /** FX: rates, quotes (counted by a scope marker in their metadata), trades (counted on the source account), list, read. */
 import { amount, fxQuoteCreate, fxTradeCreate, metadata } from '../../fixtures/factories.js';
 import type { OperationDriver } from './types.js';
-import { bodyOf, consumable, idOf, listAll, READ_ONLY_TIMESTAMP, readOnlyFields, varyMetadata } from './shared.js';
+import { bodyOf, consumable, idOf, READ_ONLY_TIMESTAMP, readOnlyFields, varyMetadata } from './shared.js';
 
 export const fxDrivers: OperationDriver[] = [
   {
@@ -16,10 +16,9 @@ export const fxDrivers: OperationDriver[] = [
     build: async (scope) => ({
       body: fxQuoteCreate('USD', 'EUR', amount(scope.ctx.faker, 10, 99), metadata(scope.ctx.config.label, { fsapi_scope: scope.ctx.idempotencyKey() })),
     }),
-    async effects(scope, parts) {
+    effects(parts) {
       const marker = (bodyOf(parts)['metadata'] as Record<string, string> | undefined)?.['fsapi_scope'];
-      const items = await listAll(scope, 'listFxQuotes', {}, 'list the FX quotes');
-      return items.filter((q) => (q['metadata'] as Record<string, string> | undefined)?.['fsapi_scope'] === marker).length;
+      return { kind: 'list', list: 'listFxQuotes', what: 'list the FX quotes', count: (items) => items.filter((q) => (q['metadata'] as Record<string, string> | undefined)?.['fsapi_scope'] === marker).length };
     },
     vary: (parts) => {
       const b = bodyOf(parts);
@@ -57,10 +56,9 @@ export const fxDrivers: OperationDriver[] = [
       const quote = await scope.world.newQuote('USD', 'EUR', '10.00');
       return { body: fxTradeCreate(scope.ctx.config.label, idOf(quote), idOf(source), idOf(target)) };
     },
-    async effects(scope, parts) {
+    effects(parts) {
       const source = String(bodyOf(parts)['source_account_id']);
-      const items = await listAll(scope, 'listFxTrades', { account_id: source }, `list the FX trades of ${source}`);
-      return items.filter((t) => t['source_account_id'] === source).length;
+      return { kind: 'list', list: 'listFxTrades', query: { account_id: source }, what: `list the FX trades of ${source}`, count: (items) => items.filter((t) => t['source_account_id'] === source).length };
     },
     vary: varyMetadata,
     readOnly: readOnlyFields({

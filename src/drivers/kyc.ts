@@ -2,7 +2,7 @@
 import { kycDocumentCreate, kycSubmission } from '../../fixtures/factories.js';
 import type { Json } from '../harness/world.js';
 import type { OperationDriver } from './types.js';
-import { bodyOf, callAs, consumable, idOf, listAll, pathParam, READ_ONLY_TIMESTAMP, readOk, readOnlyFields } from './shared.js';
+import { bodyOf, consumable, idOf, pathParam, READ_ONLY_TIMESTAMP, readOk, readOnlyFields } from './shared.js';
 
 /**
  * How many submissions a verification's history shows. Each submission adds pending and in_review, and its
@@ -34,10 +34,9 @@ export const kycDrivers: OperationDriver[] = [
       });
       return { pathParams: { customer_id: idOf(customer) }, body: kycSubmission(scope.ctx.faker, [idOf(doc)]) };
     },
-    async effects(scope, parts) {
+    effects(parts) {
       const id = pathParam(parts, 'customer_id');
-      const k = readOk(await callAs(scope, 'getKycStatus', { pathParams: { customer_id: id } }), `read the KYC status of ${id}`);
-      return submissionsIn(k['history']);
+      return { kind: 'read', read: 'getKycStatus', pathParams: { customer_id: id }, count: (res) => submissionsIn(readOk(res, `read the KYC status of ${id}`)['history']) };
     },
     vary: (parts, scope) => ({ ...parts, body: { ...bodyOf(parts), id_number: `N${scope.ctx.faker.string.numeric(8)}` } }),
   },
@@ -49,11 +48,10 @@ export const kycDrivers: OperationDriver[] = [
       return { pathParams: { customer_id: idOf(c) }, body: kycDocumentCreate(scope.ctx.faker) };
     },
     /** Documents of the customer with the request's file name (unique per request). */
-    async effects(scope, parts) {
+    effects(parts) {
       const id = pathParam(parts, 'customer_id');
       const name = bodyOf(parts)['file_name'];
-      const docs = await listAll(scope, 'listKycDocuments', {}, `list the KYC documents of ${id}`, { customer_id: id });
-      return docs.filter((d) => d['file_name'] === name).length;
+      return { kind: 'list', list: 'listKycDocuments', pathParams: { customer_id: id }, what: `list the KYC documents of ${id}`, count: (docs) => docs.filter((d) => d['file_name'] === name).length };
     },
     vary: (parts) => ({ ...parts, body: { ...bodyOf(parts), side: bodyOf(parts)['side'] === 'back' ? 'front' : 'back' } }),
     readOnly: readOnlyFields({

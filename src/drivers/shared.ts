@@ -1,10 +1,11 @@
 /** What the group drivers share: per-check prerequisites, list walking, field comparison. */
 import { describeRequest, summariseBody } from '../harness/assert.js';
-import { walkPages } from '../harness/pages.js';
+import { recordedWalk, walkPages, type Walk } from '../harness/pages.js';
 import type { Json } from '../harness/world.js';
 import type { HttpResponse } from '../http/client.js';
-import type { DriverScope } from './types.js';
-import type { RequestParts } from '../http/request-parts.js';
+import { JUDGED_BODY_BYTES } from '../http/exchange.js';
+import type { DriverScope, EffectsRead, EffectsScope } from './types.js';
+import type { CallOptions, RequestParts } from '../http/request-parts.js';
 
 /** An effect could not be observed (the read that shows it failed): the check errors with this message. */
 export class EffectsUnobservable extends Error {
@@ -43,8 +44,8 @@ export function consumable<T>(scope: DriverScope, fresh: boolean, key: string, m
 }
 
 /** Calls an operation as the scope's principal (recorded as the check's evidence). */
-export function callAs(scope: DriverScope, opId: string, parts: RequestParts = {}): Promise<HttpResponse> {
-  return scope.ctx.call(opId, parts, { as: scope.as });
+export function callAs(scope: EffectsScope, opId: string, parts: RequestParts = {}, opts: CallOptions = {}): Promise<HttpResponse> {
+  return scope.ctx.call(opId, parts, { ...opts, as: scope.as });
 }
 
 /** The JSON object of a 2xx response, or EffectsUnobservable. */
@@ -57,18 +58,49 @@ export function readOk(res: HttpResponse, what: string): Json {
 
 /** Every item of a list (src/harness/pages.ts), as the scope's principal. */
 export async function listAll(
-  scope: DriverScope,
+  scope: EffectsScope,
   opId: string,
   query: Record<string, string> = {},
   what = `list ${opId}`,
   pathParams: Record<string, string> = {},
+  opts: CallOptions = {},
 ): Promise<Json[]> {
-  const w = await walkPages((q) => callAs(scope, opId, { pathParams, query: { ...query, ...q } }), { limit: 100 });
+  return itemsWalked(await walkPages((q) => callAs(scope, opId, { pathParams, query: { ...query, ...q } }, opts), { limit: 100 }), what);
+}
+
+/** The items of a walk, or EffectsUnobservable naming the page it could not read. */
+function itemsWalked(w: Walk, what: string): Json[] {
   if (w.stopped) {
     const { res, why } = w.stopped;
     throw new EffectsUnobservable(why === 'status' ? `cannot ${what}: ${describeRequest(res)} answered ${res.status}${summariseBody(res)}` : `cannot ${what}: ${describeRequest(res)} answered no data array`);
   }
   return w.pages.flatMap((p) => p.items as Json[]);
+}
+
+/**
+ * Makes a driver's effects read and counts what it answered. With `caseName`, every request of the read is recorded
+ * as that case and kept whole, so a judge counts again from the recorded answers (recountEffects).
+ */
+export async function readEffects(scope: EffectsScope, read: EffectsRead, caseName?: string): Promise<number> {
+  const opts: CallOptions = caseName ? { evidenceBytes: JUDGED_BODY_BYTES } : {};
+  const marked = async (res: Promise<HttpResponse>): Promise<HttpResponse> => {
+    const r = await res;
+    if (caseName) r.exchange.case = caseName;
+    return r;
+  };
+  if (read.kind === 'read') return read.count(await marked(callAs(scope, read.read, { pathParams: read.pathParams }, opts)));
+  const w = await walkPages((q) => marked(callAs(scope, read.list, { pathParams: read.pathParams ?? {}, query: { ...read.query, ...q } }, opts)), { limit: 100 });
+  return read.count(itemsWalked(w, read.what));
+}
+
+/**
+ * The count `readEffects` made, made again from the recorded answers of its read (in order): the same pages, the same
+ * stop, the same count, or the same EffectsUnobservable.
+ */
+export function recountEffects(read: EffectsRead, answers: readonly HttpResponse[]): number {
+  if (answers.length === 0) throw new Error(`no answer to the effects read (${read.kind === 'read' ? read.read : read.list}) recorded to count`);
+  if (read.kind === 'read') return read.count(answers[answers.length - 1]!);
+  return read.count(itemsWalked(recordedWalk(answers), read.what));
 }
 
 const DECIMAL = /^-?\d+(\.\d+)?$/;

@@ -1,7 +1,7 @@
 /** Transfers: send (counted on the source account), list, read. */
 import { amount, transferCreate } from '../../fixtures/factories.js';
 import type { OperationDriver } from './types.js';
-import { bodyOf, consumable, idOf, listAll, READ_ONLY_TIMESTAMP, readOnlyFields, varyMetadata } from './shared.js';
+import { bodyOf, consumable, idOf, READ_ONLY_TIMESTAMP, readOnlyFields, varyMetadata } from './shared.js';
 
 export const transferDrivers: OperationDriver[] = [
   {
@@ -15,10 +15,9 @@ export const transferDrivers: OperationDriver[] = [
       }));
       return { body: transferCreate(scope.ctx.config.label, idOf(source), { type: 'account', account_id: idOf(dest) }, amount(scope.ctx.faker, 1, 5)) };
     },
-    async effects(scope, parts) {
+    effects(parts) {
       const source = String(bodyOf(parts)['source_account_id']);
-      const items = await listAll(scope, 'listTransfers', { account_id: source }, `list the transfers of ${source}`);
-      return items.filter((t) => t['source_account_id'] === source).length;
+      return { kind: 'list', list: 'listTransfers', query: { account_id: source }, what: `list the transfers of ${source}`, count: (items) => items.filter((t) => t['source_account_id'] === source).length };
     },
     vary: varyMetadata,
     readOnly: readOnlyFields({

@@ -1,7 +1,7 @@
 /** Wallets: create (counted for the customer by label), list, read. */
 import { token, walletCreate } from '../../fixtures/factories.js';
 import type { OperationDriver } from './types.js';
-import { bodyOf, idOf, listAll, READ_ONLY_TIMESTAMP, readOnlyFields, varyMetadata } from './shared.js';
+import { bodyOf, idOf, READ_ONLY_TIMESTAMP, readOnlyFields, varyMetadata } from './shared.js';
 
 export const walletDrivers: OperationDriver[] = [
   {
@@ -12,11 +12,10 @@ export const walletDrivers: OperationDriver[] = [
       const c = await scope.world.approvedCustomer();
       return { body: walletCreate(scope.ctx.config.label, idOf(c), 'USDC', 'polygon', `fsapi-conformance ${token(scope.ctx.faker)}`) };
     },
-    async effects(scope, parts) {
+    effects(parts) {
       const b = bodyOf(parts);
       const cid = String(b['customer_id']);
-      const items = await listAll(scope, 'listWallets', { customer_id: cid }, `list the wallets of ${cid}`);
-      return items.filter((w) => w['customer_id'] === cid && w['label'] === b['label']).length;
+      return { kind: 'list', list: 'listWallets', query: { customer_id: cid }, what: `list the wallets of ${cid}`, count: (items) => items.filter((w) => w['customer_id'] === cid && w['label'] === b['label']).length };
     },
     vary: varyMetadata,
     readOnly: readOnlyFields({

@@ -12,6 +12,7 @@ import type { TrafficObserver } from './observer.js';
 import type { CallOptions, RequestParts } from '../http/request-parts.js';
 import type { WorkerConfig } from './worker-config.js';
 import type { World } from './world.js';
+import type { ReceivedDelivery } from '../webhooks/delivery.js';
 
 /** Credentials or data a check needs; without them it is skipped with the reason, never dropped. */
 export type Need = 'second-tenant' | 'public-key' | 'live-key' | 'revoked-key' | 'webhooks' | 'plain-http';
@@ -98,8 +99,17 @@ export interface CheckContext {
   skip(reason: string, cause?: SkipCause): never;
   /** Records what was observed (INFO checks: the gap report; other checks: extra context). */
   observe(text: string): void;
-  /** Adds an exchange recorded elsewhere (e.g. by the traffic observer) to this check's evidence. */
-  attach(x: RecordedExchange): void;
+  /**
+   * Adds an exchange recorded elsewhere (e.g. by the traffic observer, or the World's create of what the check
+   * follows) to this check's evidence; with its answer as a call returned it (a bound operation's view), its judge
+   * reads that, as it reads its own calls' answers.
+   */
+  attach(x: RecordedExchange, answer?: HttpResponse): void;
+  /**
+   * Records a delivery the run's webhook receiver got (the request the target sent, redacted as every exchange is)
+   * as this check's evidence, once however often the check reads it: its judge sees what arrived.
+   */
+  recordDelivery(d: ReceivedDelivery): void;
   /** Records a value the run read (an effect count through a driver) for the check's judge, kept in the result's facts. */
   fact(name: string, value: number | string): void;
 }

@@ -12,8 +12,9 @@ import type { CheckResult, CheckStatus, Facts, RecordedExchange, SkipCause } fro
 import { CheckFailure, CheckSkipped } from './assert.js';
 
 /**
- * The answers of a check's exchanges, in the order they were recorded (exchanges without an answer left out), and
- * the facts its run recorded (what it read through a driver: CheckResult.facts).
+ * The answers of a check's exchanges, in the order they were recorded, and the facts its run recorded (what it read
+ * through a driver: CheckResult.facts). An exchange that got no answer (a refused connection) is there as status 0
+ * (`noAnswer`): only a check that sends in order to be refused gets past one to its judge.
  */
 export type Judge = (answers: readonly HttpResponse[], facts: Facts) => void;
 
@@ -57,15 +58,33 @@ export function lastPair(answers: readonly HttpResponse[], operationId: string, 
   return [mine[mine.length - 2]!, mine[mine.length - 1]!];
 }
 
+/** The recorded answer to a flow's case (the last one of that name), or undefined when it was not sent. */
+export function caseAnswerIf(answers: readonly HttpResponse[], name: string): HttpResponse | undefined {
+  return answers.findLast((r) => r.exchange.case === name);
+}
+
+/** The recorded answer to a flow's case; none is a run that stopped early, not a verdict. */
+export function caseAnswer(answers: readonly HttpResponse[], name: string): HttpResponse {
+  const res = caseAnswerIf(answers, name);
+  if (!res) throw new Error(`no answer to the ${name} recorded to judge`);
+  return res;
+}
+
 /** ctx.skip for a judge, which has no context: the same CheckSkipped. */
 export const judgeSkips: { skip(reason: string, cause?: SkipCause): never } = { skip(reason, cause) {
   throw new CheckSkipped(reason, cause);
 } };
 
-/** An answer rebuilt from its recorded exchange, as the HTTP client built it (body as recorded: redacted, maybe cut). */
+/** Whether an answer is the stand-in for an exchange that got none (its transport error in `exchange.error`). */
+export const noAnswer = (res: HttpResponse): boolean => res.status === 0;
+
+/**
+ * An answer rebuilt from its recorded exchange, as the HTTP client built it (body as recorded: redacted, maybe cut);
+ * for an exchange that ended in a transport error before any answer, a stand-in of status 0 without headers or body.
+ */
 export function answerOf(x: RecordedExchange): HttpResponse | undefined {
   const r = x.response;
-  if (!r) return undefined;
+  if (!r) return x.error === undefined ? undefined : { status: 0, headers: {}, text: '', json: undefined, contentType: '', sizeBytes: 0, durationMs: x.duration_ms, exchange: x };
   const text = r.body ?? '';
   const { json, jsonError } = parseBody(text);
   return {

@@ -184,6 +184,7 @@ export function operationRequest(
     ...(opts.rawBody !== undefined ? { body: opts.rawBody } : encoded ? ('json' in encoded ? { json: encoded.json } : { body: encoded.body }) : {}),
     operation: op,
     ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
+    ...(opts.evidenceBytes ? { evidenceBytes: opts.evidenceBytes } : {}),
     ...(opts.probe ? { probe: opts.probe } : {}),
     ...(madeUp.length ? { madeUp } : {}),
   };

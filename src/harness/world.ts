@@ -14,7 +14,8 @@ export interface World {
   readonly principal: 'primary' | 'second';
   /** A customer with KYC not started. */
   customer(): Promise<Json>;
-  newCustomer(overrides?: Json): Promise<Json>;
+  /** `created` is told of the answer that created it: a check following the customer's events keeps it as evidence. */
+  newCustomer(overrides?: Json, created?: (res: HttpResponse) => void): Promise<Json>;
   /** A customer with KYC approved and every feature active. */
   approvedCustomer(): Promise<Json>;
   newApprovedCustomer(): Promise<Json>;

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, errors, request, type Dispatcher } from './undici.js';
-import type { RecordedExchange } from './exchange.js';
+import { evidenceBody, type RecordedExchange } from './exchange.js';
 import { RateLimiter } from './rate-limiter.js';
 import type { Redactor } from './redact.js';
 import { RateLimited, TransportError, type TransportErrorKind } from './transport-error.js';
@@ -27,6 +27,8 @@ export interface RequestSpec {
   retryBudgetMs?: number;
   /** Not the target's traffic (the suite's own webhook receiver): sent at once, outside the run's pacing. */
   unpaced?: boolean;
+  /** How much of each body the evidence keeps (default 4 KiB; a judge's reads keep more: JUDGED_BODY_BYTES). */
+  evidenceBytes?: number;
 }
 
 export interface HttpResponse {
@@ -69,7 +71,6 @@ export interface ClientOptions {
   onResponse?: (spec: RequestSpec, res: HttpResponse) => void;
 }
 
-const EVIDENCE_BODY_BYTES = 4096;
 /** Path segments of unreserved characters (and %-escapes), no dot segment: resolve by concatenation. */
 const PLAIN_PATH = /^(?:[A-Za-z0-9_~-](?:[A-Za-z0-9_.~-]|%[0-9A-Fa-f]{2})*\/?)*$/;
 const MAX_RETRIES = 4;
@@ -207,7 +208,7 @@ export class TargetClient {
         method: spec.method,
         url: redactor.text(url),
         headers: redactor.headers(headers),
-        ...(bodyText !== undefined ? evidenceBody(bodyText, redactor) : {}),
+        ...(bodyText !== undefined ? evidenceBody(bodyText, redactor, spec.evidenceBytes) : {}),
       },
     };
     // The time limit is undici's (no complete headers, or no body data, within timeoutMs) plus a deadline checked
@@ -241,6 +242,7 @@ export class TargetClient {
         exchange.duration_ms = Math.round(performance.now() - t0);
         exchange.response = { status: res.statusCode, headers: redactor.headers(resHeaders), size_bytes: size };
         exchange.error = `response body exceeds the ${cap}-byte cap; reading stopped at ${size} bytes`;
+        exchange.error_kind = 'too-large';
         record?.(exchange);
         throw new TransportError('too-large', exchange.error, exchange);
       }
@@ -250,7 +252,7 @@ export class TargetClient {
     const text = raw.toString('utf8');
     const durationMs = performance.now() - t0;
     exchange.duration_ms = Math.round(durationMs);
-    exchange.response = { status: res.statusCode, headers: redactor.headers(resHeaders), size_bytes: size, ...evidenceBody(text, redactor) };
+    exchange.response = { status: res.statusCode, headers: redactor.headers(resHeaders), size_bytes: size, ...evidenceBody(text, redactor, spec.evidenceBytes) };
     record?.(exchange);
     const contentType = mediaTypeOf(resHeaders['content-type']);
     const parsed = parseBody(text);
@@ -276,6 +278,7 @@ export class TargetClient {
     const { kind, message } = classify(e, timeoutMs, this.opts.signal);
     exchange.duration_ms = Math.round(performance.now() - t0);
     exchange.error = this.opts.redactor.text(message);
+    exchange.error_kind = kind;
     record?.(exchange);
     return new TransportError(kind, exchange.error, exchange);
   }
@@ -318,10 +321,6 @@ function readCapped(body: Dispatcher.ResponseData['body'], cap: number, deadline
   });
 }
 
-function evidenceBody(text: string, redactor: Redactor): { body: string; body_truncated?: boolean } {
-  const cut = text.length > EVIDENCE_BODY_BYTES;
-  return { body: redactor.text(cut ? text.slice(0, EVIDENCE_BODY_BYTES) : text), ...(cut ? { body_truncated: true } : {}) };
-}
 
 function flattenHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};

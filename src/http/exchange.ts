@@ -1,3 +1,8 @@
+import type { Redactor } from './redact.js';
+
+/** What kind of transport failure ended an exchange (src/http/transport-error.ts names the same kinds). */
+export type TransportErrorKind = 'timeout' | 'tls' | 'connect' | 'reset' | 'too-large' | 'aborted' | 'other';
+
 /** One HTTP exchange, redacted at recording time: no configured secret ever reaches this structure. */
 export interface RecordedExchange {
   started_at: string;
@@ -20,6 +25,16 @@ export interface RecordedExchange {
   };
   /** Transport failure: timeout, reset, TLS, size cap... */
   error?: string;
+  /**
+   * The kind of that failure, as data: a judge tells a refused connection (`connect`, `reset`: the plain-HTTP probe's
+   * pass) from one that proves nothing (a timeout), offline as in the run.
+   */
+  error_kind?: TransportErrorKind;
+  /**
+   * A request the target sent to the suite's webhook receiver (a delivery), with the receiver's answer: not a
+   * request the suite sent, so its URL is the receiver's, not under the base URL.
+   */
+  received?: true;
   /** The document operation the answer was judged as (observed traffic), when the suite knew it. */
   operation?: string;
   /** What the request broke on purpose (a Probe of request-parts.ts), when it was a probe. */
@@ -29,4 +44,20 @@ export interface RecordedExchange {
    * judge names and judges each answer by it, in the run and offline alike.
    */
   case?: string;
+}
+
+/** The most of a body an exchange keeps as evidence (a report stays bounded; `body_truncated` says when it was cut). */
+export const EVIDENCE_BODY_BYTES = 4096;
+
+/**
+ * The most of a body kept for an answer a judge picks by its case (a list page it reads, a balance): whole, for any
+ * page the suite asks for (the reference's default page of 20 items is some 10 KiB), so `verify` judges what the run
+ * judged.
+ */
+export const JUDGED_BODY_BYTES = 262_144;
+
+/** A body as evidence: redacted, cut at `cap` characters. */
+export function evidenceBody(text: string, redactor: Redactor, cap = EVIDENCE_BODY_BYTES): { body: string; body_truncated?: boolean } {
+  const cut = text.length > cap;
+  return { body: redactor.text(cut ? text.slice(0, cap) : text), ...(cut ? { body_truncated: true } : {}) };
 }

@@ -66,6 +66,8 @@ export interface CallOptions {
   rawBody?: string | Buffer;
   query?: Record<string, string | number | boolean | undefined>;
   timeoutMs?: number;
+  /** How much of each body the evidence keeps (RequestSpec.evidenceBytes): more for an answer a judge reads. */
+  evidenceBytes?: number;
 }
 
 /** A request's values; the ones the suite made up from the document carry that (MADE_UP above). */

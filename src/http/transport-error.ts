@@ -1,6 +1,6 @@
-import type { RecordedExchange } from './exchange.js';
+import type { RecordedExchange, TransportErrorKind } from './exchange.js';
 
-export type TransportErrorKind = 'timeout' | 'tls' | 'connect' | 'reset' | 'too-large' | 'aborted' | 'other';
+export type { TransportErrorKind };
 
 /**
  * The request could not complete. Its message is safe to show: it never carries a secret. A module of its own so

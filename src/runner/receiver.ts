@@ -89,6 +89,8 @@ export class WebhookReceiver {
     const delivery: ReceivedDelivery = {
       seq: ++this.seq,
       received_at: new Date().toISOString(),
+      method: req.method ?? 'POST',
+      path: req.url ?? '/',
       headers,
       body,
       answered,

@@ -21,6 +21,7 @@ import { WAITING_FILE } from '../paths.js';
 import type { WorkerConfig } from '../harness/worker-config.js';
 import type { World, WorldScope } from '../harness/world.js';
 import type { Probe } from '../http/request-parts.js';
+import { deliveryExchange } from '../webhooks/delivery.js';
 
 /** What the workers' suites report about themselves (suite meta `fsapi_stats`). */
 export interface SuiteStats {
@@ -161,6 +162,7 @@ async function runOne(
   const evidence = new EvidenceLog();
   const observations: string[] = [];
   const facts: Record<string, number | string> = {};
+  const delivered = new Set<number>();
   let keys = 0;
   let faker: ReturnType<typeof seededFaker> | undefined;
   const { binding } = catalogue;
@@ -208,7 +210,15 @@ async function runOne(
     observe(text) {
       observations.push(text);
     },
-    attach: evidence.add,
+    attach(x, answer) {
+      evidence.add(x);
+      if (answer) evidence.answered(answer);
+    },
+    recordDelivery(d) {
+      if (delivered.has(d.seq) || !cfg.receiver) return;
+      delivered.add(d.seq);
+      evidence.add(deliveryExchange(d, new URL(cfg.receiver.inspectUrl).origin, rt.redactor));
+    },
     fact(name, value) {
       facts[name] = value;
     },
@@ -240,7 +250,8 @@ function withReproduction(result: CheckResult, def: CheckDef, baseUrl: string, s
   if (result.status !== 'failed' && result.status !== 'warning' && result.status !== 'error') return result;
   // An observed-traffic check's evidence is a sample of answers other checks got, not a sequence it sent: the first
   // offending one, after its set-up, reproduces it.
-  const sent = def.variant.startsWith('observed-') ? result.exchanges.slice(0, 1) : result.exchanges;
+  // A delivery the receiver got is the target's request, not one to replay.
+  const sent = def.variant.startsWith('observed-') ? result.exchanges.slice(0, 1) : result.exchanges.filter((x) => !x.received);
   const script = reproduceScript(sent, { baseUrl, setup: setupFor(sent, setupLog) });
   return script ? { ...result, reproduce: script } : result;
 }

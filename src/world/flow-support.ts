@@ -4,18 +4,24 @@
  * Every request goes through the check's context, so it is recorded as the check's evidence.
  */
 import type { Binding } from '../binding/binding.js';
-import { check, CheckSkipped, describeRequest, expectStatus, fail, readableItems, STATUS, summariseBody } from '../harness/assert.js';
+import { check, CheckSkipped, describeRequest, expectStatus, fail, listItems, readableItems, STATUS, summariseBody } from '../harness/assert.js';
+import { parseBody } from '../http/body.js';
 import type { CheckContext } from '../harness/check.js';
 import { walkPages } from '../harness/pages.js';
 import { pollUntil } from '../harness/poll.js';
 import type { Json } from '../harness/world.js';
 import type { HttpResponse } from '../http/client.js';
-import type { RequestParts } from '../http/request-parts.js';
+import type { CallOptions, RequestParts } from '../http/request-parts.js';
+import { JUDGED_BODY_BYTES } from '../http/exchange.js';
+import type { Operation } from '../catalogue/openapi.js';
 import type { ReceivedDelivery } from '../webhooks/delivery.js';
+import type { Facts } from '../results/model.js';
+import { caseAnswer } from '../harness/judge.js';
 
 export type { Json };
 
 export { idOf } from '../harness/assert.js';
+export { caseAnswer, caseAnswerIf } from '../harness/judge.js';
 
 /** The JSON object of a response with the expected status (a 2xx unless said), or a CheckFailure that says why. */
 export function jsonOf(res: HttpResponse, expected: number | readonly number[] | ((s: number) => boolean) = STATUS.is2xx, what = 'status'): Json {
@@ -91,11 +97,12 @@ export async function readUntil(ctx: CheckContext, opId: string, parts: RequestP
 // --- Money ----------------------------------------------------------------------------------------------------------
 
 const SCALE = 8;
+const DECIMAL = /^-?\d+(\.\d+)?$/;
 
 /** A decimal amount (string, or a number a non-conformant target may send) as an integer of 10^-8 units. */
 export function units(v: unknown, what = 'amount'): bigint {
   const s = typeof v === 'number' ? String(v) : v;
-  if (typeof s !== 'string' || !/^-?\d+(\.\d+)?$/.test(s)) fail(`${what} is not a decimal amount: ${JSON.stringify(v)}`);
+  if (typeof s !== 'string' || !DECIMAL.test(s)) fail(`${what} is not a decimal amount: ${JSON.stringify(v)}`);
   const negative = s.startsWith('-');
   const [whole = '0', frac = ''] = (negative ? s.slice(1) : s).split('.');
   const value = BigInt(whole) * 10n ** BigInt(SCALE) + BigInt((frac + '0'.repeat(SCALE)).slice(0, SCALE));
@@ -125,6 +132,27 @@ export async function balanceOf(ctx: CheckContext, accountId: string): Promise<b
   return units(a['balance'], `the balance of ${accountId}`);
 }
 
+/** An account's balance read as one of a flow's cases (`name`): its judge reads it again from that answer. */
+export async function balanceCase(ctx: CheckContext, name: string, accountId: string): Promise<bigint> {
+  return recordedBalance([await callCase(ctx, name, 'getAccount', { pathParams: { account_id: accountId } })], name).balance;
+}
+
+/**
+ * The balance a flow read as its case `name` (balanceCase), from the recorded answer, and the account it is of. Where
+ * the run also recorded it as a fact, the two must agree: a fact edited after the run fails, naming both.
+ */
+export function recordedBalance(answers: readonly HttpResponse[], name: string, facts?: Facts): { balance: bigint; account: string } {
+  const res = caseAnswer(answers, name);
+  const a = jsonOf(res);
+  const account = typeof a['id'] === 'string' ? a['id'] : 'the account';
+  const balance = units(a['balance'], `the balance of ${account}`);
+  const fact = facts?.[name];
+  if (fact !== undefined) {
+    check(typeof fact === 'string' && DECIMAL.test(fact) && units(fact) === balance, `the recorded fact ${name} (${JSON.stringify(fact)}) disagrees with the balance its read of ${account} answered (${show(balance)})`);
+  }
+  return { balance, account };
+}
+
 /** Expects an account's balance to move by `delta` from `before` (read until it does, bounded by the webhook wait). */
 export async function expectBalance(ctx: CheckContext, accountId: string, before: bigint, delta: bigint, why: string): Promise<void> {
   const want = before + delta;
@@ -150,8 +178,45 @@ export async function received(ctx: CheckContext, q: { objectId?: string; type?:
     timeoutMs: wait + 10_000,
     unpaced: true,
   });
+  res.exchange.case = INSPECT_RECEIVER;
   if (res.status !== 200 || !Array.isArray(res.json)) throw new Error(`the webhook receiver's inspection answered ${res.status}`);
-  return res.json as ReceivedDelivery[];
+  const got = res.json as ReceivedDelivery[];
+  // What arrived is the check's evidence: its judge finds the deliveries there, not in the inspection's answer.
+  for (const d of got) ctx.recordDelivery(d);
+  return got;
+}
+
+/** The case of a check's reads of its receiver's inspection endpoint (what it asked for: object, type, wait). */
+export const INSPECT_RECEIVER = 'inspect-receiver';
+
+/**
+ * The deliveries a check recorded (requests the target sent to the receiver), in the order recorded, each with its
+ * body read as the receiver reads it (raw: `type`, `data.object.id`, `id`; undefined when it is no JSON object).
+ */
+export function recordedDeliveries(answers: readonly HttpResponse[]): { res: HttpResponse; event: Json | undefined }[] {
+  return answers
+    .filter((r) => r.exchange.received === true)
+    .map((res) => {
+      const { json } = parseBody(res.exchange.request.body ?? '');
+      return { res, event: json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Json) : undefined };
+    });
+}
+
+/** A raw delivered event's object id (`data.object.id`, where the receiver reads it). */
+export function deliveredObjectId(event: Json | undefined): unknown {
+  return ((event?.['data'] as Json | undefined)?.['object'] as Json | undefined)?.['id'];
+}
+
+/**
+ * A list page's items as the run's walk read them (walk above): a page that is not a 2xx fails as it did there, one
+ * without a `data` array is the suite's gap (skipped) or, read as a bare array, the end of the walk.
+ */
+export function walkedPageItems(res: HttpResponse, opId: string): Json[] {
+  if (!STATUS.is2xx(res.status)) jsonOf(res);
+  const items = listItems(res);
+  if (items) return items as Json[];
+  readableItems(res, opId);
+  return [];
 }
 
 /**
@@ -226,22 +291,21 @@ export async function listUntil(ctx: CheckContext, opId: string, parts: RequestP
 
 /**
  * Calls an operation as one of a flow's cases: the name is recorded with the exchange, so the flow's judge finds
- * the answer by it, in the run and in `verify` alike.
+ * the answer by it, in the run and in `verify` alike; its body is kept whole (JUDGED_BODY_BYTES) for that judge.
  */
-export async function callCase(ctx: CheckContext, name: string, opId: string, parts: RequestParts = {}): Promise<HttpResponse> {
-  const res = await ctx.call(opId, parts);
+export async function callCase(ctx: CheckContext, name: string, opId: Operation | string, parts: RequestParts = {}, opts: CallOptions = {}): Promise<HttpResponse> {
+  const res = await ctx.call(opId, parts, { evidenceBytes: JUDGED_BODY_BYTES, ...opts });
   res.exchange.case = name;
   return res;
 }
 
-/** The recorded answer to a flow's case (the last one of that name), or undefined when it was not sent. */
-export function caseAnswerIf(answers: readonly HttpResponse[], name: string): HttpResponse | undefined {
-  return answers.findLast((r) => r.exchange.case === name);
-}
-
-/** The recorded answer to a flow's case; none is a run that stopped early, not a verdict. */
-export function caseAnswer(answers: readonly HttpResponse[], name: string): HttpResponse {
-  const res = caseAnswerIf(answers, name);
-  if (!res) throw new Error(`no answer to the ${name} recorded to judge`);
-  return res;
+/**
+ * The check's context with every call marked as one of its cases (callCase: a list walked page by page, or polled),
+ * so its judge finds those answers by the name, in the run and in `verify` alike.
+ */
+export function inCase(ctx: CheckContext, name: string): CheckContext {
+  // Everything else is the check's own context (its world, skip, evidence), read through the prototype.
+  return Object.assign(Object.create(ctx) as CheckContext, {
+    call: (op: Operation | string, parts?: RequestParts, opts?: CallOptions) => callCase(ctx, name, op, parts, opts),
+  });
 }

@@ -100,7 +100,7 @@ export function createWorld(scope: WorldScope): World {
     readAccount: async (accountId) => ok(await scope.call('getAccount', { pathParams: { account_id: accountId } }), 'read an account'),
 
     customer: () => once('customer', () => world.newCustomer()),
-    newCustomer: async (overrides = {}) => {
+    newCustomer: async (overrides = {}, created) => {
       const body = { ...customerCreate(f, label, `${scope.config.runId}${scope.principal[0]}${serial++}`), type: customerType, ...overrides };
       const res = await scope.call('createCustomer', { body });
       // A target that only serves business customers still gets a usable world (FSAPI-CUS-006 reports the refusal).
@@ -109,11 +109,14 @@ export function createWorld(scope: WorldScope): World {
         if (retry.status >= 200 && retry.status < 300) {
           customerType = 'business';
           count('customer');
-          return ok(retry, 'create a customer');
+          const json = ok(retry, 'create a customer');
+          created?.(retry);
+          return json;
         }
       }
       const json = ok(res, 'create a customer');
       count('customer');
+      created?.(res);
       return json;
     },
 
