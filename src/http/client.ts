@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, errors, request, type Dispatcher } from './undici.js';
-import type { RecordedExchange } from './exchange.js';
+import { EVIDENCE_CAP, type RecordedExchange } from './exchange.js';
 import { RateLimiter } from './rate-limiter.js';
 import type { Redactor } from './redact.js';
 import { RateLimited, TransportError, type TransportErrorKind } from './transport-error.js';
@@ -69,7 +69,6 @@ export interface ClientOptions {
   onResponse?: (spec: RequestSpec, res: HttpResponse) => void;
 }
 
-const EVIDENCE_BODY_BYTES = 4096;
 /** Path segments of unreserved characters (and %-escapes), no dot segment: resolve by concatenation. */
 const PLAIN_PATH = /^(?:[A-Za-z0-9_~-](?:[A-Za-z0-9_.~-]|%[0-9A-Fa-f]{2})*\/?)*$/;
 const MAX_RETRIES = 4;
@@ -207,7 +206,7 @@ export class TargetClient {
         method: spec.method,
         url: redactor.text(url),
         headers: redactor.headers(headers),
-        ...(bodyText !== undefined ? evidenceBody(bodyText, redactor) : {}),
+        ...(bodyText !== undefined ? evidenceBody(bodyText, EVIDENCE_CAP.requestBody, redactor) : {}),
       },
     };
     // The time limit is undici's (no complete headers, or no body data, within timeoutMs) plus a deadline checked
@@ -250,7 +249,7 @@ export class TargetClient {
     const text = raw.toString('utf8');
     const durationMs = performance.now() - t0;
     exchange.duration_ms = Math.round(durationMs);
-    exchange.response = { status: res.statusCode, headers: redactor.headers(resHeaders), size_bytes: size, ...evidenceBody(text, redactor) };
+    exchange.response = { status: res.statusCode, headers: redactor.headers(resHeaders), size_bytes: size, ...evidenceBody(text, EVIDENCE_CAP.responseBody, redactor) };
     record?.(exchange);
     const contentType = mediaTypeOf(resHeaders['content-type']);
     const parsed = parseBody(text);
@@ -318,9 +317,9 @@ function readCapped(body: Dispatcher.ResponseData['body'], cap: number, deadline
   });
 }
 
-function evidenceBody(text: string, redactor: Redactor): { body: string; body_truncated?: boolean } {
-  const cut = text.length > EVIDENCE_BODY_BYTES;
-  return { body: redactor.text(cut ? text.slice(0, EVIDENCE_BODY_BYTES) : text), ...(cut ? { body_truncated: true } : {}) };
+function evidenceBody(text: string, cap: number, redactor: Redactor): { body: string; body_truncated?: boolean } {
+  const cut = text.length > cap;
+  return { body: redactor.text(cut ? text.slice(0, cap) : text), ...(cut ? { body_truncated: true } : {}) };
 }
 
 function flattenHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {

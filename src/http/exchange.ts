@@ -1,3 +1,10 @@
+/**
+ * How much of a body the evidence keeps, in characters: a request body (a 2 MiB padding probe needs none of its
+ * padding), an answer (64 KiB: the answers judges read, lists included, whole; verify re-judges from them). An answer
+ * whose size_bytes is over the cap may have been cut; one under it was not.
+ */
+export const EVIDENCE_CAP = { requestBody: 4096, responseBody: 65536 } as const;
+
 /** One HTTP exchange, redacted at recording time: no configured secret ever reaches this structure. */
 export interface RecordedExchange {
   started_at: string;
