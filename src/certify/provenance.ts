@@ -43,6 +43,9 @@ export const isLoopback = (url: string): boolean => {
   }
 };
 
+/** How much shorter than the cap a cut body may be: redaction replaces a secret the target echoed with its name. */
+const CUT_SLACK = 1024;
+
 /** How far a label's keys are searched (a full run's busiest check makes about 100). */
 const MAX_KEYS_PER_LABEL = 4096;
 
@@ -120,8 +123,14 @@ export function checkProvenance({ report, suiteOf, evidence, operationsAt }: Pro
         answers++;
         const id = header(x.response.headers, SANDBOX_IDENTITY_HEADER);
         if (id !== undefined) identities.add(id);
-        if (x.response.body_truncated && x.response.size_bytes <= EVIDENCE_CAP.responseBody) fail(`${where}: the answer is marked cut, but its ${x.response.size_bytes} bytes are within the ${EVIDENCE_CAP.responseBody}-character evidence cap`);
-        if (x.response.size_bytes > EVIDENCE_CAP.responseBody) partial.set(c.id, `an answer it judged (${x.response.size_bytes} bytes) was cut at the ${EVIDENCE_CAP.responseBody / 1024} KiB evidence cap`);
+        if (x.response.body_truncated) {
+          // The run cuts an answer's text at the cap: a cut body is as long as the cap (less what redaction shortened).
+          const kept = (x.response.body ?? '').length;
+          if (x.response.size_bytes <= EVIDENCE_CAP.responseBody || kept < EVIDENCE_CAP.responseBody - CUT_SLACK) {
+            fail(`${where}: the answer is marked cut at the ${EVIDENCE_CAP.responseBody}-character evidence cap, but it is ${x.response.size_bytes} bytes and ${kept} characters were kept`);
+          }
+          partial.set(c.id, `an answer it judged (${x.response.size_bytes} bytes) was cut at the ${EVIDENCE_CAP.responseBody / 1024} KiB evidence cap`);
+        }
       }
     });
     if (c.exchanges_not_kept !== undefined) {

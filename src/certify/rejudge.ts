@@ -16,7 +16,6 @@ import type { CheckDef } from '../harness/check.js';
 import { answerOf, judgeOutcome, type Outcome } from '../harness/judge.js';
 import { bindCall } from '../harness/bound-call.js';
 import { preconditionFailure, type PreconditionSettings } from '../harness/preconditions.js';
-import { EVIDENCE_CAP } from '../http/exchange.js';
 import type { Probe } from '../http/request-parts.js';
 import type { HttpResponse } from '../http/client.js';
 import type { CheckResult, CheckStatus, RecordedExchange, RunReport } from '../results/model.js';
@@ -59,8 +58,8 @@ const inlineReason = (c: CheckResult, variant: string): string => INLINE_REASON[
 
 const exchangeKey = (x: RecordedExchange) => `${x.started_at} ${x.request.method} ${x.request.url}`;
 
-/** A recorded answer whose body the evidence may have cut: judged on it, a finding could be the cut's. */
-const maybeCut = (x: RecordedExchange): boolean => (x.response?.size_bytes ?? 0) > EVIDENCE_CAP.responseBody;
+/** A recorded answer the evidence cut (provenance.ts holds the mark to the answer's size): a finding on it could be the cut's. */
+const maybeCut = (x: RecordedExchange): boolean => x.response?.body_truncated === true;
 
 /** Which credential a skip's reason names (the run's messages name the setting), to hold it against the settings. */
 const CREDENTIAL_NAMED: [RegExp, keyof PreconditionSettings['has']][] = [
