@@ -22,7 +22,7 @@ Format: docs/certification.md.`,
     { name: 'out', type: 'string', value: 'FILE.tgz', description: 'the package to write' },
     { name: 'party', type: 'string', value: 'NAME', description: 'who is certified, as the certificate and statement name them ("Acme Bank, Payments API")', env: 'FSAPI_CERTIFY_PARTY' },
     { name: 'public-key', type: 'string', value: 'FILE', description: "the public key file certifiers get, as the certificate's \"how to verify\" names it (default: PREFIX.pub beside --key; checked against the key when it is there)" },
-    { name: 'allow-reference-sandbox', type: 'boolean', description: "certify a run against fsapi-conformance's own reference sandbox (a trial); its certificate and badge say so", default: 'false' },
+    { name: 'allow-reference-sandbox', type: 'boolean', description: "certify a run against fsapi-conformance's own reference sandbox (a trial); its certificate and badge say so", default: 'false', env: 'FSAPI_CERTIFY_ALLOW_REFERENCE_SANDBOX' },
   ],
   env: [{ name: CERTIFY_KEY_ENV, description: 'the private key as PEM text (for CI: from a secret), when --key is not given', secret: true }],
   exitCodes: [
@@ -63,7 +63,7 @@ Format: docs/certification.md.`,
         ...(typeof keyPath === 'string' ? { keyPath } : {}),
         ...(typeof party === 'string' && party.trim() ? { party: party.trim() } : {}),
         ...(typeof publicKey === 'string' ? { publicKey } : {}),
-        allowReferenceSandbox: args.values['allow-reference-sandbox'] === true,
+        allowReferenceSandbox: args.values['allow-reference-sandbox'] === true || process.env['FSAPI_CERTIFY_ALLOW_REFERENCE_SANDBOX'] === 'true',
       });
       const p = c.predicate;
       const r = c.derived.rejudgement;
