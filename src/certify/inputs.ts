@@ -70,8 +70,9 @@ export async function packageInputs(inputs: CertificationPredicate['inputs'], fi
   if (caps && caps.sha256 !== recordedCaps!.sha256) fail(`${caps.name}: SHA-256 ${caps.sha256} is not the capabilities file the run recorded (${recordedCaps!.sha256})`);
   for (const role of INPUT_ROLES) if (!byRole.has(role) && (role === 'openapi' || role === 'requirements')) fail(`the package holds no ${role} input`);
 
-  // Parsed documents come from the package alone: no cache of another process's making is read, none written.
-  withoutParsedCache();
+  // A vendor's document is parsed from the package alone: no cache of another process's making is read, none written.
+  // (The reference profile is the suite's own file, byte for byte: its cached parse is the suite's.)
+  if (!reference) withoutParsedCache();
   const dir = mkdtempSync(join(tmpdir(), 'fsapi-verify-'));
   try {
     const place = (role: InputRole): string | undefined => {

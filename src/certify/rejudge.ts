@@ -80,14 +80,32 @@ export interface RejudgeInputs {
   partial: ReadonlyMap<string, string>;
 }
 
+/** A group's recorded answers by operation, each rebuilt once (findings attach an exchange to several checks). */
+type Traffic = Map<string, { res: HttpResponse; probe?: Probe }[]>;
+
+function trafficOf(checks: readonly CheckResult[]): Map<string, Traffic> {
+  const seen = new Map<string, Set<string>>();
+  const out = new Map<string, Traffic>();
+  for (const c of checks) {
+    const keys = seen.get(c.group) ?? seen.set(c.group, new Set()).get(c.group)!;
+    const group = out.get(c.group) ?? out.set(c.group, new Map()).get(c.group)!;
+    for (const x of c.exchanges) {
+      if (!x.operation || maybeCut(x)) continue;
+      const key = exchangeKey(x);
+      if (keys.has(key)) continue;
+      keys.add(key);
+      const res = answerOf(x);
+      if (!res) continue;
+      const list = group.get(x.operation) ?? group.set(x.operation, []).get(x.operation)!;
+      list.push({ res, ...(x.probe ? { probe: x.probe as Probe } : {}) });
+    }
+  }
+  return out;
+}
+
 export function rejudgeRun(i: RejudgeInputs): Rejudgement {
   const { report } = i;
-  // The recorded traffic of each group, once per exchange (findings attach an exchange to several checks).
-  const traffic = new Map<string, Map<string, RecordedExchange>>();
-  for (const c of report.checks) {
-    const g = traffic.get(c.group) ?? traffic.set(c.group, new Map()).get(c.group)!;
-    for (const x of c.exchanges) if (x.operation) g.set(exchangeKey(x), x);
-  }
+  const traffic = trafficOf(report.checks);
   const out: RejudgedCheck[] = [];
   let firstDifference: Rejudgement['firstDifference'];
   for (const c of report.checks) {
@@ -112,7 +130,7 @@ export function judgedChecks(report: RunReport, r: Rejudgement): CheckResult[] {
 
 const differs = (c: CheckResult, rejudged: CheckStatus, difference: string): RejudgedCheck => ({ id: c.id, recorded: c.status, rejudged, difference });
 
-function rejudgeOne(c: CheckResult, def: CheckDef, i: RejudgeInputs, traffic: Map<string, RecordedExchange> | undefined): RejudgedCheck {
+function rejudgeOne(c: CheckResult, def: CheckDef, i: RejudgeInputs, traffic: Traffic | undefined): RejudgedCheck {
   const base = { id: c.id, recorded: c.status };
   const not = (reason: string): RejudgedCheck => ({ ...base, reason });
   const { catalogue, settings } = i;
@@ -163,7 +181,7 @@ function judge(c: CheckResult, def: CheckDef, i: RejudgeInputs): Outcome | undef
  * A skip after the run began: a credential or live-environment skip must name a setting the run did not have; any
  * skip must not hide answers its judge fails (unless its evidence was cut); what else it rests on stays the run's.
  */
-function rejudgeSkip(c: CheckResult, def: CheckDef, i: RejudgeInputs, traffic: Map<string, RecordedExchange> | undefined): RejudgedCheck {
+function rejudgeSkip(c: CheckResult, def: CheckDef, i: RejudgeInputs, traffic: Traffic | undefined): RejudgedCheck {
   const base = { id: c.id, recorded: c.status };
   const cause = c.skip_cause;
   const message = c.message ?? '';
@@ -225,17 +243,9 @@ function viewed(res: HttpResponse | undefined, catalogue: Catalogue): HttpRespon
 }
 
 /** The recorded answers to an operation of the suite, but those the evidence may have cut. */
-function trafficAnswers(operationId: string, traffic: Map<string, RecordedExchange> | undefined): { res: HttpResponse; probe?: Probe }[] {
-  const answers: { res: HttpResponse; probe?: Probe }[] = [];
-  for (const x of traffic?.values() ?? []) {
-    if (x.operation !== operationId || maybeCut(x)) continue;
-    const res = answerOf(x);
-    if (res) answers.push({ res, ...(x.probe ? { probe: x.probe as Probe } : {}) });
-  }
-  return answers;
-}
+const trafficAnswers = (operationId: string, traffic: Traffic | undefined): { res: HttpResponse; probe?: Probe }[] => traffic?.get(operationId) ?? [];
 
-function rejudgeTraffic(c: CheckResult, operationId: string, catalogue: Catalogue, traffic: Map<string, RecordedExchange> | undefined): RejudgedCheck {
+function rejudgeTraffic(c: CheckResult, operationId: string, catalogue: Catalogue, traffic: Traffic | undefined): RejudgedCheck {
   const base = { id: c.id, recorded: c.status };
   const op = catalogue.spec.byId.get(operationId);
   if (!op) return { ...base, reason: 'its operation is not in the document' };

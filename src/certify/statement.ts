@@ -3,7 +3,10 @@
  * key, when). verify derives the same from the package and compares member by member: a signed member that is not
  * what the package gives is named, with both values.
  */
-import { createAjv, describeErrors } from '../catalogue/json-schema.js';
+import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { createAjv, describeErrors, type ValidateFunction } from '../catalogue/json-schema.js';
+import { loadBuilt, writeBuilt } from '../catalogue/precompiled.js';
 import { SUITE_VERSION } from '../paths.js';
 import { differs } from './difference.js';
 import type { Derived } from './derive.js';
@@ -48,11 +51,26 @@ export function predicateOf(d: Derived, claims: Claims): CertificationPredicate 
   };
 }
 
-let validate: ReturnType<ReturnType<typeof createAjv>['compile']> | undefined;
+/**
+ * The predicate's validator as ajv standalone code, written by `npm run build` next to this module (as the report's
+ * is, src/reports/schema.ts): compiling it cost verify 0.7 s. Used only when made from the schema as it is.
+ */
+const PRECOMPILED = fileURLToPath(new URL('./predicate-validator.cjs', import.meta.url));
+const schemaSha256 = (): string => createHash('sha256').update(JSON.stringify(PREDICATE_SCHEMA)).digest('hex');
+const predicateAjv = (standalone = false) => createAjv({ strict: true, standalone });
+
+let validate: ValidateFunction | undefined;
+
+/** Writes the standalone validator (run by `npm run build` on the compiled module). */
+export async function writePredicateValidator(): Promise<void> {
+  const { default: standalone } = await import('ajv/dist/standalone/index.js');
+  const ajv = predicateAjv(true);
+  writeBuilt(PRECOMPILED, standalone.default(ajv, ajv.compile(PREDICATE_SCHEMA)), schemaSha256());
+}
 
 /** The signed predicate, checked for shape before any of it is read. */
 export function checkPredicateShape(p: unknown): CertificationPredicate {
-  validate ??= createAjv().compile(PREDICATE_SCHEMA);
+  validate ??= loadBuilt<ValidateFunction>(PRECOMPILED, schemaSha256()) ?? predicateAjv().compile(PREDICATE_SCHEMA);
   if (!validate(p)) {
     const first = describeErrors(validate.errors)[0];
     return differs(VERIFY_EXIT.digest, `${ENVELOPE_FILE}: the signed statement is not a certification statement of this version: ${first ? `${first.pointer || '(root)'} ${first.message}` : 'its shape'}`);

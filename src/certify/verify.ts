@@ -76,12 +76,15 @@ async function verifyOrDiffer(path: string, key: KeyObject, opts: { require?: Re
     listed.set(name, String(s.digest?.sha256 ?? ''));
   }
   const { kept: files, digests } = await readListed(path, new Set([...listed.keys(), ENVELOPE_FILE]), kept);
+  // Which check an evidence file is of, for a message naming a difference (worked out only then).
+  const what = (name: string) => {
+    const about = Object.entries(p.evidence).find(([, f]) => f === name)?.[0];
+    return `${name}${about ? ` (evidence of check ${about})` : ''}`;
+  };
   for (const [name, want] of listed) {
     const got = digests.get(name);
-    const about = p.evidence && Object.entries(p.evidence).find(([, f]) => f === name)?.[0];
-    const what = `${name}${about ? ` (evidence of check ${about})` : ''}`;
-    if (!got) differs(VERIFY_EXIT.digest, `${what}: missing from the package`);
-    if (got.sha256 !== want) differs(VERIFY_EXIT.digest, `${what}: SHA-256 ${got.sha256} differs from the signed ${want}`);
+    if (!got) differs(VERIFY_EXIT.digest, `${what(name)}: missing from the package`);
+    if (got.sha256 !== want) differs(VERIFY_EXIT.digest, `${what(name)}: SHA-256 ${got.sha256} differs from the signed ${want}`);
   }
   const derived = await derivePackage(files, p.inputs);
   const expected = predicateOf(derived, claimsOf(p));
