@@ -33,9 +33,21 @@ const TARGET_KIND: Record<CertificationPredicate['target']['kind'], string> = {
   remote: 'a remote service',
 };
 
+/** The caveats as sentences, for the banner under the headline. */
+function caveatSentences(p: CertificationPredicate): string[] {
+  const out: string[] = [];
+  if (p.target.kind === 'reference-sandbox') {
+    out.push(`This certifies fsapi-conformance's own reference sandbox, not a vendor's service${p.target.sandbox_faults.length ? `, with the fault switches ${p.target.sandbox_faults.join(', ')} on` : ''}.`);
+  }
+  if (p.scope.shard) out.push(`This is shard ${p.scope.shard.index} of ${p.scope.shard.count} of a run: the other shards' suites (${p.scope.not_run.join(', ') || 'none'}) are not in it.`);
+  else if (p.scope.not_run.length) out.push(`This run covered ${p.scope.groups.length} of ${p.scope.groups.length + p.scope.not_run.length} suites; not run: ${p.scope.not_run.join(', ')}.`);
+  return out;
+}
+
 export function renderCertificate(p: CertificationPredicate, a: Assessment): string {
-  const colour = COLOURS[p.verdict] ?? GREY;
   const warn = caveats(p);
+  // A headline with caveats is grey whatever the verdict: a green "conformant" over the suite's own sandbox misleads.
+  const colour = warn.length ? GREY : (COLOURS[p.verdict] ?? GREY);
   const rows = a.coverage.requirements
     .map((r) => `<tr><td><code>${esc(r.id)}</code></td><td>${esc(r.level)}</td><td style="color:${STATUS_COLOURS[r.status] ?? '#000'}">${esc(r.status)}</td><td>${r.checks.executed}/${r.checks.total}</td><td>${esc(r.reason ?? '')}</td></tr>`)
     .join('\n');
@@ -59,7 +71,7 @@ code,pre{font-family:ui-monospace,monospace}pre{background:#f6f8fa;padding:.75re
 <p>fsapi-conformance ${esc(p.suite.version)} certification${p.party ? ` of <strong>${esc(p.party)}</strong>` : ''}</p>
 <div class="verdict"><h1>${esc(p.verdict)}${warn.length ? ` · ${esc(warn.join(' · '))}` : ''}</h1><p>${esc(p.headline)}</p>
 <p><strong>MUST coverage: ${m.verified} of ${m.applicable} MUST requirements verified</strong>${m.waived ? `, ${m.waived} waived` : ''}${m.not_verified ? `, ${m.not_verified} not verified` : ''}${m.failed ? `, ${m.failed} failed` : ''}</p></div>
-${warn.length ? `<p class="caveat">${warn.map((w) => `This certifies ${esc(w)}.`).join(' ')}</p>\n` : ''}<h2>What was tested</h2>
+${warn.length ? `<p class="caveat">${caveatSentences(p).map(esc).join(' ')}</p>\n` : ''}<h2>What was tested</h2>
 <dl>
 <dt>Certified party</dt><dd>${p.party ? esc(p.party) : 'not named (certify --party)'}</dd>
 <dt>Target</dt><dd>${esc(p.target.base_url)} (${p.target.environment}): ${TARGET_KIND[p.target.kind]}</dd>
