@@ -9,6 +9,7 @@ import type { Socket } from 'node:net';
 import type { FaultSet } from './faults.js';
 import { BODY_LIMIT_BYTES, type Pipeline, type SandboxRequest, type SandboxResponse } from './pipeline.js';
 import { problemBody } from './problem.js';
+import { SANDBOX_IDENTITY_HEADER, sandboxIdentity } from './identity.js';
 
 /** Under the no-413 fault bodies are kept up to this size. */
 const NO_413_LIMIT_BYTES = 16 * 1024 * 1024;
@@ -43,15 +44,15 @@ function collect(stream: NodeJS.ReadableStream, limit: number, done: (body: Read
 }
 
 
-/** A pipeline answer, with its length stated (never chunked), as a framework would send it. */
-function send(res: ServerResponse, out: SandboxResponse): void {
+/** A pipeline answer, with its length stated (never chunked), as a framework would send it, and the sandbox's identity. */
+function send(res: ServerResponse, out: SandboxResponse, identity: string): void {
   const body = out.body ?? '';
-  res.writeHead(out.status, { ...out.headers, 'content-length': Buffer.byteLength(body) });
+  res.writeHead(out.status, { ...out.headers, [SANDBOX_IDENTITY_HEADER]: identity, 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }
 
 /** Every request goes through the pipeline, whatever its method or path; nothing answers on its own. */
-function serve(pipeline: Pipeline, limit: number) {
+function serve(pipeline: Pipeline, limit: number, identity: string) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     collect(
       req,
@@ -59,14 +60,14 @@ function serve(pipeline: Pipeline, limit: number) {
       (body) => {
         const request: SandboxRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: body.data, bodyTooLarge: body.tooLarge };
         pipeline.handle(request).then(
-          (out) => send(res, out),
-          () => send(res, problemAnswer(500, 'internal_error', 'Internal error', 'The request could not be processed.')),
+          (out) => send(res, out, identity),
+          () => send(res, problemAnswer(500, 'internal_error', 'Internal error', 'The request could not be processed.'), identity),
         );
       },
       // Reading the request failed (an aborted upload, say): nothing of the error is echoed.
       () => {
         if (res.headersSent || res.destroyed) return void res.destroy();
-        send(res, problemAnswer(400, 'bad_request', 'Bad request', 'The request could not be read.'));
+        send(res, problemAnswer(400, 'bad_request', 'Bad request', 'The request could not be read.'), identity);
       },
     );
   };
@@ -82,7 +83,8 @@ export async function startHttps(
   faults: FaultSet,
   opts: { host: string; port: number; key: string; cert: string },
 ): Promise<{ server: HttpsServer; port: number }> {
-  const server = createHttpsServer({ key: opts.key, cert: opts.cert }, serve(pipeline, faults.has('no-413') ? NO_413_LIMIT_BYTES : BODY_LIMIT_BYTES));
+  const identity = sandboxIdentity(faults);
+  const server = createHttpsServer({ key: opts.key, cert: opts.cert }, serve(pipeline, faults.has('no-413') ? NO_413_LIMIT_BYTES : BODY_LIMIT_BYTES, identity));
   // Clients keep connections for a while; the server keeps them longer, so a request never meets a closing socket.
   server.keepAliveTimeout = 72_000;
   // Requests the HTTP parser rejects never reach the pipeline; answer them without naming anything.
@@ -91,7 +93,7 @@ export async function startHttps(
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
     const body = problemText(status, 'bad_request', status === 431 ? 'Request header fields too large' : 'Bad request', 'The request could not be parsed.');
     socket.end(
-      `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/problem+json\r\n${SANDBOX_IDENTITY_HEADER}: ${identity}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   });
   await listen(server, opts.host, opts.port);
@@ -125,15 +127,16 @@ export async function startPlainHttp(
   opts: { host: string; port: number; httpsOrigin: () => string },
 ): Promise<{ server: Server; port: number }> {
   const refusal = problemAnswer(403, 'https_required', 'HTTPS required', 'This API is served over HTTPS only; nothing sent over plain HTTP is processed.');
+  const identity = sandboxIdentity(faults);
   // Under plain-http-processed, requests are served as the HTTPS listener serves them.
-  const processed = serve(pipeline, faults.has('no-413') ? NO_413_LIMIT_BYTES : BODY_LIMIT_BYTES);
+  const processed = serve(pipeline, faults.has('no-413') ? NO_413_LIMIT_BYTES : BODY_LIMIT_BYTES, identity);
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     if (faults.has('plain-http-redirect')) {
-      res.writeHead(301, { location: `${opts.httpsOrigin()}${req.url ?? '/'}`, 'content-length': 0 });
+      res.writeHead(301, { location: `${opts.httpsOrigin()}${req.url ?? '/'}`, [SANDBOX_IDENTITY_HEADER]: identity, 'content-length': 0 });
       res.end();
       return;
     }
-    if (!faults.has('plain-http-processed')) return send(res, refusal);
+    if (!faults.has('plain-http-processed')) return send(res, refusal, identity);
     processed(req, res);
   });
   server.keepAliveTimeout = 5_000;

@@ -209,12 +209,18 @@ describe('the action run through its scripts', { timeout: 300_000 }, () => {
   it('certify: a signed package of the run, with its certificate and badge, the key from the environment', () => {
     const keys = mkdtempSync(join(tmpdir(), 'fsapi-action-key-'));
     expect(spawnSync(process.execPath, [BIN, 'keygen', '--out', join(keys, 'ci')]).status).toBe(0);
-    const run = runAction({ groups: 'versioning', seed: '11', certify: 'fsapi-certification.tgz' }, { FSAPI_CERTIFY_KEY: readFileSync(join(keys, 'ci.key'), 'utf8') });
+    const key = { FSAPI_CERTIFY_KEY: readFileSync(join(keys, 'ci.key'), 'utf8') };
+    // The embedded sandbox is no vendor: certified only when asked for.
+    const refused = runAction({ groups: 'versioning', seed: '11', certify: 'fsapi-certification.tgz' }, key);
+    expect(refused.code).toBe(2);
+    expect(refused.log).toContain('--allow-reference-sandbox');
+    const run = runAction({ groups: 'versioning', seed: '11', certify: 'fsapi-certification.tgz' }, { ...key, FSAPI_CERTIFY_ALLOW_REFERENCE_SANDBOX: 'true', FSAPI_CERTIFY_PARTY: 'CI trial' });
     expect(run.code, run.log).toBe(0);
     expect(run.log).not.toContain('PRIVATE KEY');
     const v = spawnSync(process.execPath, [BIN, 'verify', join(run.workspace, 'fsapi-certification.tgz'), '--key', join(keys, 'ci.pub')], { encoding: 'utf8' });
     expect(v.status, v.stderr).toBe(0);
-    expect(readFileSync(join(run.workspace, 'fsapi-certification.badge.svg'), 'utf8')).toContain('conformant');
+    expect(v.stdout).toMatch(/^verified: conformant;/);
+    expect(readFileSync(join(run.workspace, 'fsapi-certification.badge.svg'), 'utf8')).toContain('reference sandbox · 1/14 suites · conformant');
   });
 
   it('a fault: verdict non-conformant, exit 1 fails the step, unless ok-exit-codes allows it', () => {

@@ -24,6 +24,14 @@ let cache: { dir: string | undefined } | undefined;
 const parsedCacheDir = (): string | undefined => (cache ??= { dir: privateCacheDir('fsapi-conformance-cache') }).dir;
 
 /**
+ * No parsed-file cache for the rest of this process: neither read (what it holds was made by another process) nor
+ * written. `verify` reads a package someone else made and writes nothing outside its own folder.
+ */
+export function withoutParsedCache(): void {
+  cache = { dir: undefined };
+}
+
+/**
  * Like readSourceFile, but keeps the parsed form of a YAML file in a cache keyed by its content hash:
  * parsing the 3000-line reference profile costs ~0.5 s per process, reading its JSON ~5 ms. The data is read
  * when first asked for (a caller with a cached derivation of it never asks); line numbers (only needed for error

@@ -1,34 +1,36 @@
 /**
  * `certify`: one run as a signed package. The run's reports, each check's exchanges on their own, the document,
- * requirements, binding and capabilities in use; a signed in-toto statement of every file's digest; the
- * certificate and badge. A run whose evidence contradicts its verdict is refused, naming the first difference.
+ * requirements, binding and capabilities file in use under fixed names; a signed in-toto statement of every file's
+ * digest and of what the package gives (derived by the same code verify runs, src/certify/derive.ts); the
+ * certificate and badge rendered from it. A run whose evidence contradicts its results is refused, naming the first
+ * difference; a run against the reference sandbox is refused unless asked for, and then says so in its headline.
  */
-import { existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import type { KeyObject } from 'node:crypto';
 import * as tar from 'tar';
-import { loadCatalogue } from '../binding/catalogue.js';
+import { REFERENCE_SPEC_PATH, REQUIREMENTS_PATH } from '../catalogue/index.js';
 import { UsageError } from '../errors.js';
-import { PACKAGE_ROOT, SUITE_VERSION } from '../paths.js';
+import { PACKAGE_ROOT } from '../paths.js';
 import { CHECKSUMS_FILE } from '../reports/checksums.js';
-import type { RunReport } from '../results/model.js';
 import { renderBadge, renderCertificate } from './certificate.js';
+import { derivePackage, readReport, type Derived } from './derive.js';
 import { signStatement, STATEMENT_TYPE, type Statement } from './dsse.js';
-import { fingerprintOf } from './keys.js';
-import { BADGE_FILE, CERTIFICATE_FILE, ENVELOPE_FILE, evidenceFile, PACKAGE_DIR, PREDICATE_TYPE, REPORT_FILE, sha256, type CertificationPredicate } from './layout.js';
-import { rejudgeRun, type Rejudgement } from './rejudge.js';
-
-export class EvidenceContradiction extends Error {
-  override readonly name = 'EvidenceContradiction';
-}
+import { fingerprintOf, loadPublicKey } from './keys.js';
+import { BADGE_FILE, CERTIFICATE_FILE, ENVELOPE_FILE, evidenceFile, formatOf, inputName, PACKAGE_DIR, PREDICATE_TYPE, REPORT_FILE, sha256, type CertificationPredicate, type InputRole } from './layout.js';
+import { predicateOf } from './statement.js';
 
 export interface CertifyOptions {
   runDir: string;
   key: KeyObject;
   out: string;
-  /** The capabilities file the run used (the report does not name it). */
-  capabilities?: string;
+  /** Who is certified ("Acme Bank, Payments API"), on the certificate and in the statement. */
+  party?: string;
+  /** The public key file a certifier is to use, as the certificate names it (default: the private key's PREFIX.pub). */
+  publicKey?: string;
+  /** A run against the reference sandbox (or with its faults) is certified only when asked for, and says so. */
+  allowReferenceSandbox?: boolean;
 }
 
 export interface Certified {
@@ -37,21 +39,18 @@ export interface Certified {
   badge: string;
   bytes: number;
   files: number;
-  rejudgement: Rejudgement;
-  fingerprint: string;
-}
-
-function readReport(runDir: string): RunReport {
-  const path = join(runDir, 'conformance.json');
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as RunReport;
-  } catch (e) {
-    throw new UsageError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file (give the run directory with --run, e.g. reports/latest)' : (e as Error).message}`);
-  }
+  derived: Derived;
+  predicate: CertificationPredicate;
 }
 
 function walk(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) return walk(p);
+    // A run directory holds files the run wrote; a link in it would package whatever it points at.
+    if (!e.isFile()) throw new UsageError(`${p} is not a regular file (a link?): a run directory holds only the files the run wrote`);
+    return [p];
+  });
 }
 
 /** The lockfile that pins the suite: the project's own (where it is run), else the suite's. */
@@ -63,25 +62,24 @@ function lockfile(): { path: string; sha256: string } | undefined {
   return undefined;
 }
 
-const inputPath = (p: string): string => (existsSync(resolve(p)) ? resolve(p) : resolve(PACKAGE_ROOT, p));
+/** An input by the path the report names: relative to where the run was started, or the suite's own. */
+function inputPath(p: string, what: string): string {
+  for (const candidate of [resolve(p), resolve(PACKAGE_ROOT, p)]) if (existsSync(candidate)) return candidate;
+  throw new UsageError(`${what} of the run, ${p}, is not there: run certify from where the run was started`);
+}
 
-export async function certify(o: CertifyOptions): Promise<Certified> {
-  const runDir = resolve(o.runDir);
-  const report = readReport(runDir);
-  if (report.suite.version !== SUITE_VERSION) throw new UsageError(`the run was made by fsapi-conformance ${report.suite.version}; this is ${SUITE_VERSION}: certify with the version that ran it (npx fsapi-conformance@${report.suite.version} certify)`);
-  // The inputs in use, by the paths the report names (relative to where the run was started, or the suite's own).
-  const specPath = inputPath(report.spec.path);
-  const bindingPath = report.spec.binding ? inputPath(report.spec.binding) : undefined;
-  for (const [p, what] of [[specPath, 'the OpenAPI document'], [bindingPath, 'the binding file'], [o.capabilities, 'the capabilities file']] as const) {
-    if (p && !existsSync(p)) throw new UsageError(`${what} of the run, ${p}, is not there: run certify from where the run was started`);
+/** The public key file's name for the certificate; when it is beside the private key, it must be that key's. */
+function publicKeyName(o: CertifyOptions, keyPath: string | undefined): string {
+  const named = o.publicKey ?? (keyPath ? `${keyPath.replace(/\.key$/, '')}.pub` : undefined);
+  if (!named) return 'SIGNER.pub';
+  if (existsSync(named) && fingerprintOf(loadPublicKey(named)) !== fingerprintOf(o.key)) {
+    throw new UsageError(`${named} is not the public key of the signing key (fingerprints ${fingerprintOf(loadPublicKey(named))} and ${fingerprintOf(o.key)}): give the right one with --public-key`);
   }
-  const specText = readFileSync(specPath);
-  if (sha256(specText) !== report.spec.sha256) throw new UsageError(`${specPath} has changed since the run (its SHA-256 is not the report's spec.sha256): certify needs the document the run used`);
-  const catalogue = await loadCatalogue({ ...(specPath !== resolve(PACKAGE_ROOT, 'spec/openapi.yaml') ? { specPath } : {}), ...(bindingPath ? { bindingPath } : {}) });
-  const rejudgement = await rejudgeRun(report, catalogue);
-  const contradiction = firstContradiction(report, rejudgement);
-  if (contradiction) throw new EvidenceContradiction(`refused: ${contradiction}`);
+  return basename(named);
+}
 
+/** The run's files and inputs as the package holds them, by name. */
+function packagedFiles(runDir: string): { files: Map<string, Buffer>; inputs: CertificationPredicate['inputs'] } {
   const files = new Map<string, Buffer>();
   for (const f of walk(runDir)) {
     const name = relative(runDir, f).split('\\').join('/');
@@ -89,42 +87,46 @@ export async function certify(o: CertifyOptions): Promise<Certified> {
     if (name === CHECKSUMS_FILE) continue;
     files.set(`reports/${name}`, readFileSync(f));
   }
-  const evidence: Record<string, string> = {};
-  report.checks.forEach((c, i) => {
-    files.set(evidenceFile(i), Buffer.from(`${JSON.stringify({ id: c.id, exchanges: c.exchanges }, null, 1)}\n`));
-    evidence[c.id] = evidenceFile(i);
-  });
+  const report = readReport(files.get(REPORT_FILE));
+  report.checks.forEach((c, i) => files.set(evidenceFile(i), Buffer.from(`${JSON.stringify({ id: c.id, exchanges: c.exchanges }, null, 1)}\n`)));
   const inputs: CertificationPredicate['inputs'] = [];
-  const addInput = (role: CertificationPredicate['inputs'][number]['role'], path: string) => {
-    const name = `inputs/${role}-${basename(path)}`;
+  const add = (role: InputRole, path: string) => {
     const data = readFileSync(path);
+    const name = inputName(role, formatOf(path));
     files.set(name, data);
     inputs.push({ role, name, sha256: sha256(data) });
   };
-  addInput('openapi', specPath);
-  addInput('requirements', resolve(PACKAGE_ROOT, 'spec/requirements.yaml'));
-  if (bindingPath) addInput('binding', bindingPath);
-  if (o.capabilities) addInput('capabilities', resolve(o.capabilities));
-  const lock = lockfile();
-  const fingerprint = fingerprintOf(o.key);
-  const predicate: CertificationPredicate = {
-    suite: { name: 'fsapi-conformance', version: SUITE_VERSION, ...(lock ? { lockfile: lock } : {}) },
-    run: { id: report.run.id, seed: report.run.seed, started_at: report.run.started_at, finished_at: report.run.finished_at, node: report.run.node, platform: report.run.platform, strict: report.run.strict, groups: report.run.groups },
-    target: { base_url: report.target.base_url, environment: report.target.environment, embedded: report.target.embedded },
-    inputs,
-    document: { title: report.spec.title, openapi: report.spec.openapi, sha256: report.spec.sha256 },
-    verdict: report.verdict,
-    headline: report.headline ?? '',
-    coverage: { must: report.coverage?.must, requirements: (report.coverage?.requirements ?? []).map((r) => ({ id: r.id, level: r.level, status: r.status })) },
-    counts: report.counts,
-    rejudged: { checks: rejudgement.rejudged, answer_only: rejudgement.answerOnly, of: rejudgement.total, not_rejudged: rejudgement.notRejudged },
-    evidence,
-    signer: { fingerprint },
-    certified_at: new Date().toISOString(),
-  };
+  add('openapi', report.spec.reference_profile ? REFERENCE_SPEC_PATH : inputPath(report.spec.path, 'the OpenAPI document'));
+  add('requirements', REQUIREMENTS_PATH);
+  if (report.spec.binding) add('binding', inputPath(report.spec.binding, 'the binding file'));
+  const caps = report.run.settings?.capabilities;
+  if (caps) add('capabilities', inputPath(caps.path, 'the capabilities file'));
+  return { files, inputs };
+}
+
+export async function certify(o: CertifyOptions & { keyPath?: string }): Promise<Certified> {
+  const given = resolve(o.runDir);
+  if (!existsSync(join(given, 'conformance.json'))) throw new UsageError(`cannot read ${join(given, 'conformance.json')}: no such file (give the run directory with --run, e.g. reports/latest)`);
+  const runDir = lstatSync(given).isSymbolicLink() ? realpathSync(given) : given;
+  const { files, inputs } = packagedFiles(runDir);
+  const derived = await derivePackage(files, inputs);
+  if (derived.provenance.kind === 'reference-sandbox' && !o.allowReferenceSandbox) {
+    const faults = derived.provenance.faults;
+    throw new UsageError(
+      `the run's answers come from fsapi-conformance's own reference sandbox${faults.length ? ` with the faults ${faults.join(', ')}` : ''}, not from a vendor's service: a certificate of it certifies the suite's sandbox`,
+      { fix: 'run against your own target (FSAPI_BASE_URL, README "Running against your own target"), or pass --allow-reference-sandbox to certify the sandbox, which the certificate and badge then say in their headline' },
+    );
+  }
   const out = resolve(o.out);
-  const certificate = renderCertificate(report, predicate, basename(out));
-  const badge = renderBadge(report);
+  const predicate = predicateOf(derived, {
+    ...(o.party ? { party: o.party } : {}),
+    signer: { fingerprint: fingerprintOf(o.key), public_key: publicKeyName(o, o.keyPath) },
+    package: basename(out),
+    certified_at: new Date().toISOString(),
+    ...((l) => (l ? { lockfile: l } : {}))(lockfile()),
+  });
+  const certificate = renderCertificate(predicate, derived.recomputed.assessment);
+  const badge = renderBadge(predicate);
   files.set(CERTIFICATE_FILE, Buffer.from(certificate));
   files.set(BADGE_FILE, Buffer.from(badge));
   const statement: Statement<CertificationPredicate> = {
@@ -133,17 +135,18 @@ export async function certify(o: CertifyOptions): Promise<Certified> {
     predicateType: PREDICATE_TYPE,
     predicate,
   };
-  files.set(ENVELOPE_FILE, Buffer.from(`${JSON.stringify(signStatement(statement, o.key), null, 2)}\n`));
-
+  const envelope = Buffer.from(`${JSON.stringify(signStatement(statement, o.key), null, 2)}\n`);
   const staging = mkdtempSync(join(tmpdir(), 'fsapi-certify-'));
   try {
-    for (const [name, data] of files) {
+    const names = [ENVELOPE_FILE, ...[...files.keys()].sort()];
+    for (const name of names) {
       const p = join(staging, PACKAGE_DIR, name);
       mkdirSync(dirname(p), { recursive: true });
-      writeFileSync(p, data);
+      writeFileSync(p, name === ENVELOPE_FILE ? envelope : files.get(name)!);
     }
     mkdirSync(dirname(out), { recursive: true });
-    await tar.c({ gzip: true, file: out, cwd: staging, portable: true }, [PACKAGE_DIR]);
+    // The envelope first: verify checks its signature before it inflates anything else.
+    await tar.c({ gzip: true, file: out, cwd: staging, portable: true, noDirRecurse: true }, names.map((n) => `${PACKAGE_DIR}/${n}`));
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
@@ -151,20 +154,5 @@ export async function certify(o: CertifyOptions): Promise<Certified> {
   const stem = out.replace(/\.t(ar\.)?gz$/, '');
   writeFileSync(`${stem}.certificate.html`, certificate);
   writeFileSync(`${stem}.badge.svg`, badge);
-  return { out, certificate: `${stem}.certificate.html`, badge: `${stem}.badge.svg`, bytes: statSync(out).size, files: files.size, rejudgement, fingerprint };
-}
-
-/** The first place the evidence and the recorded results disagree: a check, the counts or the verdict. */
-export function firstContradiction(report: RunReport, r: Rejudgement): string | undefined {
-  if (r.firstDifference) {
-    const i = report.checks.findIndex((c) => c.id === r.firstDifference!.check);
-    return `${REPORT_FILE}, check ${r.firstDifference.check} (evidence ${evidenceFile(i)}): ${r.firstDifference.message}`;
-  }
-  for (const s of ['total', 'passed', 'failed', 'warning', 'skipped', 'error'] as const) {
-    if (report.counts.by_status[s] !== r.recomputed.counts.by_status[s]) return `${REPORT_FILE}: counts.by_status.${s} is ${report.counts.by_status[s]}, the checks add up to ${r.recomputed.counts.by_status[s]}`;
-  }
-  if (report.verdict !== r.recomputed.verdict) return `${REPORT_FILE}: verdict is ${report.verdict}, the checks give ${r.recomputed.verdict}`;
-  const must = report.coverage?.must;
-  if (must && r.recomputed.must && JSON.stringify(must) !== JSON.stringify(r.recomputed.must)) return `${REPORT_FILE}: coverage.must is ${JSON.stringify(must)}, the checks give ${JSON.stringify(r.recomputed.must)}`;
-  return undefined;
+  return { out, certificate: `${stem}.certificate.html`, badge: `${stem}.badge.svg`, bytes: statSync(out).size, files: files.size + 1, derived, predicate };
 }

@@ -89,10 +89,11 @@ function tenantChecks(op: Operation): Def[] {
 /**
  * The JSON-specific probes apply to operations whose body is JSON; an operation that takes a form (Stripe's,
  * Twilio's writes) has them skipped with the reason, not dropped. The seed's own rules (Api-Key, Idempotency-Key)
- * apply to every operation, whatever its media type.
+ * apply to every operation, whatever its media type. Decided from the document when the checks are planned, so
+ * the skip comes before any request and `verify` derives it.
  */
-function jsonOnly(ctx: CheckContext, op: Operation, json: boolean): void {
-  if (!json) ctx.skip(`${op.operationId} takes ${requestMediaOf(op)?.mediaType ?? 'no'} request bodies, not JSON: this JSON-specific probe does not apply`, 'not-applicable');
+function jsonOnly(op: Operation, json: boolean): { inapplicable?: string } {
+  return json ? {} : { inapplicable: `${op.operationId} takes ${requestMediaOf(op)?.mediaType ?? 'no'} request bodies, not JSON: this JSON-specific probe does not apply` };
 }
 
 function mediaChecks(op: Operation): Def[] {
@@ -105,8 +106,8 @@ function mediaChecks(op: Operation): Def[] {
       variant: 'json-body',
       title: 'a valid JSON body sent as application/json is read as JSON (not refused as media or as malformed)',
       writes: true,
+      ...jsonOnly(op, op.requestBody?.content.some((c) => c.mediaType === 'application/json') === true),
       async run(ctx) {
-        jsonOnly(ctx, op, op.requestBody?.content.some((c) => c.mediaType === 'application/json') === true);
         const parts = await validRequest(ctx, op, { fresh: true });
         await ctx.call(op, parts, { headers: { 'content-type': 'application/json' } });
       },
@@ -126,8 +127,8 @@ function mediaChecks(op: Operation): Def[] {
         title: 'a valid body labelled text/plain is refused with 415 and creates nothing',
         writes: true,
         ...refusalJudge(op, 'wrong-media-type', 'with a body labelled text/plain', 415),
+        ...jsonOnly(op, json),
         async run(ctx) {
-          jsonOnly(ctx, op, json);
           await refusedUnprocessed(
             ctx,
             op,
@@ -142,8 +143,8 @@ function mediaChecks(op: Operation): Def[] {
         variant: 'truncated-json',
         title: 'a truncated JSON body is refused with 400',
         writes: true,
+        ...jsonOnly(op, json),
         async run(ctx) {
-          jsonOnly(ctx, op, json);
           const parts = await validRequest(ctx, op, { fresh: true });
           const text = JSON.stringify(parts.body ?? {});
           await ctx.call(op, parts, { rawBody: text.slice(0, Math.max(1, Math.floor(text.length / 2))), probe: 'malformed-body' });

@@ -1,13 +1,25 @@
 import { pathToFileURL } from 'node:url';
 import { SUITES_DIR, SUITE_EXT } from '../paths.js';
 import { join } from 'node:path';
-import { CROSS_CUTTING, GROUPS, type SuiteSlug } from '../catalogue/groups.js';
+import { CROSS_CUTTING, GROUPS, UNBOUND_SUITE, type SuiteSlug } from '../catalogue/groups.js';
+import type { SpecDocument } from '../catalogue/openapi.js';
 import { checkId, type CheckDef } from '../harness/check.js';
 import { genericChecks } from './index.js';
+import { shardSuites } from './shards.js';
 import type { Catalogue } from '../binding/catalogue.js';
 
 
 export const ALL_SUITE_SLUGS: SuiteSlug[] = [...GROUPS.map((g) => g.slug), ...CROSS_CUTTING];
+
+/**
+ * The suites a run of the `requested` ones goes through: the suite of unbound operations only when the document has
+ * some (never for the reference profile), then a shard's share of them (whole suites, balanced by `weight`, their
+ * number of generic checks). The run plans with it, and verify derives a certified run's suites with it.
+ */
+export function runSuites(requested: readonly SuiteSlug[], spec: SpecDocument, weight: (suite: SuiteSlug) => number, shard?: { index: number; count: number }): SuiteSlug[] {
+  const suites = requested.filter((g) => g !== UNBOUND_SUITE || spec.operations.some((o) => o.group === UNBOUND_SUITE));
+  return shard ? shardSuites(suites, weight, shard.count)[shard.index - 1]! : suites;
+}
 
 export interface PlannedCheck {
   id: string;

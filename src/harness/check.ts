@@ -36,6 +36,11 @@ export interface CheckDef {
   uses?: string[];
   /** Sends a request meant to create or change data (skipped in live unless --allow-live-writes). */
   writes?: boolean;
+  /**
+   * Why the check does not apply to its operation, when the document says so at planning time (a JSON-specific probe
+   * of an operation that takes a form): it is skipped as not applicable, before any request, and verify derives it.
+   */
+  inapplicable?: string;
   /** Depends on the reference profile's own rules (sandbox magic values); skipped for a vendor spec. */
   referenceOnly?: boolean;
   /** Runs after every concurrent check of its suite (checks over all observed traffic). */
@@ -122,7 +127,8 @@ export function testName(def: CheckDef, req: Requirement): string {
   return `${def.requirement} [${req.level}] ${def.operation ?? def.group}: ${def.title}`;
 }
 
-const MAX_EXCHANGES = 20;
+/** Exchanges a check's evidence keeps (a full run's largest check sends about 100: a list walked page by page). */
+export const MAX_EXCHANGES = 128;
 
 /** Evidence of one check: its exchanges, capped (first and last kept) so a report stays bounded. */
 export class EvidenceLog {
@@ -195,6 +201,9 @@ export async function executeCheck(
     exchanges: evidence,
     ...(env.facts && Object.keys(env.facts).length ? { facts: { ...env.facts } } : {}),
   };
-  if (env.evidence.dropped) result.message = `${result.message ?? ''}${result.message ? ' ' : ''}(${env.evidence.dropped} more exchanges not kept)`;
+  if (env.evidence.dropped) {
+    result.exchanges_not_kept = env.evidence.dropped;
+    result.message = `${result.message ?? ''}${result.message ? ' ' : ''}(${env.evidence.dropped} more exchanges not kept)`;
+  }
   return result;
 }

@@ -1,13 +1,47 @@
 import type { Binding } from '../binding/binding.js';
 import type { SpecDocument } from '../catalogue/openapi.js';
 import { isGroupSlug } from '../catalogue/groups.js';
-import type { SkipCause } from '../results/model.js';
+import type { Capabilities } from '../config/capabilities.js';
+import type { Environment } from '../config/run-config.js';
+import type { RunSettings, SkipCause } from '../results/model.js';
 import type { CheckDef } from './check.js';
 import { unplayed } from './bound-call.js';
 import type { WorkerConfig } from './worker-config.js';
 
+/**
+ * What decides, before a check sends anything, whether it can run: the same for the run (from its configuration)
+ * and for `verify` (from the settings the report records), so that a skip before any request is derived, not read.
+ */
+export interface PreconditionSettings {
+  capabilities?: Pick<Capabilities, 'groups' | 'excludeOperations' | 'features' | 'waive'> | undefined;
+  isReferenceProfile: boolean;
+  environment: Environment;
+  allowLiveWrites: boolean;
+  /** Which optional credentials and addresses the run had (never their values). */
+  has: RunSettings['credentials'] & { plainHttp: boolean };
+}
+
+/** A run's precondition settings, from what its workers are given. */
+export function preconditionSettingsOf(cfg: WorkerConfig): PreconditionSettings {
+  const c = cfg.credentials;
+  return {
+    capabilities: cfg.capabilities,
+    isReferenceProfile: cfg.isReferenceProfile,
+    environment: cfg.environment,
+    allowLiveWrites: cfg.allowLiveWrites,
+    has: {
+      second_tenant: !!c.second,
+      public_key: !!c.publicKey,
+      revoked_key: !!c.revokedApiKey,
+      live_key: !!c.liveApiKey,
+      webhooks: !!cfg.receiver && !!c.webhookSecret,
+      plainHttp: !!cfg.plainHttpUrl,
+    },
+  };
+}
+
 /** Why a check cannot run against this target with this configuration, or undefined when it can. */
-export function preconditionFailure(def: CheckDef, cfg: WorkerConfig, spec: SpecDocument, binding?: Binding): { reason: string; cause: SkipCause } | undefined {
+export function preconditionFailure(def: CheckDef, cfg: PreconditionSettings, spec: SpecDocument, binding?: Binding): { reason: string; cause: SkipCause } | undefined {
   const caps = cfg.capabilities;
   const waiver = caps?.waive.find((w) => w.requirement === def.requirement);
   if (waiver) return { reason: `waived (capabilities file): ${waiver.reason}`, cause: 'waived' };
@@ -28,22 +62,26 @@ export function preconditionFailure(def: CheckDef, cfg: WorkerConfig, spec: Spec
     if (!played) return binding ? unplayed(binding, id) : { reason: `operation ${id} is not in the spec in use`, cause: 'not-in-document' };
     if (caps?.excludeOperations.includes(id) || caps?.excludeOperations.includes(played)) return { reason: `operation ${played} is not implemented (capabilities file)`, cause: 'capabilities' };
   }
+  if (def.inapplicable) return { reason: def.inapplicable, cause: 'not-applicable' };
   if (def.referenceOnly && !cfg.isReferenceProfile) return { reason: "relies on the reference profile's sandbox rules; the spec in use is a vendor's own", cause: 'not-applicable' };
   if (def.writes && cfg.environment === 'live' && !cfg.allowLiveWrites) return { reason: 'live environment: writes are not sent without --allow-live-writes', cause: 'live-environment' };
-  const c = cfg.credentials;
+  const has = cfg.has;
   for (const need of def.needs ?? []) {
-    if (need === 'second-tenant' && !c.second) return { reason: 'needs a second business: set FSAPI_SECOND_API_KEY and FSAPI_SECOND_TENANT_ID', cause: 'credential' };
-    if (need === 'public-key' && !c.publicKey) return { reason: 'needs FSAPI_PUBLIC_KEY', cause: 'credential' };
-    if (need === 'revoked-key' && !c.revokedApiKey) return { reason: 'needs FSAPI_REVOKED_API_KEY', cause: 'credential' };
+    if (need === 'second-tenant' && !has.second_tenant) return { reason: 'needs a second business: set FSAPI_SECOND_API_KEY and FSAPI_SECOND_TENANT_ID', cause: 'credential' };
+    if (need === 'public-key' && !has.public_key) return { reason: 'needs FSAPI_PUBLIC_KEY', cause: 'credential' };
+    if (need === 'revoked-key' && !has.revoked_key) return { reason: 'needs FSAPI_REVOKED_API_KEY', cause: 'credential' };
     if (need === 'live-key') {
-      if (!c.liveApiKey) return { reason: 'needs FSAPI_LIVE_API_KEY', cause: 'credential' };
+      if (!has.live_key) return { reason: 'needs FSAPI_LIVE_API_KEY', cause: 'credential' };
       if (cfg.environment !== 'sandbox') return { reason: 'the live-key-on-sandbox check applies to a sandbox target', cause: 'not-applicable' };
     }
     if (need === 'webhooks') {
       if (caps && !caps.features.webhooks) return { reason: 'webhook delivery is not implemented (capabilities file)', cause: 'capabilities' };
-      if (!cfg.receiver || !c.webhookSecret) return { reason: 'needs FSAPI_WEBHOOK_SECRET and FSAPI_WEBHOOK_LISTEN (and the target delivering there)', cause: 'credential' };
+      if (!has.webhooks) return { reason: 'needs FSAPI_WEBHOOK_SECRET and FSAPI_WEBHOOK_LISTEN (and the target delivering there)', cause: 'credential' };
     }
-    if (need === 'plain-http' && caps && !caps.features.plainHttpProbe) return { reason: 'the plain-HTTP probe is disabled (capabilities file)', cause: 'capabilities' };
+    if (need === 'plain-http') {
+      if (caps && !caps.features.plainHttpProbe) return { reason: 'the plain-HTTP probe is disabled (capabilities file)', cause: 'capabilities' };
+      if (!has.plainHttp) return { reason: 'no plain-HTTP address to probe (FSAPI_PLAIN_HTTP_URL)', cause: 'credential' };
+    }
   }
   return undefined;
 }

@@ -1,4 +1,3 @@
-import { hash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { appendFileSync } from 'node:fs';
 import type { Faker } from '@faker-js/faker';
@@ -92,12 +91,6 @@ export function seededFaker(runSeed: number, label: string): Faker {
 /** Hands back an instance from seededFaker() that nothing will use again. */
 export function releaseFaker(f: Faker): void {
   idle.push(f);
-}
-
-/** A UUID-shaped idempotency key unique to this run, label and counter (never reused across runs). */
-export function idempotencyKeyFor(runId: string, label: string, n: number): string {
-  const h = hash('sha256', `${runId}|${label}|${n}`, 'hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

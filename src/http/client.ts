@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, errors, request, type Dispatcher } from './undici.js';
-import { evidenceBody, type RecordedExchange } from './exchange.js';
+import { EVIDENCE_CAP, evidenceBody, type RecordedExchange } from './exchange.js';
 import { RateLimiter } from './rate-limiter.js';
 import type { Redactor } from './redact.js';
 import { RateLimited, TransportError, type TransportErrorKind } from './transport-error.js';
@@ -27,7 +27,7 @@ export interface RequestSpec {
   retryBudgetMs?: number;
   /** Not the target's traffic (the suite's own webhook receiver): sent at once, outside the run's pacing. */
   unpaced?: boolean;
-  /** How much of each body the evidence keeps (default 4 KiB; a judge's reads keep more: JUDGED_BODY_BYTES). */
+  /** How much of each body the evidence keeps (EVIDENCE_CAP by default; a judge's reads keep more: JUDGED_BODY_BYTES). */
   evidenceBytes?: number;
 }
 
@@ -208,7 +208,7 @@ export class TargetClient {
         method: spec.method,
         url: redactor.text(url),
         headers: redactor.headers(headers),
-        ...(bodyText !== undefined ? evidenceBody(bodyText, redactor, spec.evidenceBytes) : {}),
+        ...(bodyText !== undefined ? evidenceBody(bodyText, redactor, spec.evidenceBytes ?? EVIDENCE_CAP.requestBody) : {}),
       },
     };
     // The time limit is undici's (no complete headers, or no body data, within timeoutMs) plus a deadline checked
@@ -252,7 +252,7 @@ export class TargetClient {
     const text = raw.toString('utf8');
     const durationMs = performance.now() - t0;
     exchange.duration_ms = Math.round(durationMs);
-    exchange.response = { status: res.statusCode, headers: redactor.headers(resHeaders), size_bytes: size, ...evidenceBody(text, redactor, spec.evidenceBytes) };
+    exchange.response = { status: res.statusCode, headers: redactor.headers(resHeaders), size_bytes: size, ...evidenceBody(text, redactor, spec.evidenceBytes ?? EVIDENCE_CAP.responseBody) };
     record?.(exchange);
     const contentType = mediaTypeOf(resHeaders['content-type']);
     const parsed = parseBody(text);

@@ -46,8 +46,13 @@ export interface RecordedExchange {
   case?: string;
 }
 
-/** The most of a body an exchange keeps as evidence (a report stays bounded; `body_truncated` says when it was cut). */
-export const EVIDENCE_BODY_BYTES = 4096;
+/**
+ * How much of a body the evidence keeps, in characters (a report stays bounded; `body_truncated` says when a body was
+ * cut): a request body (a 2 MiB padding probe needs none of its padding); an answer, 64 KiB, so the answers the
+ * observed-traffic checks judge, lists included, are whole for verify; an answer a judge picks by its case, more.
+ * An answer marked cut is over its cap and was kept up to it, never less than `responseBody` (src/certify/provenance.ts).
+ */
+export const EVIDENCE_CAP = { requestBody: 4096, responseBody: 65_536 } as const;
 
 /**
  * The most of a body kept for an answer a judge picks by its case (a list page it reads, a balance): whole, for any
@@ -57,7 +62,7 @@ export const EVIDENCE_BODY_BYTES = 4096;
 export const JUDGED_BODY_BYTES = 262_144;
 
 /** A body as evidence: redacted, cut at `cap` characters. */
-export function evidenceBody(text: string, redactor: Redactor, cap = EVIDENCE_BODY_BYTES): { body: string; body_truncated?: boolean } {
+export function evidenceBody(text: string, redactor: Redactor, cap: number): { body: string; body_truncated?: boolean } {
   const cut = text.length > cap;
   return { body: redactor.text(cut ? text.slice(0, cap) : text), ...(cut ? { body_truncated: true } : {}) };
 }

@@ -118,6 +118,12 @@ const templateNode = (): TemplateNode => ({ literal: new Map(), templated: [], o
  * distinct URLs.
  */
 export function operationMatcher(ops: readonly DocumentOperation[], basePath: string): (method: string, url: string) => string | undefined {
+  const all = operationsMatching(ops, basePath);
+  return (method, url) => all(method, url)[0];
+}
+
+/** Every operation of the document whose template matches "METHOD url" (see operationMatcher), in document order. */
+export function operationsMatching(ops: readonly DocumentOperation[], basePath: string): (method: string, url: string) => string[] {
   const root = templateNode();
   ops.forEach((o, index) => {
     let node = root;
@@ -146,27 +152,28 @@ export function operationMatcher(ops: readonly DocumentOperation[], basePath: st
     for (const t of node.templated) if (t.re.test(segments[i]!)) reach(t.next, segments, i + 1, out);
   };
   const prefix = basePath.endsWith('/') ? basePath : `${basePath}/`;
-  const seen = new Map<string, string | undefined>();
+  const seen = new Map<string, string[]>();
   return (method, url) => {
     let path: string;
     try {
       path = new URL(url).pathname;
     } catch {
-      return undefined;
+      return [];
     }
     const key = `${method} ${path}`;
-    if (seen.has(key)) return seen.get(key);
+    const known = seen.get(key);
+    if (known) return known;
     const rel = path.startsWith(prefix) ? path.slice(prefix.length) : undefined;
-    let hit: string | undefined;
+    let hits: string[] = [];
     if (rel !== undefined) {
       const candidates: TemplateNode['ops'] = [];
       reach(root, rel.split('/'), 0, candidates);
       if (rel.endsWith('/')) reach(root, rel.slice(0, -1).split('/'), 0, candidates);
       const m = method.toUpperCase();
-      hit = candidates.filter((c) => c.method === m).sort((x, y) => x.index - y.index)[0]?.id;
+      hits = [...new Set(candidates.filter((c) => c.method === m).sort((x, y) => x.index - y.index).map((c) => c.id))];
     }
-    seen.set(key, hit);
-    return hit;
+    seen.set(key, hits);
+    return hits;
   };
 }
 

@@ -87,6 +87,8 @@ export interface CheckResult {
   facts?: Facts;
   /** For a check that did not pass: a shell script that replays its whole sequence (after the set-up it depends on), reading the target and keys from FSAPI_* variables (src/results/reproduce.ts). */
   reproduce?: string;
+  /** Exchanges the evidence cap dropped (the first and last are kept): the judge saw them, the report does not hold them. */
+  exchanges_not_kept?: number;
   /** Where the check is defined ("src/checks/auth.ts:73", its run function), from the requirement catalogue's index. */
   defined_at?: string;
   /**
@@ -174,6 +176,10 @@ export interface RunReport {
     embedded: boolean;
     tenant_id?: string;
     sandbox_faults?: string[];
+    /** Where the plain-HTTP probes were sent (FSAPI_PLAIN_HTTP_URL, or the base URL over http://). */
+    plain_http_url?: string;
+    /** The origin of the run's webhook receiver (where deliveries arrive and the suite reads them), when it had one. */
+    webhook_receiver?: string;
   };
   run: {
     id: string;
@@ -200,6 +206,8 @@ export interface RunReport {
     incomplete_reason?: string;
     /** Requirements waived by the capabilities file, with the reason given there. */
     waivers?: Waiver[];
+    /** What decided which checks could run, recorded so that verify derives every skip before a request from it. */
+    settings?: RunSettings;
     /**
      * How to run it again: the command with the same seed, groups, faults, document and shard; for the embedded
      * sandbox, the command that starts one with the same faults and writes the settings (`--env`) a reproduction reads.
@@ -223,6 +231,19 @@ export interface RunReport {
   baseline?: BaselineDiff;
   /** The last runs against this target in the report directory, this one last (FSAPI_TREND). */
   trend?: TrendPoint[];
+}
+
+/**
+ * The run's settings that decide which checks can run (src/harness/preconditions.ts), never a secret: which optional
+ * credentials were configured, not their values.
+ */
+export interface RunSettings {
+  /** The suites asked for, before a shard took its share. */
+  requested_groups: SuiteSlug[];
+  allow_live_writes: boolean;
+  credentials: { second_tenant: boolean; public_key: boolean; revoked_key: boolean; live_key: boolean; webhooks: boolean };
+  /** The capabilities file in use (its content is packaged by certify). */
+  capabilities?: { path: string; sha256: string };
 }
 
 export interface Waiver {

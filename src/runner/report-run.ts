@@ -1,23 +1,22 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { SUITE_VERSION, WAITING_FILE } from '../paths.js';
 import { REFERENCE_SPEC_PATH } from '../catalogue/index.js';
 import { isGroupSlug, type SuiteSlug } from '../catalogue/groups.js';
-import type { RunConfig } from '../config/run-config.js';
 import { LABEL_EMAIL_DOMAIN } from '../../fixtures/factories.js';
 import type { ThrottleFigures } from '../http/rate-limiter.js';
 import type { Redactor } from '../http/redact.js';
 import { describeSources, valueSources } from '../values/producers.js';
-import { genericChecks } from '../checks/index.js';
 import { planChecks } from '../checks/planner.js';
 import type { CheckDef } from '../harness/check.js';
 import { writeReports, type WrittenReports } from '../reports/index.js';
 import { assembleRunReport } from '../reports/run-report.js';
-import type { CheckResult, RunReport } from '../results/model.js';
+import type { CheckResult, RunReport, RunSettings } from '../results/model.js';
 import { absentFromRun, absentWhenCut, assessRun } from '../results/assess.js';
 import { definitionOf } from '../results/definition.js';
 import { securitySchemeNote, silentReceiverNote } from '../results/diagnostics.js';
-import { loadCatalogue } from '../binding/catalogue.js';
-import { leftOutBy, referencePlan } from './coverage-plan.js';
+import { declaredGroups, leftOutBy, referenceChecksOf, referencePlan } from '../checks/coverage-plan.js';
 import { repeatOf } from './repeat.js';
 import type { RunPlan } from './run-plan.js';
 import type { SuitesOutcome } from './suites.js';
@@ -65,7 +64,7 @@ export async function reportRun(plan: RunPlan, target: Target, outcome: SuitesOu
   const referenceChecks = catalogue.isReferenceProfile ? plan.checksOf : await referenceChecksOf();
   // A run cut short did not reach some of its checks: the requirements they verify were planned, not absent. (The
   // waiting file holds checks of every group: when it failed, every suite was cut short.)
-  const cutSuites = interrupted || failedSuites.includes(WAITING_FILE) ? declaredGroups(cfg) : declaredGroups(cfg).filter((g) => failedSuites.includes(g));
+  const cutSuites = interrupted || failedSuites.includes(WAITING_FILE) ? declaredGroups(cfg.groups, cfg.capabilities) : declaredGroups(cfg.groups, cfg.capabilities).filter((g) => failedSuites.includes(g));
   const why = interrupted
     ? { cause: 'interrupted' as const, reason: 'the run was interrupted before any of its checks ran' }
     : cutSuites.length
@@ -100,15 +99,16 @@ export async function reportRun(plan: RunPlan, target: Target, outcome: SuitesOu
   return { report: written.report, written, reportsMs: Math.round(performance.now() - tr) };
 }
 
-/** The generic checks of a suite over the reference profile (for a run with a vendor's document). */
-async function referenceChecksOf(): Promise<(suite: SuiteSlug) => CheckDef[]> {
-  const { spec } = await loadCatalogue();
-  return (suite) => genericChecks(suite, { spec, isReferenceProfile: true });
-}
-
-/** The run's suites that are its to verify: a group the capabilities file does not declare is not, whatever its document lacks. */
-function declaredGroups(cfg: RunConfig): SuiteSlug[] {
-  return cfg.groups.filter((g) => !cfg.capabilities?.groups || !isGroupSlug(g) || cfg.capabilities.groups.includes(g));
+/** What decided which checks could run (the same as preconditionSettingsOf the workers' configuration), for verify. */
+function runSettings({ given, cfg }: RunPlan, target: Target): RunSettings {
+  const c = target.credentials;
+  const caps = cfg.capabilities;
+  return {
+    requested_groups: given.groups,
+    allow_live_writes: cfg.allowLiveWrites,
+    credentials: { second_tenant: !!c.second, public_key: !!c.publicKey, revoked_key: !!c.revokedApiKey, live_key: !!c.liveApiKey, webhooks: !!target.receiver && !!c.webhookSecret },
+    ...(caps ? { capabilities: { path: relative(process.cwd(), caps.path) || caps.path, sha256: createHash('sha256').update(readFileSync(caps.path)).digest('hex') } } : {}),
+  };
 }
 
 function buildReport(a: {
@@ -163,10 +163,11 @@ function buildReport(a: {
     platform: `${process.platform}-${process.arch}`,
     ...(a.incompleteReason ? { incomplete_reason: a.incompleteReason } : {}),
     ...(waivers.length ? { waivers } : {}),
+    settings: runSettings(plan, target),
     // The run as given: a shard's command names the shard, not the suites it drew.
     repeat: repeatOf(plan.given),
   };
-  const absent = absentFromRun(referencePlan(a.referenceChecks), declaredGroups(cfg));
+  const absent = absentFromRun(referencePlan(a.referenceChecks), declaredGroups(cfg.groups, cfg.capabilities));
   const assessed = assessRun({
     checks,
     requirements: catalogue.requirements.all,
@@ -200,6 +201,8 @@ function buildReport(a: {
       embedded: !!target.sandbox,
       tenant_id: target.credentials.tenantId,
       ...(target.sandbox ? { sandbox_faults: target.sandbox.faults } : {}),
+      plain_http_url: target.plainHttpUrl,
+      ...(target.inspectUrl ? { webhook_receiver: new URL(target.inspectUrl).origin } : {}),
     },
     run,
     assessed,

@@ -1,10 +1,10 @@
 import { join, relative } from 'node:path';
-import { UNBOUND_SUITE, type SuiteSlug } from '../catalogue/groups.js';
+import type { SuiteSlug } from '../catalogue/groups.js';
 import { harnessWorkers, type RunConfig } from '../config/run-config.js';
 import { genericChecks } from '../checks/index.js';
+import { runSuites } from '../checks/planner.js';
 import type { CheckDef } from '../harness/check.js';
 import { loadCatalogue, type Catalogue } from '../binding/catalogue.js';
-import { shardSuites } from './shards.js';
 
 /** The first phase's hand-off: what the run will check, with what, and where its report goes. */
 export interface RunPlan {
@@ -32,16 +32,11 @@ export async function planRun(given: RunConfig, runId: string, log: (line: strin
   const planned = new Map<SuiteSlug, CheckDef[]>();
   const checksOf = (g: SuiteSlug) => planned.get(g) ?? planned.set(g, genericChecks(g, forPlanning)).get(g)!;
   const weight = (g: SuiteSlug) => checksOf(g).length;
-  // The suite of unbound operations runs only when the document has some (never for the reference profile).
-  const suites = given.groups.filter((g) => g !== UNBOUND_SUITE || catalogue.spec.operations.some((o) => o.group === UNBOUND_SUITE));
-  const cfg = { ...given, groups: given.shard ? shardOf({ ...given, groups: suites }, weight, log) : suites };
+  const groups = runSuites(given.groups, catalogue.spec, weight, given.shard);
+  if (given.shard) {
+    const { index, count } = given.shard;
+    log(`shard ${index}/${count}: ${groups.length ? groups.join(', ') : `no suite (${runSuites(given.groups, catalogue.spec, weight).length} suites for ${count} shards)`}`);
+  }
+  const cfg = { ...given, groups };
   return { runId, given, cfg, catalogue, checksOf, weight, workers: harnessWorkers(cfg.groups.length), dir: join(cfg.reportDir, runId) };
-}
-
-/** The suites of this shard: whole suites, balanced by their number of checks (src/runner/shards.ts). */
-function shardOf(cfg: RunConfig, weight: (g: SuiteSlug) => number, log: (line: string) => void): SuiteSlug[] {
-  const { index, count } = cfg.shard!;
-  const mine = shardSuites(cfg.groups, weight, count)[index - 1]!;
-  log(`shard ${index}/${count}: ${mine.length ? mine.join(', ') : `no suite (${cfg.groups.length} suites for ${count} shards)`}`);
-  return mine;
 }

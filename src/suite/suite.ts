@@ -15,8 +15,9 @@ import { CreatedTally } from './created.js';
 import { withRetries } from '../harness/retry.js';
 import { TrafficObserver } from '../harness/observer.js';
 import { requestTotalsReporter } from '../harness/request-totals.js';
-import { preconditionFailure } from '../harness/preconditions.js';
-import { idempotencyKeyFor, operationRequest, releaseFaker, seededFaker, sendRecorded, workerRuntime, type OperationRequest, type WorkerRuntime } from '../harness/runtime.js';
+import { preconditionFailure, preconditionSettingsOf } from '../harness/preconditions.js';
+import { operationRequest, releaseFaker, seededFaker, sendRecorded, workerRuntime, type OperationRequest, type WorkerRuntime } from '../harness/runtime.js';
+import { idempotencyKeyFor, keyScope, worldKeyScope } from '../harness/idempotency-key.js';
 import { WAITING_FILE } from '../paths.js';
 import type { WorkerConfig } from '../harness/worker-config.js';
 import type { World, WorldScope } from '../harness/world.js';
@@ -106,7 +107,7 @@ function registerChecks(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FIL
         faker: seededFaker(cfg.seed, `${suite}:world:${principal}`),
         call: async (id, parts = {}, opts = {}) => {
           const c = bindCall(rt.catalogue.binding, cfg, id, parts, { ...opts, as: principal });
-          const req = operationRequest(rt, c.op, c.parts, c.opts, () => idempotencyKeyFor(cfg.runId, `${suite}:world:${principal}`, n++));
+          const req = operationRequest(rt, c.op, c.parts, c.opts, () => idempotencyKeyFor(cfg.runId, worldKeyScope(suite, principal), n++));
           // Kept for reproductions: a failing check's script starts with the set-up of what it names.
           return c.view(await send(req, (x) => setupLog.push(x)));
         },
@@ -158,7 +159,7 @@ async function runOne(
   const { spec } = catalogue;
   const id = checkId(def);
   // A retry sends fresh idempotency keys and data: the same ones would be replays of the first run's requests.
-  const scope = attempt ? `${id} retry ${attempt}` : id;
+  const scope = keyScope(id, attempt);
   const evidence = new EvidenceLog();
   const observations: string[] = [];
   const facts: Record<string, number | string> = {};
@@ -226,7 +227,7 @@ async function runOne(
   const gated: CheckDef = {
     ...def,
     run: async (c) => {
-      const why = preconditionFailure(def, cfg, spec, binding);
+      const why = preconditionFailure(def, preconditionSettingsOf(cfg), spec, binding);
       if (why) throw new CheckSkipped(why.reason, why.cause);
       await def.run(c);
     },

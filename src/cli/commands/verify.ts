@@ -2,19 +2,27 @@ import type { CommandSpec } from '../command.js';
 import { UsageError } from '../../errors.js';
 import { VERIFY_EXIT_HELP } from '../../certify/exit-codes.js';
 
+const REQUIRE_VALUES = ['conformant', 'inconclusive-or-better'] as const;
+
 export const verifyCommand: CommandSpec = {
   name: 'verify',
-  summary: 'verify a certification package offline: signature, digests, every exchange re-judged, verdict recomputed',
-  usage: 'fsapi-conformance verify FILE.tgz --key PUB [--json]',
+  summary: 'verify a certification package offline: signature, digests, the plan, provenance, every exchange re-judged, verdict recomputed',
+  usage: 'fsapi-conformance verify FILE.tgz --key PUB [--require conformant] [--json]',
   description: `
-Offline. Checks the DSSE signature with the signer's public key, every file against its signed SHA-256, judges every
-recorded exchange again with this suite's judgement code (use the version that made the package), and recomputes
-the counts and the verdict. Prints one line: what agreed, or the first difference (file, check, what differs).
-Format and exit codes: docs/certification.md.`,
+Offline, in memory, writing nothing outside a private temporary folder. Checks the DSSE signature with the signer's
+public key before anything else is inflated, every file against its signed SHA-256, then derives everything the
+signer could have written: the requirement catalogue and reference document are the suite's own, the checks are
+exactly the run's plan (this version plans it from the packaged document, binding and settings), every exchange was
+sent to the target during the run with this run's idempotency keys, every check re-judged with this suite's
+judgement code (use the version that made the package), the counts, verdict, certificate and badge recomputed.
+Prints one line: what agreed, or the first difference (file, check, what differs). With --require, a package that
+verifies but whose verdict is lower exits as \`run\` would for that verdict (1, 5 or 6), so a certifier's script can
+gate on the exit code. Format, threat model and exit codes: docs/certification.md.`,
   positionals: { name: 'FILE.tgz', description: 'the package certify wrote', min: 1, max: 1 },
   options: [
     { name: 'key', type: 'string', value: 'PUB', description: "the signer's public key (PREFIX.pub from keygen)" },
-    { name: 'json', type: 'boolean', description: 'print the result, and which checks were not re-judged and why, as JSON', default: 'false' },
+    { name: 'require', type: 'string', value: 'VERDICT', description: 'exit non-zero unless the verified verdict is at least this: conformant, or inconclusive-or-better' },
+    { name: 'json', type: 'boolean', description: 'print the result, the derived scope and target, and every check not re-judged (by id, with why) as JSON', default: 'false' },
   ],
   exitCodes: VERIFY_EXIT_HELP,
   async run(args) {
@@ -23,12 +31,31 @@ Format and exit codes: docs/certification.md.`,
     if (!file) throw new UsageError('verify needs the package: fsapi-conformance verify FILE.tgz --key PUB');
     const keyPath = args.values['key'];
     if (typeof keyPath !== 'string') throw new UsageError("verify needs --key PUB, the signer's public key");
+    const required = args.values['require'];
+    if (required !== undefined && !REQUIRE_VALUES.includes(required as (typeof REQUIRE_VALUES)[number])) {
+      throw new UsageError(`--require ${String(required)}: not a level verify knows`, { fix: `use --require ${REQUIRE_VALUES.join(' or --require ')}` });
+    }
     const t0 = performance.now();
-    const v = await verifyPackage(file, loadPublicKey(keyPath));
+    const v = await verifyPackage(file, loadPublicKey(keyPath), required ? { require: required as (typeof REQUIRE_VALUES)[number] } : {});
+    const ms = Math.round(performance.now() - t0);
     if (args.values['json']) {
-      const r = v.rejudgement;
-      console.log(JSON.stringify({ code: v.code, message: v.message, ...(r ? { rejudged: r.rejudged, answer_only: r.answerOnly, total: r.total, not_rejudged: r.notRejudged, recomputed: r.recomputed } : {}), ms: Math.round(performance.now() - t0) }, null, 2));
-    } else if (v.code === 0) console.log(`${v.message} (${Math.round(performance.now() - t0)} ms)`);
+      const s = v.statement;
+      const r = v.derived?.rejudgement;
+      console.log(
+        JSON.stringify(
+          {
+            code: v.code,
+            message: v.message,
+            ...(s ? { verdict: s.verdict, party: s.party ?? null, target: s.target, scope: s.scope, document: s.document, ...(s.binding ? { binding: s.binding } : {}) } : {}),
+            ...(r ? { files: v.files, planned: r.planned, rejudged: r.rejudged, answer_only: r.answerOnly, not_rejudged: r.notRejudged } : {}),
+            ms,
+          },
+          null,
+          2,
+        ),
+      );
+    } else if (v.code === 0) console.log(`${v.message} (${ms} ms)`);
+    else if (v.message.startsWith('verified, but')) console.log(`${v.message} (${ms} ms)`);
     else console.error(`error: ${v.message}`);
     return v.code;
   },

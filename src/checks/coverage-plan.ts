@@ -1,8 +1,10 @@
+import { loadCatalogue } from '../binding/catalogue.js';
 import type { Capabilities } from '../config/capabilities.js';
-import { ALL_SUITE_SLUGS } from '../checks/planner.js';
-import type { SuiteSlug } from '../catalogue/groups.js';
+import { isGroupSlug, type SuiteSlug } from '../catalogue/groups.js';
 import type { CheckDef } from '../harness/check.js';
 import type { DocumentOperation, RequirementPlan } from '../results/coverage.js';
+import { genericChecks } from './index.js';
+import { ALL_SUITE_SLUGS } from './planner.js';
 
 /**
  * Where each requirement's generic checks are planned over the reference profile, by suite and operation: a
@@ -27,4 +29,15 @@ export function leftOutBy(groups: readonly string[], caps: Capabilities | undefi
     if (!groups.includes(op.group)) return `group ${op.group} is not in this run`;
     return undefined;
   };
+}
+
+/** The generic checks of a suite over the reference profile (where a vendor document's run plans each requirement). */
+export async function referenceChecksOf(): Promise<(suite: SuiteSlug) => CheckDef[]> {
+  const { spec } = await loadCatalogue();
+  return (suite) => genericChecks(suite, { spec, isReferenceProfile: true });
+}
+
+/** The run's suites that are its to verify: a group the capabilities file does not declare is not, whatever its document lacks. */
+export function declaredGroups(groups: readonly SuiteSlug[], caps: Pick<Capabilities, 'groups'> | undefined): SuiteSlug[] {
+  return groups.filter((g) => !caps?.groups || !isGroupSlug(g) || caps.groups.includes(g));
 }
