@@ -19,7 +19,8 @@ import { runCli } from './helpers/cli.js';
 import { copyPkg, openPkg, putReport, rawTar, reportOf, signPkg, tarEntry, withoutAllure, type Pkg } from './helpers/forge.js';
 
 const root = mkdtempSync(join(tmpdir(), 'fsapi-certify-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+// Removing two full runs and some fifty packages takes a while on a busy machine.
+afterAll(() => rmSync(root, { recursive: true, force: true }), 180_000);
 
 const keyPrefix = join(root, 'signer');
 const cleanPkg = join(root, 'clean.tgz');

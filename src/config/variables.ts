@@ -65,7 +65,7 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'FSAPI_REPLAY_DELAY_MS', flag: 'replay-delay-ms', type: 'string', value: 'MS', default: '2000', description: 'Age of the idempotency key in the delayed-replay check.' },
 ];
 
-export const KNOWN_ENV = new Set(SETTINGS.map((s) => s.env).concat(['FSAPI_DEBUG', 'FSAPI_FROM_SOURCE', 'FSAPI_INVOKED_AS', 'FSAPI_SANDBOX_PORT', 'FSAPI_SANDBOX_WEBHOOK_URL', 'FSAPI_SANDBOX_WEBHOOK_SECRET', 'FSAPI_CERTIFY_KEY']));
+export const KNOWN_ENV = new Set(SETTINGS.map((s) => s.env).concat(['FSAPI_DEBUG', 'FSAPI_FROM_SOURCE', 'FSAPI_INVOKED_AS', 'FSAPI_SANDBOX_PORT', 'FSAPI_SANDBOX_WEBHOOK_URL', 'FSAPI_SANDBOX_WEBHOOK_SECRET', 'FSAPI_CERTIFY_KEY', 'FSAPI_CERTIFY_PARTY', 'FSAPI_CERTIFY_ALLOW_REFERENCE_SANDBOX']));
 
 /** A setting's default as the table states it: parsing uses the same value that help, README and .env.example show. */
 export function settingDefault(env: string): string {
