@@ -1,3 +1,9 @@
+/**
+ * The case of the identical requests a check sends together with one Idempotency-Key (FSAPI-IDEM-003/103): which of
+ * them a conforming target answers 409 and which as the success is the timing's (src/regression/drift.ts reads it).
+ */
+export const PARALLEL_BURST_CASE = 'parallel-burst';
+
 /** One HTTP exchange, redacted at recording time: no configured secret ever reaches this structure. */
 export interface RecordedExchange {
   started_at: string;
