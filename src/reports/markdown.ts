@@ -84,7 +84,9 @@ function head(report: RunReport): string[] {
     `**Verdict: ${report.verdict}**. Exit code **${code}**: ${mdEscape(meaning)}.`,
   ];
   if (report.verdict !== 'incomplete' && regression) {
-    out.push('', `Without the baseline the exit code would be ${exitCodeFor(report.verdict)}: a check that passed in the baseline fails now (see "Compared with the baseline").`);
+    // The verdict's own code means what EXIT_CODE_HELP says of it (1: non-conformant), not the regression.
+    const alone = exitCodeFor(report.verdict);
+    out.push('', `Exit code ${code} rather than ${alone}, the code of the verdict alone (${report.verdict}): a check that passed in the baseline fails now, a regression (see "Compared with the baseline").`);
   }
   const flaky = report.baseline && intermittentLine(report.baseline);
   if (flaky) out.push('', `**${mdEscape(flaky)}** (see "Compared with the baseline").`);

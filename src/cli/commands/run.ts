@@ -6,7 +6,7 @@ import { SETTINGS } from '../../config/variables.js';
 import type { RunReport } from '../../results/model.js';
 import { EXIT_CODE_HELP, exitCodeOf } from '../../results/verdict.js';
 import { Interrupted } from '../../runner/interrupt.js';
-import { intermittentLine } from '../../results/attempts.js';
+import { intermittentLine, newlyFailingCounts } from '../../results/attempts.js';
 import { describeDrift, documentChangeLines } from '../../reports/regression-render.js';
 import { LiveProgress } from '../../runner/progress.js';
 import { SUITE_VERSION } from '../../paths.js';
@@ -124,7 +124,7 @@ function renderConsoleSummary(r: RunReport, dir: string, reportsMs: number): str
   }
   if (r.baseline) {
     const b = r.baseline;
-    lines.push('', `baseline ${b.baseline.run_id}: ${b.newly_failing.length} newly failing, ${b.fixed.length} fixed, ${b.added.length} added, ${b.removed.length} removed`);
+    lines.push('', `baseline ${b.baseline.run_id}: ${newlyFailingCounts(b.newly_failing)}, ${b.fixed.length} fixed, ${b.added.length} added, ${b.removed.length} removed`);
     const flaky = intermittentLine(b);
     if (flaky) lines.push(flaky);
     const drift = b.drift?.findings ?? [];
