@@ -138,6 +138,9 @@ export async function gateway(opts: GatewayOptions): Promise<Gateway> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => void handle(req, res, Buffer.concat(chunks)));
   });
+  // Idle connections are kept longer than the suite's client keeps them (10 s), as the sandbox and most proxies do:
+  // Node's 5 s default closed a connection the client was about to reuse after a 2 s wait on a busy machine.
+  server.keepAliveTimeout = 72_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
