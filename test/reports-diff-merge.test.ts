@@ -197,6 +197,22 @@ describe('mergeReports', () => {
     expect(mergeReports([shard(1, 3), shard(2, 3), shard(3, 3)]).run.id).toBe(merged.run.id);
   });
 
+  it('groups the checks of every shard under the document\'s contradictions again', () => {
+    const bearerOnly = (operation: string): CheckResult => {
+      const x = check({ requirement: 'FSAPI-AUTH-003', level: 'MUST', group: 'customers', operation, variant: 'bearer-only', status: 'failed', message: 'answered 200' });
+      x.exchanges = [{ ...x.exchanges[0]!, operation, response: { ...x.exchanges[0]!.response!, status: 200 } }];
+      return x;
+    };
+    const conflict = { requirement: 'FSAPI-AUTH-003', declaration: 'its security schemes carry the key only as Authorization: Bearer', pointer: '/components/securitySchemes/b', places: 1, operations: ['getA', 'getB'] };
+    const part = (i: number, operation: string) => {
+      const r = report([bearerOnly(operation)], { id: `conflict-${i}`, shard: { index: i, count: 2 } });
+      return { ...r, document_conflicts: [{ ...conflict, checks: [`FSAPI-AUTH-003 ${operation} bearer-only`], failed: 1, warning: 0 }] };
+    };
+    const merged = mergeReports([part(1, 'getA'), part(2, 'getB')]);
+    expect(merged.document_conflicts).toEqual([{ ...conflict, checks: ['FSAPI-AUTH-003 getA bearer-only', 'FSAPI-AUTH-003 getB bearer-only'], failed: 2, warning: 0 }]);
+    expect(merged.counts.by_status.failed).toBe(2);
+  });
+
   it('recomputes coverage over the merged checks: a requirement one shard could not run is verified by the other', () => {
     const requirements = [
       { id: 'FSAPI-AUTH-001', level: 'MUST' as const, scope: 'target' as const },

@@ -16,6 +16,7 @@ import type { CheckResult, RunReport } from '../results/model.js';
 import { absentFromRun, absentWhenCut, assessRun } from '../results/assess.js';
 import { definitionOf } from '../results/definition.js';
 import { securitySchemeNote, silentReceiverNote } from '../results/diagnostics.js';
+import { declaredConflicts } from '../results/document-conflicts.js';
 import { loadCatalogue } from '../binding/catalogue.js';
 import { leftOutBy, referencePlan } from './coverage-plan.js';
 import { repeatOf } from './repeat.js';
@@ -205,5 +206,6 @@ function buildReport(a: {
     assessed,
     checks,
     statements,
+    conflicts: declaredConflicts(catalogue.spec.raw),
   });
 }
