@@ -7,12 +7,14 @@
  * Like is compared with like. Statuses, members and headers are compared per check (its stable id) and case (a
  * deliberately invalid probe, a case the check names), per operation and status, never pooled over an operation: a
  * 409 that only one probe draws is that probe's, and a check that ran in one report only is not compared. What a
- * conforming target may answer either way by timing is set aside: among identical requests in flight together (one
- * Idempotency-Key, as in the parallel bursts of FSAPI-IDEM-003/103) a 409 is the in-flight answer and a success the
- * replay, so those 409s are no status of the unit, and the successes count only what every one of them carried (a
- * replay marker on some of them is the timing's). A body with a `type` (or `object`, `kind`) member is one variant of
- * its answer: its members are compared only with the same variant's (an event of another type is not a member
- * added), and a variant seen in one report only is not compared.
+ * conforming target may answer either way by timing is set aside: a duplicate in flight (the parallel bursts of
+ * FSAPI-IDEM-003/103, or any identical requests with one Idempotency-Key sent before another was answered) may get
+ * 409 or the replay, so its answer counts as one status whichever it was, and what its success carries (a replay
+ * marker, or not) is not compared. A member or header counts when every answer of the unit carried it (every item,
+ * for a list's items) in one run and none did in the other: what only some carry (an optional member on some items
+ * of a page, a replay's marker on the second answer) comes and goes with the data. A body with a `type` (or
+ * `object`, `kind`) member is one variant of its answer: its members are compared only with the same variant's (an
+ * event of another type is not a member added), and a variant seen in one report only is not compared.
  *
  * What it reads is the evidence the reports keep (up to 20 exchanges a check, first and last), not every request
  * of the run: a change seen only in the dropped middle of a long check is not seen here.
