@@ -163,7 +163,7 @@ function conflictsSection(report: RunReport, caps: Caps): string[] {
     out.push(
       `- ${checks.length ? ICON[checks[0]!.status] : 'ℹ️'} **${mdEscape(x.requirement)}**${level ? ` (${level}${checks[0] ? `: ${mdEscape(checks[0].title)}` : ''})` : ''}: ${mdEscape(conflictText(x))}${examples ? `; e.g. ${examples}${checks.length > 3 ? ` and ${checks.length - 3} more` : ''}` : ''}.`,
     );
-    if (x.operations.length) out.push(`  <details><summary>the ${plural(x.operations.length, 'operation')} it applies to</summary>`, '', `  ${x.operations.slice(0, caps.list * 4).map((o) => mdCode(o)).join(', ')}${x.operations.length > caps.list * 4 ? `, …and ${x.operations.length - caps.list * 4} more` : ''}`, '', '  </details>');
+    if (x.operations.length) out.push(`  <details><summary>the ${plural(x.operations.length, 'operation')} it applies to</summary>`, '', `  ${x.operations.slice(0, caps.list).map((o) => mdCode(o)).join(', ')}${x.operations.length > caps.list ? `, …and ${x.operations.length - caps.list} more (\`document_conflicts\` in conformance.json)` : ''}`, '', '  </details>');
   }
   return out;
 }
