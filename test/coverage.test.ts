@@ -208,6 +208,9 @@ describe('run diagnostics', () => {
     expect(d[0]!.fix).toMatch(/FSAPI_BASE_URL/);
     // 404s the http checks ask for (unknown ids) are not.
     expect(runDiagnostics({ checks: Array.from({ length: 8 }, (_, i) => answered(404, i, 'http')), durationMs: 1000 })).toEqual([]);
+    // A valid request naming ids made up from the document, answered 404, is one: no probe sent on purpose.
+    const madeUp = checks.map((c) => ({ ...c, exchanges: c.exchanges.map((x) => (x.response?.status === 404 ? { ...x, probe: 'made-up-value' } : x)) }));
+    expect(runDiagnostics({ checks: madeUp, durationMs: 1000 }).map((x) => x.kind)).toEqual(['not-found']);
   });
 
   it('says most valid writes were refused', () => {

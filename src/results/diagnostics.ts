@@ -11,6 +11,7 @@
 import type { CheckResult, Coverage, Diagnostic, RecordedExchange, RequirementCoverage } from './model.js';
 import { isRateLimited } from './verdict.js';
 import { errorText } from '../http/error-text.js';
+import type { Probe } from '../http/request-parts.js';
 
 const parsed = (text: string | undefined): unknown => {
   try {
@@ -22,6 +23,8 @@ const parsed = (text: string | undefined): unknown => {
 
 /** The check that sends each operation the request the suite built as valid (src/checks/schema.ts). */
 const VALID_REQUEST = 'FSAPI-CONTRACT-004';
+/** Not a probe sent on purpose: the valid request named ids made up from the document and got "not found". */
+const MADE_UP: Probe = 'made-up-value';
 /** Families whose requests are meant to be refused (wrong keys, other tenants, unknown ids, wrong versions). */
 const REFUSED_ON_PURPOSE = new Set<CheckResult['family']>(['auth', 'transport', 'tenancy', 'http', 'versioning']);
 const WRITE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -58,10 +61,11 @@ export function runDiagnostics(input: DiagnosticsInput): Diagnostic[] {
   // Per operation, the answers to the request the suite built as valid: an operation that answered only 404 is not
   // where the document says. Not the prerequisites the check made first (other operations), nor a probe: the
   // observed-traffic checks' evidence holds the deliberately malformed requests, whose 400 says nothing of a write.
+  // A valid request whose made-up ids were not found is no probe: every operation answering so is the wrong path.
   const byOp = new Map<string, RecordedExchange[]>();
   for (const c of checks) {
     if (c.family !== 'schema' || c.requirement !== VALID_REQUEST || !c.operation) continue;
-    const answers = c.exchanges.filter((x) => x.response && !x.probe && x.operation === c.operation);
+    const answers = c.exchanges.filter((x) => x.response && (!x.probe || x.probe === MADE_UP) && x.operation === c.operation);
     if (answers.length) byOp.set(c.operation, [...(byOp.get(c.operation) ?? []), ...answers]);
   }
   const answered = [...byOp.keys()];
