@@ -188,7 +188,7 @@ describe('run diagnostics', () => {
   const answered = (status: number, i: number, family: CheckResult['family'] = 'schema', method = 'GET'): CheckResult => {
     const c = check({ requirement: 'FSAPI-CONTRACT-004', level: 'CONTRACT', group: 'accounts', operation: `op${i}`, family, status: status < 300 ? 'passed' : 'skipped', variant: `v${i}` });
     const x = exchange(i, { status });
-    c.exchanges = [{ ...x, request: { ...x.request, method, headers: { 'Api-Key': '[REDACTED:FSAPI_API_KEY]', 'x-tenant-id': 't' } } }];
+    c.exchanges = [{ ...x, operation: `op${i}`, request: { ...x.request, method, headers: { 'Api-Key': '[REDACTED:FSAPI_API_KEY]', 'x-tenant-id': 't' } } }];
     return c;
   };
 
@@ -208,11 +208,39 @@ describe('run diagnostics', () => {
     expect(d[0]!.fix).toMatch(/FSAPI_BASE_URL/);
     // 404s the http checks ask for (unknown ids) are not.
     expect(runDiagnostics({ checks: Array.from({ length: 8 }, (_, i) => answered(404, i, 'http')), durationMs: 1000 })).toEqual([]);
+    // A valid request naming ids made up from the document, answered 404, is one: no probe sent on purpose.
+    const madeUp = checks.map((c) => ({ ...c, exchanges: c.exchanges.map((x) => (x.response?.status === 404 ? { ...x, probe: 'made-up-value' } : x)) }));
+    expect(runDiagnostics({ checks: madeUp, durationMs: 1000 }).map((x) => x.kind)).toEqual(['not-found']);
   });
 
   it('says most valid writes were refused', () => {
     const checks = Array.from({ length: 4 }, (_, i) => answered(422, i, 'schema', 'POST'));
     expect(runDiagnostics({ checks, durationMs: 1000 }).map((x) => x.kind)).toEqual(['writes-refused']);
+  });
+
+  it('counts as valid writes only the requests built as valid: not the malformed probes of the evidence, nor a prerequisite', () => {
+    const problem = (detail: string) => JSON.stringify({ title: 'Bad Request', detail });
+    // Each operation's valid POST was created (201); before it, its check made a prerequisite another operation refused.
+    const valid = Array.from({ length: 4 }, (_, i) => {
+      const c = answered(201, i, 'schema', 'POST');
+      const x = c.exchanges[0]!;
+      const prerequisite = { ...x, operation: 'createPrerequisite', response: { ...x.response!, status: 422, body: problem('name is required') } };
+      c.exchanges = [prerequisite, x];
+      return c;
+    });
+    // The observed-traffic checks' evidence: the deliberately malformed bodies, answered 400, one per operation.
+    const observed = Array.from({ length: 4 }, (_, i) => {
+      const c = check({ requirement: 'FSAPI-CONTRACT-101', level: 'CONTRACT', group: 'accounts', operation: `op${i}`, family: 'schema', status: 'failed', variant: 'observed-probe-status' });
+      const x = valid[i]!.exchanges[1]!;
+      c.exchanges = [{ ...x, probe: 'malformed-json', response: { ...x.response!, status: 400, body: problem('Invalid JSON') } }];
+      return c;
+    });
+    expect(runDiagnostics({ checks: [...valid, ...observed], durationMs: 1000 })).toEqual([]);
+    // The same run whose valid POSTs were refused: counted, in the target's words.
+    const refused = valid.map((c) => ({ ...c, exchanges: [c.exchanges[0]!, { ...c.exchanges[1]!, response: { ...c.exchanges[1]!.response!, status: 422, body: problem('currency is not supported') } }] }));
+    const [d] = runDiagnostics({ checks: [...refused, ...observed], durationMs: 1000 });
+    expect(d).toMatchObject({ kind: 'writes-refused', message: expect.stringMatching(/^4 of 4 valid writes .* were refused with a 4xx \(the target said: op0 422: "Bad Request: currency is not supported"/) });
+    expect(d!.message).not.toMatch(/Invalid JSON|name is required/);
   });
 
   it('diagnoses each unverified MUST requirement by its own cause, each fix naming the setting that cause needs', () => {

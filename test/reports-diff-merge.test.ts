@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../src/errors.js';
-import { diffReports, loadReport, mergeReports, renderJunit, writeReports } from '../src/reports/index.js';
+import { diffReports, loadReport, mergeReports, renderDiffMarkdown, renderDiffText, renderJunit, renderSummary, writeReports } from '../src/reports/index.js';
+import { intermittentLine, newlyFailingCounts } from '../src/results/attempts.js';
 import { serializeReport } from '../src/reports/index.js';
 import type { CheckResult, CheckStatus, RunReport } from '../src/results/model.js';
 import { countStatuses } from '../src/results/verdict.js';
@@ -97,11 +98,27 @@ describe('diffReports', () => {
     expect(diffReports(report([]), report([c('FSAPI-AUTH-001', 'failed')])).regression).toBe(false);
   });
 
+  it('counts the newly failing and the newly warning apart, and says which exit code the regression took over from', () => {
+    expect(newlyFailingCounts(d.newly_failing)).toBe('5 newly failing, 1 newly warning');
+    expect(newlyFailingCounts(diffReports(report([c('FSAPI-AUTH-001', 'passed')]), report([c('FSAPI-AUTH-001', 'failed')])).newly_failing)).toBe('1 newly failing');
+    expect(renderDiffText(d, current, 'now.json')).toContain('\nnewly failing or warning (5 failing, 1 warning):\n');
+    expect(renderDiffMarkdown(d)).toContain('**Newly failing or warning** (5 failing, 1 warning)');
+    const md = renderSummary({ ...current, baseline: d });
+    expect(current.verdict).toBe('non-conformant');
+    // Exit 1 is the verdict's own code (non-conformant), not what the baseline found.
+    expect(md).toContain('Exit code 4 rather than 1, the code of the verdict alone (non-conformant): a check that passed in the baseline fails now, a regression');
+    expect(md).not.toMatch(/exit code would be/);
+  });
+
   it('sets an intermittent failure apart: no regression, listed with its runs; and names MUST coverage lost', () => {
     const flaky = { ...c('FSAPI-AUTH-001', 'failed'), attempts: { runs: 6, failed: 2 }, intermittent: true };
     const f = diffReports(report([c('FSAPI-AUTH-001', 'passed')]), report([flaky]));
     expect(f.regression).toBe(false);
     expect(f.intermittent).toEqual([expect.objectContaining({ requirement: 'FSAPI-AUTH-001', attempts: { runs: 6, failed: 2 }, intermittent: true })]);
+    // The verdict's line names the check, with its runs.
+    expect(intermittentLine(f)).toBe(
+      'intermittent: 1 check that passed in the baseline fails only sometimes (1 of 5 retries failed, 20%): FSAPI-AUTH-001 createCustomer default (failed 2 of 6 runs); still a failure of the target (exit 7 when no plain regression)',
+    );
     const always = diffReports(report([c('FSAPI-AUTH-001', 'passed')]), report([{ ...flaky, attempts: { runs: 6, failed: 6 }, intermittent: undefined }]));
     expect([always.regression, always.intermittent]).toEqual([true, []]);
     const cov = (status: 'verified' | 'not-verified') => ({ must: {}, operations: {}, requirements: [{ id: 'FSAPI-TEN-001', level: 'MUST', status, checks: { executed: 0, total: 1 } }] });
@@ -178,6 +195,22 @@ describe('mergeReports', () => {
     expect(merged.run.id).toMatch(/^\d{8}-\d{6}-merged-[a-f0-9]{6}$/);
     expect(merged.run.requests_sent).toBe(single.run.requests_sent);
     expect(mergeReports([shard(1, 3), shard(2, 3), shard(3, 3)]).run.id).toBe(merged.run.id);
+  });
+
+  it('groups the checks of every shard under the document\'s contradictions again', () => {
+    const bearerOnly = (operation: string): CheckResult => {
+      const x = check({ requirement: 'FSAPI-AUTH-003', level: 'MUST', group: 'customers', operation, variant: 'bearer-only', status: 'failed', message: 'answered 200' });
+      x.exchanges = [{ ...x.exchanges[0]!, operation, response: { ...x.exchanges[0]!.response!, status: 200 } }];
+      return x;
+    };
+    const conflict = { requirement: 'FSAPI-AUTH-003', declaration: 'its security schemes carry the key only as Authorization: Bearer', pointer: '/components/securitySchemes/b', places: 1, operations: ['getA', 'getB'] };
+    const part = (i: number, operation: string) => {
+      const r = report([bearerOnly(operation)], { id: `conflict-${i}`, shard: { index: i, count: 2 } });
+      return { ...r, document_conflicts: [{ ...conflict, checks: [`FSAPI-AUTH-003 ${operation} bearer-only`], failed: 1, warning: 0 }] };
+    };
+    const merged = mergeReports([part(1, 'getA'), part(2, 'getB')]);
+    expect(merged.document_conflicts).toEqual([{ ...conflict, checks: ['FSAPI-AUTH-003 getA bearer-only', 'FSAPI-AUTH-003 getB bearer-only'], failed: 2, warning: 0 }]);
+    expect(merged.counts.by_status.failed).toBe(2);
   });
 
   it('recomputes coverage over the merged checks: a requirement one shard could not run is verified by the other', () => {

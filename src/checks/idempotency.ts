@@ -11,6 +11,7 @@ import type { Operation } from '../catalogue/openapi.js';
 import { check, describeRequest, expectStatus, fail, answeredId, notServerError, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckContext, CheckDef } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
+import { PARALLEL_BURST_CASE } from '../http/exchange.js';
 import { delay } from '../http/rate-limiter.js';
 import type { CheckFamily } from './plan.js';
 import { referencePartsOf, vendorParts } from './requests.js';
@@ -160,11 +161,13 @@ function differentBody(op: Operation): Def {
   };
 }
 
-/** N identical requests with one key, sent together. */
+/** N identical requests with one key, sent together; recorded as such, since which is answered how is the timing's. */
 async function burst(ctx: CheckContext, op: Operation, s: Scoped): Promise<HttpResponse[]> {
   const key = ctx.idempotencyKey();
   const n = ctx.config.idempotencyParallel;
-  return Promise.all(Array.from({ length: n }, () => ctx.call(op, s.parts, { idempotencyKey: key })));
+  const answers = await Promise.all(Array.from({ length: n }, () => ctx.call(op, s.parts, { idempotencyKey: key })));
+  for (const r of answers) r.exchange.case = PARALLEL_BURST_CASE;
+  return answers;
 }
 
 function parallel(op: Operation, binding: Binding | undefined): Def[] {

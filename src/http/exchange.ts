@@ -3,6 +3,12 @@ import type { Redactor } from './redact.js';
 /** What kind of transport failure ended an exchange (src/http/transport-error.ts names the same kinds). */
 export type TransportErrorKind = 'timeout' | 'tls' | 'connect' | 'reset' | 'too-large' | 'aborted' | 'other';
 
+/**
+ * The case of the identical requests a check sends together with one Idempotency-Key (FSAPI-IDEM-003/103): which of
+ * them a conforming target answers 409 and which as the success is the timing's (src/regression/drift.ts reads it).
+ */
+export const PARALLEL_BURST_CASE = 'parallel-burst';
+
 /** One HTTP exchange, redacted at recording time: no configured secret ever reaches this structure. */
 export interface RecordedExchange {
   started_at: string;

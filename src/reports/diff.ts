@@ -140,6 +140,12 @@ export function loadReport(path: string): RunReport {
 
 const arrow = (e: DiffEntry) => `${e.before ?? 'absent'} -> ${e.after ?? 'absent'}`;
 
+/** A section's title and count for the newly failing list: "newly failing (12)", "newly failing or warning (12 failing, 10 warning)". */
+function newlyFailingTitle(list: readonly DiffEntry[], title: string): string {
+  const warning = list.filter((e) => e.after === 'warning').length;
+  return warning ? `${title} or warning (${list.length - warning} failing, ${warning} warning)` : `${title} (${list.length})`;
+}
+
 /** A console rendering of a diff (plain text, one check per line, messages on one line). */
 export function renderDiffText(diff: BaselineDiff, current: RunReport, currentPath: string): string {
   const lines = [
@@ -147,7 +153,7 @@ export function renderDiffText(diff: BaselineDiff, current: RunReport, currentPa
     `current:  ${currentPath} (run ${current.run.id}, ${current.verdict}, started ${current.run.started_at})`,
   ];
   const section = (title: string, list: DiffEntry[], withRegression = false) => {
-    lines.push('', `${title} (${list.length})${list.length ? ':' : ''}`);
+    lines.push('', `${withRegression ? newlyFailingTitle(list, title) : `${title} (${list.length})`}${list.length ? ':' : ''}`);
     for (const e of list) {
       const mark = withRegression && isRegression(e) ? ' REGRESSION' : e.intermittent ? ` INTERMITTENT (${describeAttempts(e)})` : e.attempts ? ` (${describeAttempts(e)})` : '';
       const msg = e.message ? `: ${truncate(oneLine(e.message), 200)}` : '';
@@ -190,7 +196,7 @@ export function renderDiffMarkdown(diff: BaselineDiff, opts: { cap?: number; hea
   if (flaky) out.push('', `**${mdEscape(flaky.replace(/^intermittent: /, 'Intermittent: '))}**`);
   if (diff.must_not_verified_now?.length) out.push('', `**MUST requirements verified in the baseline and not verified now** (a regression may hide there; see Coverage): ${diff.must_not_verified_now.map((id) => mdCode(id)).join(', ')}.`);
   const section = (title: string, list: DiffEntry[]) => {
-    out.push('', `**${title}** (${list.length})`);
+    out.push('', list === diff.newly_failing ? `**${newlyFailingTitle(list, title).replace(/ \(/, '** (')}` : `**${title}** (${list.length})`);
     if (!list.length) return;
     out.push('', '| check | level | before → after | message |', '|---|---|---|---|');
     for (const e of list.slice(0, cap)) {

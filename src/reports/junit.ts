@@ -10,8 +10,12 @@
  * - warning -> a PASSING testcase whose <system-out> starts with "WARNING [LEVEL]: why". JUnit has no warning
  *   state, and a warning does not change the verdict, so a CI that counts <failure> elements must not fail on it.
  * Each testcase carries <properties>: requirement, level, operation (when there is one), family, check_id, status.
+ * The checks grouped under a contradiction of the document (src/results/document-conflicts.ts) are in a testsuite of
+ * their own, named for it ("the document contradicts FSAPI-AUTH-003 (#/components/securitySchemes/bearerAuth)"),
+ * each still failing as it did, its message saying so first: a CI's test tab shows them together, counted.
  */
-import type { CheckResult, RecordedExchange, RunReport } from '../results/model.js';
+import type { CheckResult, DocumentConflict, RecordedExchange, RunReport } from '../results/model.js';
+import { conflictText, groupedChecks } from '../results/document-conflicts.js';
 import { exitCodeOf } from '../results/verdict.js';
 import { redactUrl, truncate } from './text.js';
 import { attrs, xmlText } from './xml.js';
@@ -35,8 +39,9 @@ function exchangeText(x: RecordedExchange): string {
   return lines.join('\n');
 }
 
-function failureBody(c: CheckResult): string {
+function failureBody(c: CheckResult, conflict: DocumentConflict | undefined): string {
   const parts = [c.message ?? '(no message)', '', `requirement: ${c.requirement} (${c.level}): ${c.title}`, `source: ${c.clause}`];
+  if (conflict) parts.push(`grouped: ${conflictText(conflict)}`);
   if (c.reproduce) parts.push(`reproduce: ${c.reproduce}`);
   if (c.defined_at) parts.push(`defined at: ${c.defined_at}`);
   if (c.exchanges.length) {
@@ -50,7 +55,7 @@ function property(name: string, value: string | undefined): string {
   return value === undefined ? '' : `        <property${attrs({ name, value })}/>\n`;
 }
 
-function testcase(c: CheckResult): string {
+function testcase(c: CheckResult, conflict: DocumentConflict | undefined): string {
   const name = c.name.startsWith(c.requirement) ? c.name : `${c.requirement} ${c.name}`;
   let out = `    <testcase${attrs({ classname: c.group, name, time: seconds(c.duration_ms) })}>\n`;
   out += '      <properties>\n';
@@ -61,20 +66,22 @@ function testcase(c: CheckResult): string {
   out += property('check_id', c.id);
   out += property('status', c.status);
   if (c.skip_cause) out += property('skip_cause', c.skip_cause);
+  if (conflict) out += property('document_conflict', `#${conflict.pointer}`);
   out += '      </properties>\n';
-  const firstLine = (c.message ?? '').split('\n')[0]!;
+  // A grouped failure's one-line message says first that the document itself declares what failed.
+  const firstLine = `${conflict ? `[the document contradicts ${c.requirement}: #${conflict.pointer}] ` : ''}${(c.message ?? '').split('\n')[0]!}`;
   switch (c.status) {
     case 'failed':
-      out += `      <failure${attrs({ message: truncate(firstLine || 'failed', 500), type: c.level })}>${xmlText(failureBody(c))}</failure>\n`;
+      out += `      <failure${attrs({ message: truncate(firstLine || 'failed', 500), type: c.level })}>${xmlText(failureBody(c, conflict))}</failure>\n`;
       break;
     case 'error':
-      out += `      <error${attrs({ message: truncate(firstLine || 'error', 500), type: c.level })}>${xmlText(failureBody(c))}</error>\n`;
+      out += `      <error${attrs({ message: truncate(firstLine || 'error', 500), type: c.level })}>${xmlText(failureBody(c, conflict))}</error>\n`;
       break;
     case 'skipped':
       out += `      <skipped${attrs({ message: truncate(`${c.skip_cause ? `[${c.skip_cause}] ` : ''}${c.message ?? 'skipped'}`, 500) })}/>\n`;
       break;
     case 'warning':
-      out += `      <system-out>${xmlText(`WARNING [${c.level}]: ${c.message ?? 'no reason given'}\nA ${c.level} check that did not pass: reported, not counted as a failure (it is one under --strict).${c.reproduce ? `\nreproduce: ${c.reproduce}` : ''}`)}</system-out>\n`;
+      out += `      <system-out>${xmlText(`WARNING [${c.level}]: ${c.message ?? 'no reason given'}\nA ${c.level} check that did not pass: reported, not counted as a failure (it is one under --strict).${conflict ? `\ngrouped: ${conflictText(conflict)}` : ''}${c.reproduce ? `\nreproduce: ${c.reproduce}` : ''}`)}</system-out>\n`;
       break;
     case 'passed':
       if (c.observation) out += `      <system-out>${xmlText(`OBSERVED: ${c.observation}`)}</system-out>\n`;
@@ -83,13 +90,23 @@ function testcase(c: CheckResult): string {
   return `${out}    </testcase>\n`;
 }
 
+/** The testsuite of the checks grouped under one contradiction of the document: named for it, after the groups. */
+const conflictSuite = (x: DocumentConflict) => `the document contradicts ${x.requirement} (#${x.pointer})`;
+
 export function renderJunit(report: RunReport): string {
+  const grouped = groupedChecks(report.document_conflicts);
   const groups = new Map<string, CheckResult[]>();
+  const conflicts = new Map<string, DocumentConflict>();
   for (const c of report.checks) {
-    let list = groups.get(c.group);
-    if (!list) groups.set(c.group, (list = []));
+    const conflict = grouped.get(c.id);
+    const suite = conflict ? conflictSuite(conflict) : c.group;
+    if (conflict) conflicts.set(suite, conflict);
+    let list = groups.get(suite);
+    if (!list) groups.set(suite, (list = []));
     list.push(c);
   }
+  // The groups' suites first, then one suite per contradiction of the document (the order conformance.json gives).
+  const suites = [...groups.keys()].sort((a, b) => Number(conflicts.has(a)) - Number(conflicts.has(b)));
   const s = report.counts.by_status;
   let xml = '<?xml version="1.0" encoding="UTF-8"?>\n';
   xml += `<testsuites${attrs({
@@ -101,7 +118,9 @@ export function renderJunit(report: RunReport): string {
     time: seconds(report.run.duration_ms),
     timestamp: report.run.started_at,
   })}>\n`;
-  for (const [group, checks] of groups) {
+  for (const group of suites) {
+    const checks = groups.get(group)!;
+    const conflict = conflicts.get(group);
     const count = (st: CheckResult['status']) => checks.filter((c) => c.status === st).length;
     xml += `  <testsuite${attrs({
       name: group,
@@ -123,11 +142,18 @@ export function renderJunit(report: RunReport): string {
       ['spec_sha256', report.spec.sha256],
       ['requirements_sha256', report.requirements.sha256],
       ['strict', String(report.run.strict)],
+      ...(conflict
+        ? ([
+            ['document_conflict', conflictText(conflict)],
+            ['document_pointer', `#${conflict.pointer}`],
+            ['document_operations', String(conflict.operations.length)],
+          ] as const)
+        : []),
     ] as const) {
       xml += `      <property${attrs({ name, value })}/>\n`;
     }
     xml += '    </properties>\n';
-    for (const c of checks) xml += testcase(c);
+    for (const c of checks) xml += testcase(c, conflict);
     xml += '  </testsuite>\n';
   }
   xml += '</testsuites>\n';

@@ -2,7 +2,7 @@
  * summary.md: the run as a GitHub job summary or PR comment.
  *
  * Order: verdict (the headline, the exit code and its meaning), run diagnostics (what makes the run weak, with the
- * fix), coverage (MUST requirements not verified or waived, operations not exercised), counts, one table per group
+ * fix), where the document contradicts the seed (each once, its checks grouped there), coverage (MUST requirements not verified or waived, operations not exercised), counts, one table per group
  * (a group with no executed check says "not tested"), every failure and error grouped per requirement with its
  * message and a reproduction, warnings (collapsed), the gap report, the baseline diff, a footer.
  * It is bounded (default 60,000 UTF-8 bytes, under GitHub's 65,536 characters for a comment and 1 MiB for a job summary): lists are capped with
@@ -10,7 +10,8 @@
  */
 import { CROSS_CUTTING, GROUPS } from '../catalogue/groups.js';
 import { LEVELS } from '../catalogue/requirements.js';
-import type { CheckResult, CheckStatus, Gap, RequirementCoverage, RunReport, StatusCounts } from '../results/model.js';
+import type { CheckResult, CheckStatus, DocumentConflict, Gap, RequirementCoverage, RunReport, StatusCounts } from '../results/model.js';
+import { conflictText, groupedChecks } from '../results/document-conflicts.js';
 import { BLOCKING_LEVELS, EXIT_CODE_HELP, exitCodeFor, exitCodeOf } from '../results/verdict.js';
 import { renderDiffMarkdown } from './diff.js';
 import { renderDocumentChange, renderTrendMarkdown } from './regression-render.js';
@@ -84,7 +85,9 @@ function head(report: RunReport): string[] {
     `**Verdict: ${report.verdict}**. Exit code **${code}**: ${mdEscape(meaning)}.`,
   ];
   if (report.verdict !== 'incomplete' && regression) {
-    out.push('', `Without the baseline the exit code would be ${exitCodeFor(report.verdict)}: a check that passed in the baseline fails now (see "Compared with the baseline").`);
+    // The verdict's own code means what EXIT_CODE_HELP says of it (1: non-conformant), not the regression.
+    const alone = exitCodeFor(report.verdict);
+    out.push('', `Exit code ${code} rather than ${alone}, the code of the verdict alone (${report.verdict}): a check that passed in the baseline fails now, a regression (see "Compared with the baseline").`);
   }
   const flaky = report.baseline && intermittentLine(report.baseline);
   if (flaky) out.push('', `**${mdEscape(flaky)}** (see "Compared with the baseline").`);
@@ -141,6 +144,30 @@ function diagnostics(report: RunReport): string[] {
   return out;
 }
 
+/** Where the document contradicts a seed rule: each once, with its evidence; its checks are grouped here. */
+function conflictsSection(report: RunReport, caps: Caps): string[] {
+  const conflicts = report.document_conflicts ?? [];
+  if (!conflicts.length) return [];
+  const checkById = new Map(report.checks.map((c) => [c.id, c]));
+  const out = [
+    '',
+    '## Where the document contradicts the seed',
+    '',
+    'The document in use declares what a seed rule forbids. Each contradiction is stated once, with its place in the document; the checks that failed or warned because the target did what its document says are grouped here instead of listed one by one below. They still count: the verdict is the same.',
+    '',
+  ];
+  for (const x of conflicts) {
+    const checks = x.checks.map((id) => checkById.get(id)).filter((c): c is CheckResult => !!c);
+    const level = checks[0]?.level ?? report.coverage?.requirements.find((r) => r.id === x.requirement)?.level;
+    const examples = checks.slice(0, 3).map((c) => mdCode(c.name)).join(', ');
+    out.push(
+      `- ${checks.length ? ICON[checks[0]!.status] : 'ℹ️'} **${mdEscape(x.requirement)}**${level ? ` (${level}${checks[0] ? `: ${mdEscape(checks[0].title)}` : ''})` : ''}: ${mdEscape(conflictText(x))}${examples ? `; e.g. ${examples}${checks.length > 3 ? ` and ${checks.length - 3} more` : ''}` : ''}.`,
+    );
+    if (x.operations.length) out.push(`  <details><summary>the ${plural(x.operations.length, 'operation')} it applies to</summary>`, '', `  ${x.operations.slice(0, caps.list).map((o) => mdCode(o)).join(', ')}${x.operations.length > caps.list ? `, …and ${x.operations.length - caps.list} more (\`document_conflicts\` in conformance.json)` : ''}`, '', '  </details>');
+  }
+  return out;
+}
+
 const STATUS_LABEL: Record<RequirementCoverage['status'], string> = {
   verified: '✅ verified',
   failed: '❌ failed',
@@ -191,8 +218,32 @@ function untested(checks: readonly CheckResult[]): boolean {
   return !checks.some((c) => c.level !== 'INFO' && (c.status === 'passed' || c.status === 'failed' || c.status === 'warning'));
 }
 
+interface Row {
+  checks: CheckResult[];
+  /** The contradiction of the document these checks are grouped under: one row for all of them. */
+  conflict?: DocumentConflict;
+}
+
+/** A group's rows in order: a check each, but the checks grouped under one contradiction of the document share a row, at the first's place. */
+function rowsOf(checks: readonly CheckResult[], grouped: ReadonlyMap<string, DocumentConflict>): Row[] {
+  const rows: Row[] = [];
+  const under = new Map<DocumentConflict, Row>();
+  for (const c of checks) {
+    const conflict = grouped.get(c.id);
+    if (!conflict) rows.push({ checks: [c] });
+    else if (under.has(conflict)) under.get(conflict)!.checks.push(c);
+    else {
+      const row = { checks: [c], conflict };
+      under.set(conflict, row);
+      rows.push(row);
+    }
+  }
+  return rows;
+}
+
 function groupTables(report: RunReport, rowsPerGroup: number, caps: Caps): string[] {
   const out = ['', '## Results by group', '', ...countsHeader('group')];
+  const grouped = groupedChecks(report.document_conflicts);
   const groups = groupOrder(report);
   const inGroup = groupsInOrder(report);
   for (const g of groups) out.push(countsRow(`${mdEscape(groupLabel(g))}${untested(inGroup(g)) ? ' (not tested)' : ''}`, report.counts.by_group[g] ?? countGroup(report, g)));
@@ -203,12 +254,18 @@ function groupTables(report: RunReport, rowsPerGroup: number, caps: Caps): strin
     const line = untested(checks) ? `not tested (${countsLine(counts)})` : countsLine(counts);
     out.push('', `<details><summary>${worst} <b>${mdEscape(groupLabel(g))}</b>: ${line}</summary>`, '');
     out.push('| | check | level | message |', '|---|---|---|---|');
-    for (const c of checks.slice(0, rowsPerGroup)) {
+    const rows = rowsOf(checks, grouped);
+    for (const row of rows.slice(0, rowsPerGroup)) {
+      const c = row.checks[0]!;
+      if (row.conflict) {
+        out.push(`| ${ICON[c.status]} | ${plural(row.checks.length, 'check')} of ${mdEscape(row.conflict.requirement)}, e.g. ${mdCode(c.name, true)} | ${c.level} | grouped: the document contradicts ${mdEscape(row.conflict.requirement)} (${mdCode(`#${row.conflict.pointer}`, true)}; see "Where the document contradicts the seed") |`);
+        continue;
+      }
       const msg = c.message ?? c.observation;
       out.push(`| ${ICON[c.status]} | ${mdCode(c.name, true)} | ${c.level} | ${msg ? mdCode(truncate(oneLine(msg), Math.min(caps.text, 160)), true) : ''} |`);
     }
-    if (checks.length > rowsPerGroup) {
-      const rest = checks.slice(rowsPerGroup);
+    if (rows.length > rowsPerGroup) {
+      const rest = rows.slice(rowsPerGroup).flatMap((r) => r.checks);
       const restCounts = COLUMNS.map((x) => [x, rest.filter((c) => c.status === x.status).length] as const).filter(([, n]) => n);
       out.push('', `…and ${rest.length} more (${restCounts.map(([x, n]) => `${n} ${n === 1 ? x.one : x.label}`).join(', ')}): see conformance.json.`);
     }
@@ -244,11 +301,16 @@ function countGroup(report: RunReport, g: string): StatusCounts {
 
 function failures(report: RunReport, caps: Caps): string[] {
   const rank = (c: CheckResult) => (BLOCKING_LEVELS.includes(c.level) ? 0 : c.status === 'failed' && c.level !== 'INFO' ? 1 : 2);
-  const bad = report.checks.filter((c) => c.status === 'failed' || c.status === 'error').sort((a, b) => rank(a) - rank(b) || levelRank(a) - levelRank(b) || byId(a, b));
-  if (!bad.length) return [];
+  const all = report.checks.filter((c) => c.status === 'failed' || c.status === 'error');
+  if (!all.length) return [];
+  // The checks grouped under a contradiction of the document are stated there once; the heading still counts them.
+  const grouped = groupedChecks(report.document_conflicts);
+  const bad = all.filter((c) => !grouped.has(c.id)).sort((a, b) => rank(a) - rank(b) || levelRank(a) - levelRank(b) || byId(a, b));
   const byReq = new Map<string, CheckResult[]>();
   for (const c of bad) (byReq.get(c.requirement) ?? byReq.set(c.requirement, []).get(c.requirement)!).push(c);
-  const out = ['', `## Failures and errors (${plural(bad.length, 'check')}, ${plural(byReq.size, 'requirement')})`];
+  const requirements = new Set(all.map((c) => c.requirement)).size;
+  const out = ['', `## Failures and errors (${plural(all.length, 'check')}, ${plural(requirements, 'requirement')})`];
+  if (all.length > bad.length) out.push('', `${plural(all.length - bad.length, 'failed check')} ${all.length - bad.length === 1 ? 'is' : 'are'} grouped under "Where the document contradicts the seed" above${bad.length ? '; the rest follow' : ''}.`);
   let shown = 0;
   for (const [req, checks] of byReq) {
     if (shown >= caps.detail) break;
@@ -293,13 +355,16 @@ function failures(report: RunReport, caps: Caps): string[] {
 }
 
 function warnings(report: RunReport, caps: Caps): string[] {
-  const warned = report.checks.filter((c) => c.status === 'warning').sort((a, b) => levelRank(a) - levelRank(b) || byId(a, b));
-  if (!warned.length) return [];
+  const grouped = groupedChecks(report.document_conflicts);
+  const all = report.checks.filter((c) => c.status === 'warning');
+  const warned = all.filter((c) => !grouped.has(c.id)).sort((a, b) => levelRank(a) - levelRank(b) || byId(a, b));
+  if (!all.length) return [];
+  const apart = all.length - warned.length;
   const out = [
     '',
     '## Warnings',
     '',
-    `<details><summary>${plural(warned.length, 'warning')}: SHOULD and PROFILE checks that failed; they do not change the verdict (they do under --strict)</summary>`,
+    `<details><summary>${plural(all.length, 'warning')}${apart ? ` (${apart} grouped under "Where the document contradicts the seed")` : ''}: SHOULD and PROFILE checks that failed; they do not change the verdict (they do under --strict)</summary>`,
     '',
     '| check | level | why |',
     '|---|---|---|',
@@ -353,6 +418,7 @@ function render(report: RunReport, caps: Caps, rowsPerGroup: number): string {
     // A release's document change comes first: it explains much of what follows.
     ...(report.baseline?.document?.changed ? ['', renderDocumentChange(report.baseline.document, { cap: caps.list, heading: '##' })] : []),
     ...diagnostics(report),
+    ...conflictsSection(report, caps),
     ...repeatSection(report),
     ...coverageSection(report, caps),
     ...groupTables(report, rowsPerGroup, caps),

@@ -161,6 +161,8 @@ export function mergeReports(reports: RunReport[], opts: { names?: string[] } = 
     assessed: assessed ?? { verdict: computeVerdict(checks, { incomplete: incomplete.length > 0 }) },
     checks,
     statements,
+    // The document's side of each contradiction is the same in every shard; the checks under it are grouped again.
+    conflicts: (first.document_conflicts ?? []).map(({ requirement, declaration, pointer, places, operations }) => ({ requirement, declaration, pointer, places, operations })),
   });
 }
 

@@ -80,9 +80,20 @@ const KIND_TEXT: Record<DriftKind, string> = {
   latency: 'slower',
 };
 
-/** One finding on one line: "POST /accounts: response header gone (201): location". */
+/** At most this many checks are named on a finding's line; the rest are counted (conformance.json lists them all). */
+const CHECKS_NAMED = 2;
+
+/** Which checks saw a change: "(check FSAPI-IDEM-102 createTransfer different-body)", "(checks A, B and 3 more)". */
+function seenBy(checks: readonly string[] | undefined): string {
+  if (!checks?.length) return '';
+  const named = checks.slice(0, CHECKS_NAMED).join(', ');
+  const more = checks.length - CHECKS_NAMED;
+  return ` (check${checks.length === 1 ? '' : 's'} ${more > 0 ? `${named} and ${more} more` : named})`;
+}
+
+/** One finding on one line: "POST /accounts: response header gone (201): location (check FSAPI-... createAccount ...)". */
 export function describeDrift(f: DriftFinding): string {
-  return `${f.endpoint}: ${KIND_TEXT[f.kind]}${f.status ? ` (${f.status})` : ''}: ${f.items.join(', ')}`;
+  return `${f.endpoint}: ${KIND_TEXT[f.kind]}${f.status ? ` (${f.status})` : ''}: ${f.items.join(', ')}${seenBy(f.checks)}`;
 }
 
 const signed = (n: number, unit = '') => `${n > 0 ? '+' : n < 0 ? '−' : '±'}${Math.abs(n)}${unit}`;

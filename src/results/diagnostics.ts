@@ -3,13 +3,15 @@
  * A wrong key (most answers 401) or a wrong base URL or document (most operations 404) otherwise shows as
  * hundreds of failures and skips rather than one diagnosis.
  *
- * The answers judged are those to the run's valid requests (the CONTRACT "valid request" checks, family `schema`)
- * and every request sent with the configured key outside the families that send wrong keys or unknown ids on
- * purpose (auth, transport, tenancy, http, versioning).
+ * The answers judged are those to the requests the suite built as valid (each operation's FSAPI-CONTRACT-004 "valid
+ * request": its own request to that operation, not the prerequisites it made first, nor the deliberately invalid
+ * probes other checks' evidence holds) and every request sent with the configured key outside the families that
+ * send wrong keys or unknown ids on purpose (auth, transport, tenancy, http, versioning).
  */
 import type { CheckResult, Coverage, Diagnostic, RecordedExchange, RequirementCoverage } from './model.js';
 import { isRateLimited } from './verdict.js';
 import { errorText } from '../http/error-text.js';
+import type { Probe } from '../http/request-parts.js';
 
 const parsed = (text: string | undefined): unknown => {
   try {
@@ -19,6 +21,10 @@ const parsed = (text: string | undefined): unknown => {
   }
 };
 
+/** The check that sends each operation the request the suite built as valid (src/checks/schema.ts). */
+const VALID_REQUEST = 'FSAPI-CONTRACT-004';
+/** Not a probe sent on purpose: the valid request named ids made up from the document and got "not found". */
+const MADE_UP: Probe = 'made-up-value';
 /** Families whose requests are meant to be refused (wrong keys, other tenants, unknown ids, wrong versions). */
 const REFUSED_ON_PURPOSE = new Set<CheckResult['family']>(['auth', 'transport', 'tenancy', 'http', 'versioning']);
 const WRITE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -52,12 +58,14 @@ export function runDiagnostics(input: DiagnosticsInput): Diagnostic[] {
     });
   }
 
-  // Per operation, the answers to its valid requests (and the checks over its observed traffic): an operation that
-  // answered only 404 is not where the document says.
+  // Per operation, the answers to the request the suite built as valid: an operation that answered only 404 is not
+  // where the document says. Not the prerequisites the check made first (other operations), nor a probe: the
+  // observed-traffic checks' evidence holds the deliberately malformed requests, whose 400 says nothing of a write.
+  // A valid request whose made-up ids were not found is no probe: every operation answering so is the wrong path.
   const byOp = new Map<string, RecordedExchange[]>();
   for (const c of checks) {
-    if (c.family !== 'schema' || !c.operation) continue;
-    const answers = c.exchanges.filter((x) => x.response);
+    if (c.family !== 'schema' || c.requirement !== VALID_REQUEST || !c.operation) continue;
+    const answers = c.exchanges.filter((x) => x.response && (!x.probe || x.probe === MADE_UP) && x.operation === c.operation);
     if (answers.length) byOp.set(c.operation, [...(byOp.get(c.operation) ?? []), ...answers]);
   }
   const answered = [...byOp.keys()];
@@ -86,7 +94,7 @@ export function runDiagnostics(input: DiagnosticsInput): Diagnostic[] {
   if (writes.length >= 2 && refused.length * 2 >= writes.length) {
     out.push({
       kind: 'writes-refused',
-      message: `${refused.length} of ${writes.length} valid writes were refused with a 4xx${said.length ? ` (the target said: ${said.join('; ')})` : ''}${prerequisites ? `, and ${prerequisites} checks were skipped for a prerequisite the target refused` : ''}: the checks that build on them tell little`,
+      message: `${refused.length} of ${writes.length} valid writes (each operation's request built as valid for its document, ${VALID_REQUEST}) were refused with a 4xx${said.length ? ` (the target said: ${said.join('; ')})` : ''}${prerequisites ? `, and ${prerequisites} checks were skipped for a prerequisite the target refused` : ''}: the checks that build on them tell little`,
       fix: 'read the refused requests in summary.md (a 422 names the field); give the target the data it needs (a funded account, an approved customer), or the document the bodies it accepts',
     });
   }

@@ -224,6 +224,11 @@ export interface RunReport {
   headline?: string;
   /** What makes this run meaningless or weak, each with its fix; shown before any per-check detail. */
   diagnostics?: Diagnostic[];
+  /**
+   * Where the document itself contradicts a seed rule (src/results/document-conflicts.ts), once per requirement, with
+   * the checks that failed for doing what the document says grouped under it (they still fail and count).
+   */
+  document_conflicts?: DocumentConflict[];
   /** Which requirements and document operations the run exercised, and why not where it did not. */
   coverage?: Coverage;
   checks: CheckResult[];
@@ -287,6 +292,23 @@ export interface Coverage {
   must: { total: number; applicable: number; verified: number; failed: number; not_verified: number; waived: number; not_applicable: number };
   requirements: RequirementCoverage[];
   operations: { total: number; exercised: number; not_in_run: number; list: OperationCoverage[] };
+}
+
+export interface DocumentConflict {
+  /** The seed requirement the document contradicts. */
+  requirement: string;
+  /** What the document declares, in words. */
+  declaration: string;
+  /** The JSON pointer of the declaration in the document (RFC 6901; of the one most operations share). */
+  pointer: string;
+  /** How many places of the document declare it (several inline parameters, say). */
+  places: number;
+  /** The operations of the document it applies to (operationId, else "METHOD /path"). */
+  operations: string[];
+  /** The checks (by id) that failed or warned for doing what the document says: grouped under it, still counted. */
+  checks: string[];
+  failed: number;
+  warning: number;
 }
 
 export type DiagnosticKind = 'unauthorized' | 'not-found' | 'writes-refused' | 'rate-limited' | 'security-scheme' | 'no-webhook-delivery' | 'unbound-operations' | 'unverified-must';

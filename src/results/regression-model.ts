@@ -86,6 +86,8 @@ export interface DriftFinding {
   status?: string;
   /** The statuses, members or headers added or gone; for latency "p95 12 ms -> 80 ms". */
   items: string[];
+  /** The checks (by id) whose answers show the change, compared with their own answers in the baseline (not for latency). */
+  checks?: string[];
 }
 
 export interface BehaviourDrift {
@@ -94,6 +96,8 @@ export interface BehaviourDrift {
   latency_floor_ms: number;
   /** Operations that both runs reached. */
   operations_compared: number;
+  /** What statuses, members and headers were compared by: a check, one of its cases and an operation, in both runs. */
+  cases_compared?: number;
   findings: DriftFinding[];
 }
 

@@ -12,6 +12,7 @@ import { mdCode } from '../reports/markdown-text.js';
 import type { Requirement, RequirementCatalogue } from '../catalogue/requirements.js';
 import type { CheckResult, CheckStatus } from '../results/model.js';
 import { definitionOf } from '../results/definition.js';
+import { conflictOf, type DeclaredConflict } from '../results/document-conflicts.js';
 
 type Param<K extends keyof Writer, I extends number = 0> = Parameters<Writer[K]>[I];
 
@@ -155,6 +156,8 @@ export function allureMessages(r: CheckResult, req: Requirement): RuntimeMessage
 }
 
 const PATH_LABELS = new Set(['parentSuite', 'suite', 'subSuite', 'package']);
+/** The top of the Allure tree's branch for the checks grouped under the document's contradictions of the seed. */
+export const CONFLICTS_SUITE = 'The document contradicts the seed';
 
 /**
  * Settles an Allure result from the check's own result, just before it is written. allure-vitest guesses the
@@ -166,19 +169,24 @@ const PATH_LABELS = new Set(['parentSuite', 'suite', 'subSuite', 'package']);
  * is left alone. A test without a result crashed outside its check: a suite fault, `broken` with vitest's error
  * as it was.
  */
-export function settleAllureResult(tr: Partial<TestResult>, r: CheckResult | undefined): void {
+export function settleAllureResult(tr: Partial<TestResult>, r: CheckResult | undefined, conflicts: readonly DeclaredConflict[] = []): void {
   if (!r) {
     if (tr.status === Status.FAILED) tr.status = Status.BROKEN;
     return;
   }
   tr.status = ALLURE_STATUS[r.status];
-  const message = r.status === 'warning' ? `WARNING [${r.level}]: ${r.message ?? ''}` : r.message;
+  // A check that failed for doing what the document says is grouped under that contradiction: its own branch of
+  // the tree, and a message that says so first (src/results/document-conflicts.ts). It still fails.
+  const conflict = conflictOf(conflicts, r);
+  const said = conflict ? `[the document contradicts ${r.requirement}: #${conflict.pointer}, ${conflict.declaration}] ` : '';
+  const message = r.status === 'warning' ? `WARNING [${r.level}]: ${said}${r.message ?? ''}` : r.message === undefined ? undefined : `${said}${r.message}`;
   tr.statusDetails = message ? { message } : {};
-  const path = [groupTitle(r.group), r.family, r.requirement];
+  const path = conflict ? [CONFLICTS_SUITE, r.requirement, `#${conflict.pointer}`] : [groupTitle(r.group), r.family, r.requirement];
   tr.titlePath = path;
   tr.fullName = r.id;
   tr.labels = [
     ...(tr.labels ?? []).filter((l) => !PATH_LABELS.has(l.name)),
+    ...(conflict ? [{ name: 'tag', value: 'document-conflict' }] : []),
     { name: 'package', value: `${r.group}.${r.family}` },
     { name: 'parentSuite', value: path[0]! },
     { name: 'suite', value: path[1]! },
@@ -202,7 +210,7 @@ export interface AllureResultsReporter extends Reporter {
  * allure-vitest renames that field, the default writer stays (correct, only slower). Pinned by package.json to
  * ~3.12.
  */
-export async function allureReporter(resultsDir: string, requirements: RequirementCatalogue): Promise<AllureResultsReporter> {
+export async function allureReporter(resultsDir: string, requirements: RequirementCatalogue, conflicts: readonly DeclaredConflict[] = []): Promise<AllureResultsReporter> {
   const { default: AllureReporter } = await import('allure-vitest/reporter');
   const writer = new DeferredAllureWriter(resultsDir);
   let swapped = false;
@@ -252,6 +260,6 @@ export async function allureReporter(resultsDir: string, requirements: Requireme
     }
   }
   let settling: { result: CheckResult | undefined } | undefined;
-  const settle = { beforeTestResultWrite: (tr: TestResult) => settling && settleAllureResult(tr, settling.result) };
+  const settle = { beforeTestResultWrite: (tr: TestResult) => settling && settleAllureResult(tr, settling.result, conflicts) };
   return new MainThreadAllureReporter({ resultsDir, listeners: [settle] });
 }

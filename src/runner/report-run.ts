@@ -17,6 +17,7 @@ import { absentFromRun, absentWhenCut, assessRun } from '../results/assess.js';
 import { definitionOf } from '../results/definition.js';
 import { securitySchemeNote, silentReceiverNote } from '../results/diagnostics.js';
 import { declaredGroups, leftOutBy, referenceChecksOf, referencePlan } from '../checks/coverage-plan.js';
+import { declaredConflicts } from '../results/document-conflicts.js';
 import { repeatOf } from './repeat.js';
 import type { RunPlan } from './run-plan.js';
 import type { SuitesOutcome } from './suites.js';
@@ -208,5 +209,6 @@ function buildReport(a: {
     assessed,
     checks,
     statements,
+    conflicts: declaredConflicts(catalogue.spec.raw),
   });
 }

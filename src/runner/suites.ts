@@ -5,6 +5,7 @@ import type { TestSpecification, Vitest } from 'vitest/node';
 import { privateCacheDir } from '../cache-dir.js';
 import { PACKAGE_ROOT, RUNNING_COMPILED, SUITES_DIR, SUITE_EXT, WAITING_FILE } from '../paths.js';
 import { plural } from '../reports/text.js';
+import { declaredConflicts } from '../results/document-conflicts.js';
 import { ALLURE_RESULTS_DIR, prepareReportValidator } from '../reports/index.js';
 import type { CheckResult } from '../results/model.js';
 import type { WorkerConfig } from '../harness/worker-config.js';
@@ -94,7 +95,7 @@ export class SuiteRunner {
 
 /** vitest, its reporters and the suite files in their order, ready to run once the run's config is provided. */
 async function prepareSuites({ cfg, weight, dir, workers, catalogue }: RunPlan, print: (line: string) => void): Promise<PreparedSuites> {
-  const [{ createVitest, BaseSequencer }, allure] = await Promise.all([import('vitest/node'), allureReporter(join(dir, ALLURE_RESULTS_DIR), catalogue.requirements)]);
+  const [{ createVitest, BaseSequencer }, allure] = await Promise.all([import('vitest/node'), allureReporter(join(dir, ALLURE_RESULTS_DIR), catalogue.requirements, declaredConflicts(catalogue.spec.raw))]);
   // Files start in this order: the checks that wait first (their wait overlaps everything else), then the suites
   // with the most checks, so the small ones fill in at the end (longest first packs the workers best).
   const files = [WAITING_FILE, ...[...cfg.groups].sort((a, b) => weight(b) - weight(a))].map((f) => relative(PACKAGE_ROOT, join(SUITES_DIR, `${f}${SUITE_EXT}`)));

@@ -1,13 +1,15 @@
 /**
  * A reverse proxy on loopback (HTTPS, port 0, a certificate of its own) in front of a target, as vendors deploy
  * one: optionally a token-bucket rate limit answering 429 with Retry-After, an intermittent fault (a share of one
- * status's answers broken at random), and a 502 whenever the upstream cannot be reached (a dead upstream process).
+ * status's answers broken at random), the answer to a duplicate POST in flight chosen at random (409, or the
+ * upstream's replay), and a 502 whenever the upstream cannot be reached (a dead upstream process).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Faker, en } from '@faker-js/faker';
 import { Agent, request, type Dispatcher } from 'undici';
+import { problemBody } from '../../sandbox/problem.js';
 import { makeCert, type Cert } from './servers.js';
 
 export interface GatewayOptions {
@@ -22,6 +24,12 @@ export interface GatewayOptions {
    * problem (the draws are seeded; which answer draws which depends on the order requests arrive in).
    */
   flaky?: { status: number; rate: number; seed: number };
+  /**
+   * A POST whose Idempotency-Key (for the same business, method and path) is in flight through the gateway is a
+   * duplicate in flight: answered 409 with probability `conflict` (as a conforming target may), else held until the
+   * first is answered and then forwarded (so the upstream replays it, as a conforming target may too). Seeded draws.
+   */
+  inFlight?: { conflict: number; seed: number };
   /** Plays a target with integer ids: each id the upstream answers becomes a number, and is mapped back on the way in. */
   integerIds?: boolean;
 }
@@ -30,7 +38,7 @@ export interface Gateway {
   url: string;
   cert: Cert;
   /** Requests answered 429 by the bucket, and forwarded upstream. */
-  counts: { limited: number; forwarded: number; badGateway: number; flakyCandidates: number; flakyBroken: number };
+  counts: { limited: number; forwarded: number; badGateway: number; flakyCandidates: number; flakyBroken: number; duplicatesConflicted: number; duplicatesHeld: number };
   close(): Promise<void>;
 }
 
@@ -47,7 +55,8 @@ export async function gateway(opts: GatewayOptions): Promise<Gateway> {
   const cert = await makeCert();
   const upstream = new URL(opts.upstream);
   const agent = new Agent({ connect: opts.upstreamCa ? { ca: opts.upstreamCa } : {}, connections: 64 });
-  const counts = { limited: 0, forwarded: 0, badGateway: 0, flakyCandidates: 0, flakyBroken: 0 };
+  const counts = { limited: 0, forwarded: 0, badGateway: 0, flakyCandidates: 0, flakyBroken: 0, duplicatesConflicted: 0, duplicatesHeld: 0 };
+  const duplicates = opts.inFlight && inFlightDuplicates(opts.inFlight, counts);
   const ids = opts.integerIds ? integerIds() : undefined;
   const coin = opts.flaky && new Faker({ locale: en, seed: opts.flaky.seed });
   /** Whether this answer is one the intermittent fault breaks. */
@@ -82,6 +91,19 @@ export async function gateway(opts: GatewayOptions): Promise<Gateway> {
       res.writeHead(429, { 'content-type': 'application/problem+json', 'retry-after': String(wait) }).end(JSON.stringify({ title: 'Too Many Requests', status: 429 }));
       return;
     }
+    const duplicate = duplicates ? await duplicates.enter(req) : undefined;
+    if (duplicate === 'conflict') {
+      res.writeHead(409, { 'content-type': 'application/problem+json' }).end(JSON.stringify(problemBody(409, 'idempotency_in_flight', 'Request in progress', 'A request with this Idempotency-Key is still being processed.')));
+      return;
+    }
+    try {
+      await forward(req, res, body);
+    } finally {
+      duplicate?.();
+    }
+  };
+
+  const forward = async (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
     let path = (req.url ?? '/').replace(/^\/v1\//, upstream.pathname);
     if (ids) ({ path, body } = ids.inward(path, body));
     try {
@@ -116,6 +138,9 @@ export async function gateway(opts: GatewayOptions): Promise<Gateway> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => void handle(req, res, Buffer.concat(chunks)));
   });
+  // Idle connections are kept longer than the suite's client keeps them (10 s), as the sandbox and most proxies do:
+  // Node's 5 s default closed a connection the client was about to reuse after a 2 s wait on a busy machine.
+  server.keepAliveTimeout = 72_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -126,6 +151,39 @@ export async function gateway(opts: GatewayOptions): Promise<Gateway> {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await agent.close();
+    },
+  };
+}
+
+/**
+ * Tracks the POSTs in flight by Idempotency-Key. `enter` answers 'conflict' for a duplicate drawn to be refused;
+ * otherwise (after waiting for the first, for a duplicate drawn to be held) a function to call once it is answered.
+ */
+function inFlightDuplicates(opts: { conflict: number; seed: number }, counts: { duplicatesConflicted: number; duplicatesHeld: number }) {
+  const coin = new Faker({ locale: en, seed: opts.seed });
+  const flying = new Map<string, Promise<void>>();
+  const header = (req: IncomingMessage, name: string) => String(req.headers[name] ?? '');
+  return {
+    async enter(req: IncomingMessage): Promise<'conflict' | (() => void) | undefined> {
+      const key = header(req, 'idempotency-key');
+      if (req.method !== 'POST' || !key) return undefined;
+      const id = `${header(req, 'x-tenant-id')} ${req.url ?? ''} ${key}`;
+      const first = flying.get(id);
+      if (first) {
+        if (coin.datatype.boolean({ probability: opts.conflict })) {
+          counts.duplicatesConflicted++;
+          return 'conflict';
+        }
+        counts.duplicatesHeld++;
+        await first;
+        return undefined;
+      }
+      let done!: () => void;
+      flying.set(id, new Promise<void>((resolve) => (done = resolve)));
+      return () => {
+        flying.delete(id);
+        done();
+      };
     },
   };
 }

@@ -6,7 +6,8 @@ import { SETTINGS } from '../../config/variables.js';
 import type { RunReport } from '../../results/model.js';
 import { EXIT_CODE_HELP, exitCodeOf } from '../../results/verdict.js';
 import { Interrupted } from '../../runner/interrupt.js';
-import { intermittentLine } from '../../results/attempts.js';
+import { intermittentLine, newlyFailingCounts } from '../../results/attempts.js';
+import { describeConflict, groupedChecks } from '../../results/document-conflicts.js';
 import { describeDrift, documentChangeLines } from '../../reports/regression-render.js';
 import { LiveProgress } from '../../runner/progress.js';
 import { SUITE_VERSION } from '../../paths.js';
@@ -110,21 +111,32 @@ function renderConsoleSummary(r: RunReport, dir: string, reportsMs: number): str
     lines.push('', 'run diagnostics (read these first):');
     for (const d of r.diagnostics) lines.push(`  ! ${d.message}\n    fix: ${d.fix}`);
   }
-  const bad = r.checks.filter((x) => x.status === 'failed' || x.status === 'error');
-  if (bad.length) {
-    lines.push('', 'failures and errors:');
+  // Where the document itself contradicts a seed rule: said once, its checks grouped under it (they still count).
+  const conflicts = r.document_conflicts ?? [];
+  const grouped = groupedChecks(conflicts);
+  if (conflicts.length) {
+    lines.push('', 'the document contradicts the seed (each stated once; the checks that did what the document says are grouped here, and count in the verdict):');
+    for (const x of conflicts) lines.push(`  ${describeConflict(x)}`);
+  }
+  const inGroups = (status: (s: string) => boolean) => r.checks.filter((x) => status(x.status) && grouped.has(x.id)).length;
+  const bad = r.checks.filter((x) => (x.status === 'failed' || x.status === 'error') && !grouped.has(x.id));
+  const badGrouped = inGroups((s) => s === 'failed' || s === 'error');
+  if (bad.length || badGrouped) {
+    lines.push('', `failures and errors${badGrouped ? ` (besides the ${badGrouped} grouped above)` : ''}:`);
     for (const x of bad.slice(0, MAX_LISTED)) lines.push(`  ${x.status === 'error' ? 'ERROR' : 'FAIL '} ${x.name}\n        ${x.message ?? ''}${x.defined_at ? `\n        defined at ${x.defined_at}` : ''}`);
     if (bad.length > MAX_LISTED) lines.push(`  ... and ${bad.length - MAX_LISTED} more (see summary.md)`);
+    if (!bad.length) lines.push('  none');
   }
-  const warn = r.checks.filter((x) => x.status === 'warning');
-  if (warn.length) {
-    lines.push('', `warnings (${warn.length}; --strict makes them fail):`);
+  const warn = r.checks.filter((x) => x.status === 'warning' && !grouped.has(x.id));
+  const warnGrouped = inGroups((s) => s === 'warning');
+  if (warn.length || warnGrouped) {
+    lines.push('', `warnings (${warn.length + warnGrouped}${warnGrouped ? `, ${warnGrouped} of them grouped above` : ''}; --strict makes them fail):`);
     for (const x of warn.slice(0, 5)) lines.push(`  WARN  ${x.name}\n        ${x.message ?? ''}`);
     if (warn.length > 5) lines.push(`  ... and ${warn.length - 5} more (see summary.md)`);
   }
   if (r.baseline) {
     const b = r.baseline;
-    lines.push('', `baseline ${b.baseline.run_id}: ${b.newly_failing.length} newly failing, ${b.fixed.length} fixed, ${b.added.length} added, ${b.removed.length} removed`);
+    lines.push('', `baseline ${b.baseline.run_id}: ${newlyFailingCounts(b.newly_failing)}, ${b.fixed.length} fixed, ${b.added.length} added, ${b.removed.length} removed`);
     const flaky = intermittentLine(b);
     if (flaky) lines.push(flaky);
     const drift = b.drift?.findings ?? [];
