@@ -75,9 +75,13 @@ const check = (r: RunReport, id: string): CheckResult => r.checks.find((c) => c.
 
 describe('keygen, certify, verify: the honest packages', { timeout: 120_000 }, () => {
   it('a certified clean run verifies, and says what it is: the reference sandbox, the party, every check of the plan recorded', async () => {
-    const v = await cli(['verify', cleanPkg, '--key', `${keyPrefix}.pub`, '--require', 'conformant']);
+    // A gate asks for a vendor's full run: the suite's own sandbox is less, whatever its verdict, unless accepted.
+    const gated = await cli(['verify', cleanPkg, '--key', `${keyPrefix}.pub`, '--require', 'conformant']);
+    expect(gated.code, gated.stderr).toBe(18);
+    expect(gated.stdout).toMatch(/^verified, but reference sandbox, not a vendor: not a vendor's full run, below --require conformant \(--accept-caveats accepts it\): conformant \(reference sandbox, not a vendor\) for Acme Bank, Payments API at https:\/\/127\.0\.0\.1:\d+\/v1\/; signed by/);
+    const v = await cli(['verify', cleanPkg, '--key', `${keyPrefix}.pub`, '--require', 'conformant', '--accept-caveats']);
     expect(v.code, v.stderr).toBe(0);
-    expect(v.stdout).toMatch(/^verified: conformant; signed by SHA256:\S+; (\d+) files match their digests; the plan's 1500 checks all recorded; \d+ re-judged from their exchanges \(\d+ on the probe's answer only\), all agree, \d+ not re-judged/);
+    expect(v.stdout).toMatch(/^verified: conformant \(reference sandbox, not a vendor\) for Acme Bank, Payments API at https:\/\/127\.0\.0\.1:\d+\/v1\/; signed by SHA256:\S+; (\d+) files match their digests; the plan's 1500 checks all recorded; \d+ re-judged from their exchanges \(\d+ on the probe's answer only\), all agree, \d+ not re-judged/);
     const html = readFileSync(join(root, 'clean.certificate.html'), 'utf8');
     expect(html).toContain('conformant · reference sandbox, not a vendor');
     expect(html).toContain('Acme Bank, Payments API');
@@ -105,7 +109,7 @@ describe('keygen, certify, verify: the honest packages', { timeout: 120_000 }, (
   it('an honest non-conformant package verifies, and --require conformant turns its verdict into the exit code', async () => {
     const plain = await cli(['verify', faultedPkg, '--key', `${keyPrefix}.pub`]);
     expect(plain.code, plain.stderr).toBe(0);
-    expect(plain.stdout).toMatch(/^verified: non-conformant;/);
+    expect(plain.stdout).toMatch(/^verified: non-conformant \(reference sandbox, not a vendor \(faults: idem-ignored\); 3 of 14 suites\)/);
     const gated = await cli(['verify', faultedPkg, '--key', `${keyPrefix}.pub`, '--require', 'conformant']);
     expect(gated.code).toBe(1);
     expect(gated.stdout).toMatch(/^verified, but non-conformant, below --require conformant/);
@@ -551,6 +555,18 @@ describe("packages built to hurt the certifier's machine", { timeout: 120_000 },
     const r = await cli(['verify', cleanPkg, '--key', `${keyPrefix}.pub`, '--require', 'perfect']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--require perfect: not a level verify knows');
+  });
+
+  it('a party named with a terminal escape: certify refuses it (2), and a statement signed with one fails verify (11) before anything prints it', async () => {
+    const c = await cli(['certify', '--run', join(root, 'clean', 'latest'), '--key', `${keyPrefix}.key`, '--out', join(root, 'escape.tgz'), '--allow-reference-sandbox', '--party', 'Acme\u001b[2K\rverified: conformant']);
+    expect(c.code).toBe(2);
+    expect(c.stderr).toContain('--party holds a control character');
+    expect(existsSync(join(root, 'escape.tgz'))).toBe(false);
+    const v = await forge(clean, (pkg) => {
+      pkg.statement.predicate.party = 'Acme\u001b[2K\rverified: conformant';
+    });
+    expect(v.code).toBe(11);
+    expect(v.message).toMatch(/the signed statement is not a certification statement of this version: \/party must match pattern/);
   });
 });
 

@@ -10,6 +10,7 @@ export const VERIFY_EXIT = {
   plan: 15,
   inputs: 16,
   provenance: 17,
+  caveats: 18,
 } as const;
 
 export type VerifyCode = (typeof VERIFY_EXIT)[keyof typeof VERIFY_EXIT];
@@ -32,4 +33,5 @@ export const VERIFY_EXIT_HELP = [
   { code: VERIFY_EXIT.plan, meaning: "the checks are not the run's plan (one missing, one unknown, or one with another requirement, level, group or operation), or the run is not whole" },
   { code: VERIFY_EXIT.inputs, meaning: "an input is not the suite's (the requirement catalogue, the reference document) or not the run's (the document, binding or capabilities file)" },
   { code: VERIFY_EXIT.provenance, meaning: 'the evidence is not of this run: an exchange outside the target, a time outside the run, an idempotency key of another run, a sandbox fault not declared' },
+  { code: VERIFY_EXIT.caveats, meaning: "--require: verified, but not a vendor's full run (the suite's own reference sandbox, suites not run, one shard); --accept-caveats accepts it" },
 ];

@@ -75,11 +75,15 @@ const obj = (required: string[], properties: Record<string, unknown>, extra = fa
  * The predicate's JSON Schema: a signed statement is still checked for shape before any of it is read (a signer
  * can sign anything). Optional members are optional; everything else must be there, with its type.
  */
+/** A party's name: printable text only (no C0/C1 control characters). */
+export const PARTY_PATTERN = '^[^\\u0000-\\u001f\\u007f-\\u009f]+$';
+
 export const PREDICATE_SCHEMA = obj(
   ['suite', 'run', 'target', 'scope', 'inputs', 'document', 'verdict', 'headline', 'coverage', 'counts', 'rejudged', 'evidence', 'signer', 'package', 'certified_at'],
   {
     suite: obj(['name', 'version'], { name: str, version: str, lockfile: obj(['path', 'sha256'], { path: str, sha256: sha }) }),
-    party: { type: 'string', minLength: 1, maxLength: 200 },
+    // No control characters: verify prints the party on a terminal, where an escape sequence could rewrite the line.
+    party: { type: 'string', minLength: 1, maxLength: 200, pattern: PARTY_PATTERN },
     run: obj(['id', 'seed', 'started_at', 'finished_at', 'node', 'platform', 'strict'], { id: str, seed: { type: 'integer' }, started_at: str, finished_at: str, node: str, platform: str, strict: { type: 'boolean' } }),
     target: obj(['base_url', 'environment', 'kind', 'sandbox_faults'], { base_url: str, environment: str, kind: { enum: ['reference-sandbox', 'loopback', 'remote'] }, sandbox_faults: strings }),
     scope: obj(['groups', 'requested', 'not_run', 'excluded_operations'], { groups: strings, requested: strings, not_run: strings, shard: obj(['index', 'count'], { index: int, count: int }), excluded_operations: strings }),

@@ -8,7 +8,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { SUITE_VERSION } from '../paths.js';
-import { renderBadge, renderCertificate } from './certificate.js';
+import { caveats, renderBadge, renderCertificate } from './certificate.js';
 import { Difference, differs } from './difference.js';
 import { derivePackage, type Derived } from './derive.js';
 import { openEnvelope, STATEMENT_TYPE, type Envelope } from './dsse.js';
@@ -37,7 +37,13 @@ export interface Verified {
 /** The files whose bytes verify reads (the others it only hashes). */
 const kept = (name: string): boolean => name === REPORT_FILE || name === CERTIFICATE_FILE || name === BADGE_FILE || EVIDENCE_NAME.test(name) || INPUT_NAME.test(name);
 
-export async function verifyPackage(path: string, key: KeyObject, opts: { require?: Required } = {}): Promise<Verified> {
+/** What the caller accepts: a verdict at least `require`; with `acceptCaveats`, also a package that is less than a vendor's full run. */
+export interface VerifyOptions {
+  require?: Required;
+  acceptCaveats?: boolean;
+}
+
+export async function verifyPackage(path: string, key: KeyObject, opts: VerifyOptions = {}): Promise<Verified> {
   try {
     return await verifyOrDiffer(path, key, opts);
   } catch (e) {
@@ -47,7 +53,7 @@ export async function verifyPackage(path: string, key: KeyObject, opts: { requir
   }
 }
 
-async function verifyOrDiffer(path: string, key: KeyObject, opts: { require?: Required }): Promise<Verified> {
+async function verifyOrDiffer(path: string, key: KeyObject, opts: VerifyOptions): Promise<Verified> {
   const envelopeBytes = await readEnvelope(path, ENVELOPE_FILE);
   if (!envelopeBytes) differs(VERIFY_EXIT.digest, `${ENVELOPE_FILE}: missing from the package`);
   let envelope: Envelope;
@@ -98,10 +104,17 @@ async function verifyOrDiffer(path: string, key: KeyObject, opts: { require?: Re
   }
   const count = digests.size;
   const r = derived.rejudgement;
-  const summary = `${p.verdict}; signed by ${p.signer.fingerprint}; ${count} files match their digests; the plan's ${r.planned} checks all recorded; ${r.rejudged} re-judged from their exchanges (${r.answerOnly} on the probe's answer only), all agree, ${r.notRejudged.length} not re-judged (verify --json lists them); counts, verdict, certificate and badge recomputed`;
+  // What the package is, before what agreed: the caveats the certificate's headline carries, the party, the target.
+  const warn = caveats(p);
+  const headline = `${p.verdict}${warn.length ? ` (${warn.join('; ')})` : ''}${p.party ? ` for ${p.party}` : ''} at ${p.target.base_url}`;
+  const summary = `${headline}; signed by ${p.signer.fingerprint}; ${count} files match their digests; the plan's ${r.planned} checks all recorded; ${r.rejudged} re-judged from their exchanges (${r.answerOnly} on the probe's answer only), all agree, ${r.notRejudged.length} not re-judged (verify --json lists them); counts, verdict, certificate and badge recomputed`;
   const accepted = opts.require ? (REQUIRE[opts.require] as readonly string[]).includes(p.verdict) : true;
   if (!accepted) {
     return { code: BELOW_REQUIRED[p.verdict as keyof typeof BELOW_REQUIRED], message: `verified, but ${p.verdict}, below --require ${opts.require}: ${summary}`, statement: p, derived, files: count };
+  }
+  // A gate asks for a vendor's full run: the suite's own sandbox, suites left out or one shard is less, whatever its verdict.
+  if (opts.require && warn.length && !opts.acceptCaveats) {
+    return { code: VERIFY_EXIT.caveats, message: `verified, but ${warn.join('; ')}: not a vendor's full run, below --require ${opts.require} (--accept-caveats accepts it): ${summary}`, statement: p, derived, files: count };
   }
   return { code: VERIFY_EXIT.ok, message: `verified: ${summary}`, statement: p, derived, files: count };
 }

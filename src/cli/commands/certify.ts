@@ -1,6 +1,7 @@
 import { createPrivateKey } from 'node:crypto';
 import type { CommandSpec } from '../command.js';
 import { UsageError } from '../../errors.js';
+import { PARTY_PATTERN } from '../../certify/layout.js';
 
 export const CERTIFY_KEY_ENV = 'FSAPI_CERTIFY_KEY';
 
@@ -53,6 +54,10 @@ Format: docs/certification.md.`,
       }
     } else throw new UsageError(`certify needs --key FILE (or the key's PEM in ${CERTIFY_KEY_ENV}); make a pair with: fsapi-conformance keygen --out PREFIX`);
     const party = args.values['party'] ?? process.env['FSAPI_CERTIFY_PARTY'];
+    if (typeof party === 'string' && !new RegExp(PARTY_PATTERN, 'u').test(party.trim() || 'x')) {
+      throw new UsageError('--party holds a control character (a line break, an escape)', { fix: 'name the party in printable text: --party "Acme Bank, Payments API"' });
+    }
+    if (typeof party === 'string' && party.trim().length > 200) throw new UsageError(`--party is ${party.trim().length} characters long`, { fix: 'name the party in at most 200 characters' });
     const publicKey = args.values['public-key'];
     const t0 = performance.now();
     try {
