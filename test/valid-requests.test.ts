@@ -34,6 +34,7 @@ function parsed(body: string): unknown {
 
 beforeAll(async () => {
   let n = 0;
+  const customers = new Map<string, Json>();
   server = await httpsServer((req, res, body) => {
     const u = new URL(req.url ?? '/', 'https://x');
     const route = `${req.method} ${u.pathname.replace(/^\/v1/, '')}`;
@@ -45,7 +46,17 @@ beforeAll(async () => {
       if (!isObj(c)) return json(res, 422, { message: 'customer is required' });
       if (c['id'] !== undefined) return json(res, 422, { message: 'customer.id is read-only' });
       if (typeof c['givenName'] !== 'string') return json(res, 422, { message: 'customer.givenName is required' });
-      return json(res, 201, { customer: { ...c, id: `cus_${++n}` } });
+      const made = { ...c, id: `cus_${++n}` };
+      customers.set(made.id, made);
+      return json(res, 201, { customer: made });
+    }
+    if (route === 'GET /customers') {
+      const email = u.searchParams.get('email');
+      return json(res, 200, { data: [...customers.values()].filter((c) => !email || c['email'] === email), has_more: false });
+    }
+    if (route.startsWith('GET /customers/')) {
+      const c = customers.get(route.slice('GET /customers/'.length));
+      return c ? json(res, 200, c) : json(res, 404, { message: 'no such customer' });
     }
     if (route === 'POST /gadgets') {
       if (!isObj(b) || b['id'] !== undefined || b['created_at'] !== undefined) return json(res, 400, { message: 'id and created_at are read-only' });
@@ -89,9 +100,10 @@ describe('valid requests on a vendor document', { timeout: 60_000 }, () => {
   it("posts the customer as the vendor's document takes it: wrapped, renamed, without its readOnly id", () => {
     const wrapped = sent('POST', '/customers').map((r) => parsed(r.body)).filter((b): b is Json => isObj(b) && isObj(b['customer']));
     expect(wrapped.length).toBeGreaterThan(3);
+    // Some are the input checks' deliberately broken bodies (a member left out), still wrapped and renamed.
+    expect(wrapped.filter((b) => typeof (b['customer'] as Json)['givenName'] === 'string').length).toBeGreaterThan(3);
     for (const b of wrapped) {
       const c = b['customer'] as Json;
-      expect(c['givenName']).toEqual(expect.any(String));
       expect(c['first_name']).toBeUndefined();
       expect(c['id']).toBeUndefined();
     }
@@ -115,13 +127,13 @@ describe('valid requests on a vendor document', { timeout: 60_000 }, () => {
   });
 
   it('leaves readOnly members of an allOf out of a valid create, example included', () => {
-    expect(check('FSAPI-CONTRACT-004', 'gadgets.create')?.status).toBe('passed');
-    const valid = sent('POST', '/gadgets').map((r) => parsed(r.body)).filter((b): b is Json => isObj(b) && !String(b['id'] ?? '').includes('ReadOnly'));
-    expect(valid.length).toBeGreaterThan(0);
-    for (const b of valid) {
-      expect(b['id']).toBeUndefined();
-      expect(b['created_at']).toBeUndefined();
-    }
+    // The target refuses a create that carries them: the valid request passes only without them.
+    const valid = check('FSAPI-CONTRACT-004', 'gadgets.create')!;
+    expect(valid.status).toBe('passed');
+    const bodies = valid.exchanges.map((x) => parsed(x.request.body ?? '')).filter(isObj);
+    expect(bodies.length).toBeGreaterThan(0);
+    // The document's example, without the server's members.
+    for (const b of bodies) expect(b).toEqual({ name: 'lamp' });
   });
 
   it("never sends a list's non-uuid value for a uuid parameter; the unknown id of the 404 probe is a uuid too", () => {
@@ -136,8 +148,10 @@ describe('valid requests on a vendor document', { timeout: 60_000 }, () => {
 
   it("does not hold a text/plain-only answer to JSON: it asked for text/plain, and says why it did not judge the body", () => {
     expect(sent('GET', '/notes').every((r) => r.headers['accept'] === 'text/plain')).toBe(true);
+    // Its JSON error answers (the 401s of the auth checks) are judged; its text/plain answers are not, and it says so.
     const media = check('FSAPI-MEDIA-001', 'notes.get')!;
-    expect(media.status).toBe('skipped');
-    expect(media.message).toMatch(/text\/plain .*no judge/);
+    expect(media.status).toBe('passed');
+    expect(media.message).toMatch(/could not be: the document gives text\/plain as the only answer type/);
+    expect(sent('GET', '/notes').length).toBeGreaterThan(0);
   });
 });
