@@ -156,7 +156,9 @@ export const flows: CheckDef[] = [
     async run(ctx) {
       const body = newBody(ctx);
       ctx.fact(SENT, JSON.stringify(body));
-      const res = await callCase(ctx, CREATE, 'createCustomer', { body });
+      // The seed's own body, flat and in the seed's names, whatever the binding renames or wraps: a vendor whose
+      // document refuses it fails here, once, under the document's declaration (src/results/document-conflicts.ts).
+      const res = await callCase(ctx, CREATE, 'createCustomer', { body }, { seedForm: true });
       const id = STATUS.is2xx(res.status) ? readId(res.json) : undefined;
       if (id === undefined) return;
       const back = await readBack(ctx, 'getCustomer', { pathParams: { customer_id: id } });

@@ -79,7 +79,6 @@ describe('binding file', () => {
       [{ binding: 1, operations: { getCustomer: { operation: 'customer.retrieve', path_params: { customer_id: 'id' } } } }, /\/customers\/\{customerId\} has no path parameter "id"/],
       [{ binding: 1, operations: { createCustomer: { operation: 'kycStatus.retrieve' } } }, /is a POST in the reference profile/],
       [{ binding: 1, operations: { createCustomer: { operation: 'account.create' } } }, /createCustomer is POST \/customers by the seed itself; it cannot be bound to POST \/accounts/],
-      [{ binding: 1, operations: { createCustomer: { operation: 'customer.create', fields: { first_name: 'firstName' } } } }, /renames first_name, which the seed fixes/],
       [{ binding: 1, operations: { listCustomers: { operation: 'customers.list', list: { cursor_param: 'after' } } } }, /says nothing of where the items are/],
       [{ binding: 2 }, /the binding version must be 1/],
       [{ binding: 1, grups: {} }, /unknown key "grups" \(did you mean groups\?\)/],
@@ -258,9 +257,9 @@ describe('translation', () => {
 
     const update = b.resolve('updateCustomer')!;
     expect(b.bodyToVendor(update, { status: 'frozen', metadata: { event: 'card.frozen' } })).toEqual({ status: 'locked', metadata: { event: 'card.locked' } });
-    // The seed's customer fields are never renamed in POST /customers, whatever the global map says.
+    // The customer create goes through the renames too (FSAPI-CUS-001 alone sends the seed's own form, CallOptions.seedForm).
     const create = b.resolve('createCustomer')!;
-    expect(b.bodyToVendor(create, { first_name: 'Ada', customer_id: 'x' })).toEqual({ first_name: 'Ada', customerId: 'x' });
+    expect(b.bodyToVendor(create, { first_name: 'Ada', customer_id: 'x' })).toEqual({ firstName: 'Ada', customerId: 'x' });
   });
 
   it('a path parameter the binding cannot place is a binding gap with the fix, not a request with a hole', () => {

@@ -1,6 +1,6 @@
 import type { GroupSlug } from '../catalogue/groups.js';
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
-import { isStateMember, SEED_CUSTOMER_FIELDS, SEED_FIXED, type BindingFile, type ListShape, type OperationBinding } from './format.js';
+import { isStateMember, SEED_FIXED, type BindingFile, type ListShape, type OperationBinding } from './format.js';
 import { findOperation, pathParamOf } from './load.js';
 import { isObj, type Json } from '../json.js';
 import type { RequestParts } from '../http/request-parts.js';
@@ -251,21 +251,18 @@ export class Binding {
 
   bodyToVendor(b: BoundOperation, body: unknown): unknown {
     if (b.identity) return body;
-    const keepSeed = SEED_FIXED[b.refId]?.fixedFields === true;
+    // Every body, the seed's customer create included, in the vendor's names and values: the seed's own form is
+    // sent as it is only where a check asks for it (CallOptions.seedForm).
     const map = { ...this.fields, ...b.entry.fields };
-    const walk = (v: unknown, key: string | undefined, seed: boolean): unknown => {
-      if (Array.isArray(v)) return v.map((x) => walk(x, key, seed));
-      // The seed's customer fields keep the seed's values too ("individual" is a value of type).
-      if (typeof v === 'string') return seed ? v : this.valueToVendor(key, v);
+    const walk = (v: unknown, key: string | undefined): unknown => {
+      if (Array.isArray(v)) return v.map((x) => walk(x, key));
+      if (typeof v === 'string') return this.valueToVendor(key, v);
       if (!isObj(v)) return v;
       const o: Json = {};
-      for (const [k, x] of Object.entries(v)) {
-        const fixed = keepSeed && SEED_CUSTOMER_FIELDS.includes(k);
-        o[fixed ? k : (map[k] ?? k)] = walk(x, k, fixed || seed);
-      }
+      for (const [k, x] of Object.entries(v)) o[map[k] ?? k] = walk(x, k);
       return o;
     };
-    return walk(body, undefined, false);
+    return walk(body, undefined);
   }
 
   /**

@@ -4,7 +4,7 @@ import { displayPath, readSourceFile } from '../catalogue/yaml-file.js';
 import { UsageError } from '../errors.js';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { SEED_CUSTOMER_FIELDS, SEED_FIXED, type BindingFile, type ErrorShape, type ListShape, type OperationBinding, type Suggestion } from './format.js';
+import { SEED_FIXED, type BindingFile, type ErrorShape, type ListShape, type OperationBinding, type Suggestion } from './format.js';
 import { isObj, type Json } from '../json.js';
 import { nearest } from '../nearest.js';
 
@@ -105,13 +105,9 @@ export function loadBinding(path: string, vendor: SpecDocument, reference: SpecD
       const q = names(`operations.${refId}.query`, [...at, 'query']);
       if (q) ob.query = q;
       const f = names(`operations.${refId}.fields`, [...at, 'fields']);
-      if (f) {
-        if (fixed?.fixedFields) {
-          const moved = Object.keys(f).filter((k) => SEED_CUSTOMER_FIELDS.includes(k) && f[k] !== k);
-          if (moved.length) fail(`operations.${refId}.fields renames ${moved.join(', ')}, which the seed fixes for POST /customers`, [...at, 'fields'], 'remove those renames: the seed names the customer fields');
-        }
-        ob.fields = f;
-      }
+      // Renames of the seed's customer fields are taken: the checks then exercise the vendor as its document
+      // says, and FSAPI-CUS-001 still sends the seed's own body (src/results/document-conflicts.ts).
+      if (f) ob.fields = f;
       if (e['envelope'] !== undefined) {
         if (typeof e['envelope'] !== 'string') fail(`operations.${refId}.envelope must be a member name or dotted path`, [...at, 'envelope'], 'e.g. envelope: data');
         ob.envelope = e['envelope'] as string;

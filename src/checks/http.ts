@@ -6,7 +6,13 @@ import type { SuiteSlug } from '../catalogue/groups.js';
 import { isGroupSlug } from '../catalogue/groups.js';
 import type { Binding } from '../binding/binding.js';
 import { pathParamOf } from '../binding/load.js';
-import type { Operation, SpecDocument } from '../catalogue/openapi.js';
+import type { Operation, Parameter, SpecDocument } from '../catalogue/openapi.js';
+import type { CheckContext } from '../harness/check.js';
+import { seedFor } from '../harness/seed.js';
+import { isObj } from '../json.js';
+import { validForParameter } from '../values/parameter-value.js';
+import { generateValid, inlineForeignRefs, loadGenerator } from '../values/generate.js';
+import { describeSchema } from '../values/request-validity.js';
 import { check, describeRequest, expectStatus, fail, STATUS, summariseBody } from '../harness/assert.js';
 import type { CheckDef } from '../harness/check.js';
 import { answersTo, caseAnswerIf, judgeSkips, lastAnswer, probeAnswer } from '../harness/judge.js';
@@ -116,16 +122,32 @@ function unknownIdCheck(op: Operation, binding: Binding | undefined): CheckDef |
       const parts = await validRequest(ctx, op);
       const known = parts.pathParams?.[idParam.name];
       if (!known) return ctx.skip(`no valid ${idParam.name} to model an unknown one on`);
-      // Same prefix and length, another random tail: valid in form, found nowhere.
-      // A vendor's prefix is its own (cus_, CUST-, ...): an id without it is malformed, not unknown.
-      const prefix = /^[A-Za-z]+[_-]/.exec(known)?.[0] ?? '';
-      const tail = ctx.faker.string.alphanumeric(Math.max(8, known.length - prefix.length));
-      const unknown = `${prefix}${tail}`;
+      const unknown = await unknownLike(ctx, idParam, known);
       await ctx.call(op, { ...parts, pathParams: { ...parts.pathParams, [idParam.name]: unknown } }, { probe: 'unknown-id' });
     },
     // The unknown id is in the request line the message starts with.
     judge: (answers) => expectStatus(probeAnswer(answers, ['unknown-id']), 404, `status for an unknown ${idParam.name}`),
   };
+}
+
+/**
+ * An id found nowhere, in the form of a known one: same prefix and length, another random tail (a vendor's prefix
+ * is its own, cus_, CUST-, ...: an id without it is malformed, not unknown). Where that breaks the parameter's
+ * schema (a `format: uuid`, a pattern), one made from the schema instead: a target that checks formats first
+ * answers a malformed id 400 or 422, which says nothing of unknown ids.
+ */
+async function unknownLike(ctx: CheckContext, p: Parameter, known: string): Promise<string> {
+  const prefix = /^[A-Za-z]+[_-]/.exec(known)?.[0] ?? '';
+  const modelled = `${prefix}${ctx.faker.string.alphanumeric(Math.max(8, known.length - prefix.length))}`;
+  if (validForParameter(ctx.spec, p, modelled)) return modelled;
+  if (isObj(p.schema) && p.schema['format'] === 'uuid') return ctx.faker.string.uuid();
+  await loadGenerator();
+  for (let i = 0; i < 5; i++) {
+    const made = generateValid(ctx.spec, inlineForeignRefs(ctx.spec, p.schema), seedFor(ctx.config.seed, `${p.name}:unknown:${i}:${known}`));
+    const value = made.ok && (typeof made.value === 'string' || typeof made.value === 'number') ? String(made.value) : undefined;
+    if (value !== undefined && value !== known && validForParameter(ctx.spec, p, value)) return value;
+  }
+  return ctx.skip(`no unknown ${p.name} valid for its schema${describeSchema(p.schema)} could be made: give the parameter a pattern or format the suite can fill`, 'binding');
 }
 
 /**

@@ -9,6 +9,7 @@ import { BindingGap } from '../binding/binding.js';
 import { CheckSkipped } from '../harness/assert.js';
 import { DRIVERS } from '../drivers/index.js';
 import { generatedBody } from './generated-body.js';
+import { bodyProblems, fitBody, parameterProblems, problemText, readOnlyMembers, withoutReadOnly } from '../values/request-validity.js';
 import type { DriverScope, OperationDriver } from '../drivers/types.js';
 import type { CheckContext } from '../harness/check.js';
 import { type RequestParts, withMadeUp, type MadeUpValue } from '../http/request-parts.js';
@@ -99,13 +100,30 @@ async function parameterValues(ctx: CheckContext, op: Operation, as: 'primary' |
   return { path, query, madeUp };
 }
 
-/** Whether a body is valid for the operation's schema (a schema that cannot be compiled proves nothing valid). */
+/**
+ * Whether a body is valid for the operation's schema as a client fills it (a schema that cannot be compiled proves
+ * nothing valid); `mediaType` names the request media type the body is checked for.
+ */
 function validBody(ctx: CheckContext, op: Operation, body: unknown, mediaType: string): boolean {
-  try {
-    return ctx.spec.validateRequestBody(op, body, mediaType).length === 0;
-  } catch {
-    return false;
+  if (requestMediaOf(op)?.mediaType !== mediaType) {
+    try {
+      return ctx.spec.validateRequestBody(op, body, mediaType).length === 0;
+    } catch {
+      return false;
+    }
   }
+  return bodyProblems(ctx.spec, op, body).length === 0;
+}
+
+/** A body without the members its schema marks readOnly (a document's example carries the server's id and dates). */
+function clientBody(ctx: CheckContext, op: Operation, body: unknown): unknown {
+  return withoutReadOnly(body, readOnlyMembers(ctx.spec, requestMediaOf(op)?.schema));
+}
+
+/** Vendor parts made from a driver's, remembered with the driver's reference parts. */
+function keepReference(from: RequestParts, to: RequestParts): RequestParts {
+  REFERENCE_PARTS.set(to, referencePartsOf(from));
+  return to;
 }
 
 /**
@@ -127,11 +145,15 @@ export async function validRequest(ctx: CheckContext, op: Operation, opts: { fre
       if (ctx.config.isReferenceProfile || !(e instanceof CheckSkipped)) throw e;
       refused = `the driver of ${op.operationId} could not build its request (${e.message})`;
     }
-    // On a vendor's document the reference body is used only where it is valid for the vendor's own schema.
-    if (built && (ctx.config.isReferenceProfile || built.body === undefined)) return byDriver(built);
-    const problems = built ? ctx.spec.validateRequestBody(op, built.body) : [];
-    if (built && problems.length === 0) return byDriver(built);
-    if (built) refused = `the driver's body for ${op.operationId} does not fit its request schema (${problems.slice(0, 2).map((p) => `${p.pointer || "(body)"} ${p.message}`).join('; ')}): bind its field names (fields) in the binding file`;
+    if (built && ctx.config.isReferenceProfile) return byDriver(built);
+    // On a vendor's document the driver's request is used only where it is valid for the vendor's own document:
+    // its path and query values for their parameters, its body (readOnly members left out, wrapped where the
+    // schema wraps it) for the request schema.
+    const params = built ? parameterProblems(ctx.spec, op, built) : [];
+    const fitted = built && params.length === 0 ? fitBody(ctx.spec, op, built.body, ctx.binding.referenceOf(op)?.entry.envelope) : undefined;
+    if (built && fitted?.ok) return byDriver(fitted.body === built.body ? built : keepReference(built, { ...built, body: fitted.body }));
+    if (built && params.length) refused = `the driver's request for ${op.operationId} breaks its document (${params.slice(0, 2).join('; ')}): give the parameter a value source the document allows (an OpenAPI link, a binding of the operation that produces it)`;
+    else if (fitted && !fitted.ok) refused = `the driver's body for ${op.operationId} does not fit its request schema (${problemText(fitted.problems)}): bind its field names (fields) in the binding file`;
   }
   // The reference profile's examples name objects that exist nowhere: without a driver they would only get 404s.
   if (ctx.config.isReferenceProfile && (op.requestBody || op.parameters.some((p) => p.in === 'path'))) {
@@ -148,6 +170,10 @@ export async function validRequest(ctx: CheckContext, op: Operation, opts: { fre
     parts.body = made.body;
     madeUp.push(...made.madeUp);
   }
+  // Values from the target or the document are each valid for their parameter; a request that still breaks the
+  // document (a value no source could give in the parameter's form) is not sent as a valid one.
+  const broken = parameterProblems(ctx.spec, op, parts);
+  if (broken.length) ctx.skip(`no valid value for ${op.operationId}: ${broken.slice(0, 2).join('; ')}; give the parameter a value source the document allows (an OpenAPI link from the operation that creates it, a list the suite can read, an example)`, 'binding');
   const out = withMadeUp(parts, madeUp);
   // The document's examples and made-up values are in the vendor's terms; a driver's vary() reads its own.
   const bound = driver ? ctx.binding.referenceOf(op) : undefined;
@@ -165,7 +191,7 @@ export function bodyFromDocument(ctx: CheckContext, op: Operation, opts: { refus
   const also = opts.alsoSet ?? [];
   const sets = (b: unknown) => also.length === 0 || (isObj(b) && also.some((m) => b[m] !== undefined));
   // The example fallback: the document's first example that is valid for its own schema.
-  const example = media?.examples.find((e) => validBody(ctx, op, e, media.mediaType) && sets(e));
+  const example = media?.examples.map((e) => clientBody(ctx, op, e)).find((e) => validBody(ctx, op, e, media.mediaType) && sets(e));
   if (example !== undefined) {
     const body = structuredClone(example);
     return { body, madeUp: madeUpBodyValues(body, 'example') };
@@ -177,13 +203,13 @@ export function bodyFromDocument(ctx: CheckContext, op: Operation, opts: { refus
     const p = made.problems[0];
     ctx.skip(opts.refused ?? `no driver, no valid request body example, and no body made from the schema of ${op.operationId} is valid for it${p ? ` (${p.pointer || '(body)'} ${p.message})` : ''}: bind it to a reference operation (fsapi-conformance bind), or add a valid example to its request body`, 'binding');
   }
-  let body = made.value;
+  let body = clientBody(ctx, op, made.value);
   if (also.length && isObj(body)) {
     // Every optional member made too, and the wanted ones taken over one by one while the body stays valid.
     const full = generatedBody(ctx.spec, op, ctx.faker, ctx.config.label, seed, { optionals: 1 });
     for (const m of also) {
       const v = full.ok && isObj(full.value) ? full.value[m] : undefined;
-      if (v === undefined || !isObj(body)) continue;
+      if (v === undefined || !isObj(body) || readOnlyMembers(ctx.spec, media?.schema)[m] === true) continue;
       const candidate = { ...body, [m]: v };
       if (validBody(ctx, op, candidate, media?.mediaType ?? 'application/json')) body = candidate;
     }

@@ -13,6 +13,8 @@ import type { RecordedExchange } from '../results/model.js';
 import { generateValid } from '../values/generate.js';
 import { valueSources, type ValueSource } from '../values/producers.js';
 import { select } from '../values/schema-walk.js';
+import { validForParameter } from '../values/parameter-value.js';
+import { describeSchema } from '../values/request-validity.js';
 import type { RequestParts } from '../http/request-parts.js';
 
 /** What a producer's one call gave: its answer body, or why it gives nothing. */
@@ -54,9 +56,12 @@ export async function targetValue(
       continue;
     }
     ctx.attach(answer.exchange);
-    const value = select(answer.body, source.select).find((v): v is string | number => (typeof v === 'string' && v !== '') || typeof v === 'number');
+    const given = select(answer.body, source.select).filter((v): v is string | number => (typeof v === 'string' && v !== '') || typeof v === 'number');
+    // A value that breaks the parameter's schema (its format, pattern, enum, length) is not sent as a valid one:
+    // the next source is tried (a list's `acme_corp` is no `format: uuid`).
+    const value = given.find((v) => validForParameter(ctx.spec, p, String(v)));
     if (value !== undefined) return { value, source };
-    why.push(`${answer.what} gave no ${source.select.split('/').at(-1)}`);
+    why.push(given.length ? `${answer.what} gave ${JSON.stringify(String(given[0]).slice(0, 40))}, which breaks the schema of ${p.name}${describeSchema(p.schema)}` : `${answer.what} gave no ${source.select.split('/').at(-1)}`);
   }
   return { why };
 }

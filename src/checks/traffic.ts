@@ -62,7 +62,16 @@ export function evaluatorsFor(spec: SpecDocument): { evaluate: TrafficEvaluator;
       appliesTo: (_op, res) => (res.text.length > 0 ? ['FSAPI-MEDIA-001'] : []),
       evaluate: (_op, res) => {
         if (res.text.length === 0) return [];
-        if (!isJsonMedia(res.contentType)) return [{ requirement: 'FSAPI-MEDIA-001', message: `${res.status} body labelled ${res.contentType || 'with no Content-Type'}, not JSON` }];
+        if (!isJsonMedia(res.contentType)) {
+          // An answer is judged by the type the suite asked for: where the document gives the operation's answers
+          // only in types the suite has no judge for (text/plain, a PDF), it asked for those, and an answer in
+          // one of them is not held to JSON (the observer records why it could not judge it).
+          const asked = askedTypes(res);
+          if (asked.length && !asked.some(isJsonMedia) && asked.some((a) => sameType(a, res.contentType))) {
+            throw new Error(`the document gives ${asked.join(', ')} as the only answer type, which the suite has no judge for: ask the vendor to document a JSON answer`);
+          }
+          return [{ requirement: 'FSAPI-MEDIA-001', message: `${res.status} body labelled ${res.contentType || 'with no Content-Type'}, not JSON` }];
+        }
         if (res.jsonError) return [{ requirement: 'FSAPI-MEDIA-001', message: `${res.status} body is labelled JSON but does not parse: ${res.jsonError}` }];
         return [];
       },
@@ -82,6 +91,21 @@ export function evaluatorsFor(spec: SpecDocument): { evaluate: TrafficEvaluator;
     },
   ];
 }
+
+/** The media types a request asked for (its Accept), without parameters. */
+function askedTypes(res: HttpResponse): string[] {
+  const accept = Object.entries(res.exchange.request.headers).find(([k]) => k.toLowerCase() === 'accept')?.[1] ?? '';
+  return accept
+    .split(',')
+    .map((a) => a.split(';')[0]!.trim().toLowerCase())
+    .filter((a) => a !== '' && a !== '*/*');
+}
+
+/** Whether an answer's type is one asked for (`text/*` takes `text/plain`). */
+const sameType = (asked: string, got: string): boolean => {
+  const type = got.split(';')[0]!.trim().toLowerCase();
+  return asked === type || (asked.endsWith('/*') && type.startsWith(asked.slice(0, -1)));
+};
 
 function contractFindings(spec: SpecDocument, op: Operation, res: HttpResponse, probe?: Probe): TrafficFinding[] {
   const out: TrafficFinding[] = [];
@@ -190,8 +214,15 @@ export function judgeTraffic(spec: SpecDocument, op: Operation, requirement: str
   for (const ev of evaluatorsFor(spec)) {
     for (const { res, probe } of answers) {
       if (!ev.appliesTo(op, res, probe).includes(requirement)) continue;
+      let found: ReturnType<typeof ev.evaluate>;
+      try {
+        found = ev.evaluate(op, res, probe);
+      } catch {
+        // As the live observer: an answer the suite cannot judge counts neither way.
+        continue;
+      }
       applicable++;
-      for (const f of ev.evaluate(op, res, probe)) if (f.requirement === requirement) findings.push({ message: f.message, res });
+      for (const f of found) if (f.requirement === requirement) findings.push({ message: f.message, res });
     }
   }
   return { applicable, findings };

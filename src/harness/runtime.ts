@@ -201,7 +201,7 @@ const SEED_HEADERS = new Set(['api-key', 'x-tenant-id', 'idempotency-key', 'cont
 
 /**
  * What to accept: JSON where the operation answers it; else the JSON type it documents (`application/vnd.api+json`),
- * else every media type its successes document (a PDF statement).
+ * else every media type its successes document (a PDF statement), whose answers are then not judged as JSON.
  */
 function acceptFor(op: Operation): string {
   let accept = acceptOf.get(op);
@@ -217,10 +217,13 @@ function documentedAccept(op: Operation): string {
   const declared = op.parameters.find((p) => p.in === 'header' && p.name.toLowerCase() === 'accept');
   const schema = declared && typeof declared.schema === 'object' ? declared.schema : undefined;
   const given = [declared?.example, schema?.['default'], Array.isArray(schema?.['enum']) ? schema['enum'][0] : undefined].find((v): v is string => typeof v === 'string');
-  if (given) return given;
   const media = [...new Set(op.responses.filter((r) => r.status.startsWith('2')).flatMap((r) => r.content.map((c) => c.mediaType)))];
-  if (media.length === 0 || media.includes('application/json')) return 'application/json';
   const json = media.filter((m) => /^application\/[\w.+-]+\+json$/.test(m));
+  // Only types the suite can judge are asked for: JSON and +json types, wherever the document gives one.
+  if (given && (/json/i.test(given) || (!media.includes('application/json') && json.length === 0))) return given;
+  if (media.length === 0 || media.includes('application/json')) return 'application/json';
+  // Answers documented only in types the suite has no judge for (text/plain, a PDF): asked for as documented, so
+  // the target can answer at all, and their bodies are not held to JSON (src/checks/traffic.ts).
   return (json.length ? json : media).join(', ');
 }
 

@@ -68,6 +68,11 @@ export interface CallOptions {
   timeoutMs?: number;
   /** How much of each body the evidence keeps (RequestSpec.evidenceBytes): more for an answer a judge reads. */
   evidenceBytes?: number;
+  /**
+   * The body is sent as the seed fixes it (POST /customers' flat body and field names), not through the binding's
+   * renames and wrappers: what a requirement of the seed's own request holds the target to.
+   */
+  seedForm?: boolean;
 }
 
 /** A request's values; the ones the suite made up from the document carry that (MADE_UP above). */

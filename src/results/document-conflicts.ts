@@ -1,11 +1,13 @@
 /**
  * Where the document in use itself contradicts a seed rule: it carries the key as `Authorization: Bearer` (an
- * operation it secures by an http bearer scheme alone), or it declares the Idempotency-Key header of a POST optional.
+ * operation it secures by an http bearer scheme alone), it declares the Idempotency-Key header of a POST optional,
+ * or its POST /customers takes no body in the seed's form (a wrapper, renamed fields).
  * A target that does what its document says then fails that requirement on every such operation: true by the seed's
  * rule, but one fact. The run states it once per requirement, with the document's declaration as the evidence (its
  * JSON pointer) and the operations it applies to, and groups under it the checks that failed (or warned) for doing
  * what the document says. They still fail and count: the verdict does not change, only how the reports read.
  */
+import { merge } from 'allof-merge';
 import type { CheckResult, DocumentConflict } from './model.js';
 
 export type { DocumentConflict };
@@ -117,11 +119,72 @@ function optionalIdempotencyKey(raw: Json, ops: readonly RawOperation[]): Declar
   return ['FSAPI-IDEM-001', 'FSAPI-IDEM-101'].map((requirement) => ({ requirement, declaration, pointer: first, places: places.size, operations }));
 }
 
+/** The members of the seed's customer create body (seed "Customer": its fields, the address nested). */
+const SEED_CUSTOMER_BODY = ['first_name', 'last_name', 'middle_name', 'email', 'phone', 'type', 'gender', 'date_of_birth', 'address'];
+
+/** A schema with a `$ref` to a component followed and allOf merged (allof-merge, as the document diff merges), and where it is declared. */
+function effectiveSchema(raw: Json, schema: unknown, at: string): { schema: Json; at: string } | undefined {
+  let s = schema;
+  let where = at;
+  for (let i = 0; i < 8 && isObj(s) && typeof s['$ref'] === 'string'; i++) {
+    const ref = s['$ref'];
+    if (!ref.startsWith('#/')) return undefined;
+    where = ref.slice(1);
+    s = ref
+      .slice(2)
+      .split('/')
+      .map((k) => decodeURIComponent(k).replace(/~1/g, '/').replace(/~0/g, '~'))
+      .reduce<unknown>((o, k) => (isObj(o) ? o[k] : undefined), raw);
+  }
+  if (!isObj(s)) return undefined;
+  try {
+    const merged = merge(s, { source: raw, mergeRefSibling: true });
+    return isObj(merged) ? { schema: merged, at: where } : undefined;
+  } catch {
+    return { schema: s, at: where };
+  }
+}
+
+/**
+ * FSAPI-CUS-001: the document's `POST /customers` takes no body in the seed's form (flat, the seed's field names):
+ * its request schema requires a member the seed's body does not carry (a wrapper, `{"customer": {...}}`, or a
+ * renamed field), or forbids the seed's members. The checks send the vendor's form through the binding; the seed's
+ * own form is still sent once, and its refusal is this one fact.
+ */
+function seedCustomerBody(raw: Json, ops: readonly RawOperation[]): DeclaredConflict[] {
+  const create = ops.find((o) => o.method === 'post' && /^(\/v1)?\/customers\/?$/.test(o.path));
+  if (!create) return [];
+  let body: unknown = create.op['requestBody'];
+  let at = pointer('paths', create.path, 'post', 'requestBody');
+  if (isObj(body) && typeof body['$ref'] === 'string') {
+    const found = effectiveSchema(raw, body, at);
+    body = found?.schema;
+    at = found?.at ?? at;
+  }
+  const content = isObj(body) && isObj(body['content']) ? body['content'] : {};
+  const json = Object.keys(content).find((m) => m === 'application/json') ?? Object.keys(content).find((m) => /json/.test(m));
+  if (!json || !isObj(content[json])) return [];
+  const schema = effectiveSchema(raw, (content[json] as Json)['schema'], `${at}${pointer('content', json, 'schema')}`);
+  if (!schema) return [];
+  const required = Array.isArray(schema.schema['required']) ? schema.schema['required'].map(String) : [];
+  const props = isObj(schema.schema['properties']) ? schema.schema['properties'] : {};
+  const missing = required.filter((m) => !SEED_CUSTOMER_BODY.includes(m));
+  const closed = schema.schema['additionalProperties'] === false ? SEED_CUSTOMER_BODY.filter((m) => !(m in props)) : [];
+  if (!missing.length && !closed.length) return [];
+  const declaration = missing.length
+    ? `its POST /customers request body requires ${missing.join(', ')}, which the seed's customer body (flat, in the seed's field names) does not carry`
+    : `its POST /customers request body allows no other members than its own, and not the seed's ${closed.join(', ')}`;
+  return [{ requirement: 'FSAPI-CUS-001', declaration, pointer: schema.at.startsWith('/') ? schema.at : `/${schema.at}`, places: 1, operations: [create.id] }];
+}
+
 /** The seed rules the document contradicts, each with where it says so and the operations it applies to. */
 export function declaredConflicts(raw: Json): DeclaredConflict[] {
   const ops = operationsOf(raw);
-  return [...bearerOnly(raw, ops), ...optionalIdempotencyKey(raw, ops)];
+  return [...bearerOnly(raw, ops), ...optionalIdempotencyKey(raw, ops), ...seedCustomerBody(raw, ops)];
 }
+
+/** Conflicts where doing what the document says is refusing the seed's request (not accepting what the seed refuses). */
+const REFUSED_BY_DOCUMENT: ReadonlySet<string> = new Set(['FSAPI-CUS-001']);
 
 const is2xx = (status: number | undefined) => status !== undefined && status >= 200 && status <= 299;
 
@@ -132,6 +195,13 @@ const is2xx = (status: number | undefined) => status !== undefined && status >= 
  */
 export function conflictOf(conflicts: readonly DeclaredConflict[], c: CheckResult): DeclaredConflict | undefined {
   if (c.status !== 'failed' && c.status !== 'warning') return undefined;
+  if (REFUSED_BY_DOCUMENT.has(c.requirement)) {
+    // The seed's own create, refused (a 4xx, not a server error): what the document's schema says it does.
+    const found = conflicts.find((x) => x.requirement === c.requirement);
+    const create = c.exchanges.find((x) => x.response && x.case === 'create');
+    const status = create?.response?.status;
+    return found && status !== undefined && status >= 400 && status < 500 ? found : undefined;
+  }
   const found = conflicts.find((x) => x.requirement === c.requirement && c.operation !== undefined && x.operations.includes(c.operation));
   if (!found) return undefined;
   const own = c.exchanges.filter((x) => x.response && x.operation === c.operation).at(-1);

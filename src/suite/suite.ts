@@ -106,7 +106,8 @@ function registerChecks(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FIL
         config: cfg,
         faker: seededFaker(cfg.seed, `${suite}:world:${principal}`),
         call: async (id, parts = {}, opts = {}) => {
-          const c = bindCall(rt.catalogue.binding, cfg, id, parts, { ...opts, as: principal });
+          // A prerequisite is meant valid: one the suite cannot make valid for the document is not sent.
+          const c = bindCall(rt.catalogue.binding, cfg, id, parts, { ...opts, as: principal }, true);
           const req = operationRequest(rt, c.op, c.parts, c.opts, () => idempotencyKeyFor(cfg.runId, worldKeyScope(suite, principal), n++));
           // Kept for reproductions: a failing check's script starts with the set-up of what it names.
           return c.view(await send(req, (x) => setupLog.push(x)));
