@@ -1,0 +1,24 @@
+/**
+ * What a vendor operation means against a reference operation: the same action, and no contradiction of what the
+ * reference operation does.
+ */
+import { CREATE_LIKE } from './vocabulary.js';
+import type { Shape } from './shapes.js';
+
+/**
+ * Why a vendor operation cannot play a reference operation, whatever else they share: another action, or none where
+ * the reference has one (a card's image upload does not freeze it; a renewal is not an issue).
+ */
+export function contradiction(v: Shape, r: Shape): string | undefined {
+  // A list does not read one object, nor one object a list.
+  if (v.op.method === 'GET' && v.list && !r.list) return `${v.op.operationId} answers a list, and ${r.op.operationId} one object`;
+  if (v.op.method === 'GET' && r.list && !v.list && /\}$/.test(v.op.path)) return `${v.op.operationId} reads one object, and ${r.op.operationId} lists`;
+  for (const a of r.actions) {
+    if (v.actions.has(a)) continue;
+    if (CREATE_LIKE.has(a) && v.actions.size === 0) continue;
+    return `${r.op.operationId} ${a}s, and ${v.op.operationId} (${v.op.method} ${v.op.path}) does not say so`;
+  }
+  const other = [...v.actions].filter((a) => !r.actions.has(a));
+  if (other.length) return `${v.op.operationId} (${v.op.method} ${v.op.path}) ${other.join(', ')}s, which ${r.op.operationId} does not`;
+  return undefined;
+}
