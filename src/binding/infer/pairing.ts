@@ -8,7 +8,8 @@ import { GROUPS, type GroupSlug } from '../../catalogue/groups.js';
 import { SEED_FIXED, type BindingFile, type OperationBinding } from '../format.js';
 import { ACTIVE_CONFIDENCE } from '../../confidence.js';
 import { squash, words } from './vocabulary.js';
-import { shapeOf, type Shape } from './shapes.js';
+import { collectionOf, routeOf, shapeOf, type Shape } from './shapes.js';
+import { effectOf, type Effect } from './effect.js';
 import { contradiction } from './meaning.js';
 import { confidence, score, THRESHOLD } from './scoring.js';
 import { inferErrors, inferEvents, inferValues, queryRenames, rawFields } from './conventions.js';
@@ -24,8 +25,8 @@ export interface Inference {
 
 export function inferBinding(vendor: SpecDocument, reference: SpecDocument, specLabel: string, opts: { threshold?: number } = {}): Inference {
   const threshold = opts.threshold ?? ACTIVE_CONFIDENCE;
-  const vs = vendor.operations.map((o) => shapeOf(vendor, o));
-  const rs = reference.operations.map((o) => shapeOf(reference, o));
+  const vs = vendor.operations.map((o) => shapeOf(vendor, o, collectionEffects(vendor)));
+  const rs = reference.operations.map((o) => shapeOf(reference, o, collectionEffects(reference)));
   const spelled = vs.filter((v) => v.plural !== undefined);
   const pluralApi = spelled.filter((v) => v.plural).length > spelled.length / 2;
   // Collections the API writes: a POST, PUT or PATCH on the collection or on a member of it (a KYC singleton is
@@ -121,4 +122,16 @@ function groupByWords(ws: string[]): GroupSlug | undefined {
     if (n) counts.set(g.slug, n);
   }
   return [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+}
+
+/** What each collection does with money, said by its create (POST on the collection): its reads mean the same. */
+function collectionEffects(spec: SpecDocument): Map<string, Effect> {
+  const out = new Map<string, Effect>();
+  for (const op of spec.operations) {
+    if (op.method !== 'POST' || /\}$/.test(op.path)) continue;
+    const effect = effectOf(spec, op);
+    const collection = collectionOf(routeOf(op.path));
+    if (effect && !out.has(collection)) out.set(collection, effect);
+  }
+  return out;
 }

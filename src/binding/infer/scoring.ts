@@ -1,6 +1,10 @@
 /** How well a vendor operation plays a reference operation: a score from the evidence, and its reasons. */
 import { overlap } from './vocabulary.js';
 import type { Shape } from './shapes.js';
+import { EFFECT_TEXT } from './effect.js';
+
+/** Heads of money resources: a payment whose effect is a collection's plays it, whatever its noun. */
+const MONEY_HEADS = new Set(['transfer', 'collection']);
 
 /**
  * How well a vendor operation plays a reference operation, with the reasons (0 when the methods differ).
@@ -10,12 +14,13 @@ export function score(v: Shape, r: Shape, pluralApi: boolean, creates: { vendor:
   if (v.op.method !== r.op.method) return { score: 0, reasons: [] };
   const reasons: string[] = [];
   let s = 0;
-  if (v.op.path === r.op.path) {
+  if (v.route === r.route) {
     s += 3;
-    reasons.push('same path');
+    reasons.push(v.op.path === r.op.path ? 'same path' : `same path under a version prefix (${v.op.path})`);
   } else if (v.skeleton === r.skeleton) {
     s += 2.5;
-    reasons.push('same path once parameter names are set aside');
+    // Said as it is: /payments is /transfers only by a synonym.
+    reasons.push(v.rawSkeleton === r.rawSkeleton ? 'same path once parameter names are set aside' : `same path shape once parameter names are set aside and synonyms folded (${v.route} for ${r.op.path})`);
   } else {
     const p = overlap(v.pathWords, r.pathWords);
     if (p > 0) reasons.push(`path words in common (${Math.round(p * 100)}%)`);
@@ -53,8 +58,18 @@ export function score(v: Shape, r: Shape, pluralApi: boolean, creates: { vendor:
     s -= 1;
     reasons.push(`${v.op.path} is singular in an API of plural collections: one object of its own, not a collection`);
   }
+  // The effect decides between money resources: the same one weighs more than a name; none said, where the name is
+  // the reference's only by a synonym (a payment for a transfer), weighs against.
+  const sameEffect = r.effect !== undefined && r.effect !== 'bills' && v.effect === r.effect;
+  if (sameEffect) {
+    s += 0.8;
+    reasons.push(`the same effect: it ${EFFECT_TEXT[r.effect!]}`);
+  } else if (r.effect && r.effect !== 'bills' && !v.effect && (v.head !== r.head || v.headBySynonym)) {
+    s -= 1.2;
+    reasons.push(`nothing in its fields says it ${EFFECT_TEXT[r.effect]}`);
+  }
   // Its resource is named by another noun (a payment schedule is not a transfer): the rest must make up for it.
-  if (v.head && !r.resourceWords.has(v.head)) {
+  if (v.head && !r.resourceWords.has(v.head) && !(sameEffect && MONEY_HEADS.has(v.head))) {
     s -= 1;
     reasons.push(`its resource is a "${v.head}", which ${r.op.operationId} does not name`);
   }

@@ -7,6 +7,7 @@ import type { ListShape } from '../format.js';
 import { isObj, type Json } from '../../json.js';
 import { pathParamNames } from '../../http/path-template.js';
 import { deref, propertiesOf as propertyMap } from '../../catalogue/schema-walker.js';
+import { effectOf, type Effect } from './effect.js';
 import { ACTION_OF, CRUD, GENERIC_HEADS, PATH_ACTIONS, SYNONYMS, UNFOLDED_HEADS, rawWords, singular, squash, words } from './vocabulary.js';
 
 /** An object schema's properties (the catalogue's walk: $ref, allOf, every oneOf/anyOf branch), by name. */
@@ -23,8 +24,12 @@ export interface Shape {
   op: Operation;
   idWords: string[];
   pathWords: string[];
-  /** Static segments and parameters in order: "customer/{}/kyc". */
+  /** The path without a version prefix (/v2/customers is /customers of version 2). */
+  route: string;
+  /** Static segments (synonyms folded) and parameters in order: "customer/{}/kyc". */
   skeleton: string;
+  /** The same, the words as the document spells them: /payments and /transfers differ here. */
+  rawSkeleton: string;
   params: readonly string[];
   summaryWords: string[];
   groupWords: string[];
@@ -41,6 +46,8 @@ export interface Shape {
   headBySynonym: boolean;
   /** The collection its path addresses (the path without a trailing parameter). */
   collection: string;
+  /** What its collection does with money (moves it between accounts, takes it in, settles a bill), if it says. */
+  effect: Effect | undefined;
   /** Its resource segment is spelled as a plural (/accounts), not a singular (/account). */
   plural: boolean | undefined;
 }
@@ -48,9 +55,34 @@ export interface Shape {
 export const LIST_ITEM_NAMES = ['data', 'items', 'results', 'records', 'entries', 'content', 'elements', 'values', 'list', 'objects'];
 export const typed = (v: Json, t: string): boolean => v['type'] === t || (Array.isArray(v['type']) && v['type'].includes(t));
 
+/** Objects a list's array may sit in: HAL's `_embedded` ({ _embedded: { customers: [...] } }), a cursor's page. */
+const LIST_WRAPPERS = ['_embedded', 'embedded', 'cursor', 'page', 'result', 'results', 'data'];
+
 export function listShapeOf(spec: SpecDocument, op: Operation, body: Record<string, Json>): Shape['list'] {
-  const arrays = Object.entries(body).filter(([, v]) => typed(v, 'array') || isObj(v['items']));
-  if (arrays.length === 0) return undefined;
+  const isArray = (v: Json) => typed(v, 'array') || isObj(v['items']);
+  if (!Object.values(body).some(isArray)) {
+    // The array one level down, in a wrapper object: its members are the list's (items, has_more, next).
+    for (const [k, v] of Object.entries(body)) {
+      if (!LIST_WRAPPERS.includes(k.toLowerCase())) continue;
+      const inner = propertiesOf(spec, v);
+      const innerArrays = Object.entries(inner).filter(([, x]) => isArray(x));
+      // Under HAL's _embedded the array is named by its resource (customers), and is the only one.
+      const hal = /^_?embedded$/i.test(k) && innerArrays.length === 1;
+      const found = hal ? innerArrays : innerArrays.filter(([n]) => LIST_ITEM_NAMES.includes(n.toLowerCase()));
+      if (found.length === 0) continue;
+      const shape = listShapeOf(spec, op, hal ? { data: found[0]![1], ...Object.fromEntries(Object.entries(inner).filter(([n]) => n !== found[0]![0])) } : inner);
+      if (!shape) continue;
+      const prefix = (m: string | undefined) => (m === undefined ? undefined : `${k}.${m === 'data' && hal ? found[0]![0] : m}`);
+      const out: ListShape = { ...shape.shape, items: prefix(shape.shape.items)! };
+      for (const key of ['has_more', 'next_cursor', 'total', 'total_pages'] as const) if (shape.shape[key]) out[key] = prefix(shape.shape[key]);
+      // A total beside the wrapper (HAL's `count`, Dwolla's `total`) is the body's own.
+      const total = Object.keys(body).find((n) => /^(total|total_?count|totalCount|count)$/i.test(n));
+      if (total && !out.total && !out.page_param && !out.cursor_param) out.total = total;
+      return { ...shape, items: out.items, shape: out };
+    }
+    return undefined;
+  }
+  const arrays = Object.entries(body).filter(([, v]) => isArray(v));
   const query = op.parameters.filter((p) => p.in === 'query').map((p) => p.name);
   const q = (re: RegExp) => query.find((n) => re.test(n));
   const named = arrays.find(([k]) => LIST_ITEM_NAMES.includes(k.toLowerCase()));
@@ -106,10 +138,13 @@ export function actionsOf(op: Operation): Set<string> {
 }
 
 
+/** The collection a path addresses: without a trailing parameter, nor an RPC verb (/transfer/create is /transfer). */
+export const collectionOf = (route: string): string => route.replace(/\/\{[^}]+\}$/, '').replace(/\/(create|get|list|update|delete)$/i, '');
+
 /** The words naming an operation's resource, and its head noun (the last static path segment's last word). */
 export function resourceOf(op: Operation): { words: Set<string>; head: string | undefined; bySynonym: boolean } {
   const isNoun = (w: string) => !CRUD.has(SYNONYMS[w] ?? w) && !ACTION_OF.has(w) && !PATH_ACTIONS[w];
-  const statics = op.path.split('/').filter((s) => s && !s.startsWith('{'));
+  const statics = routeOf(op.path).split('/').filter((s) => s && !s.startsWith('{'));
   const nounSegments = statics.map((s) => rawWords(s).filter(isNoun)).filter((ws) => ws.length > 0);
   const ws = new Set([...nounSegments.flat(), ...rawWords(op.operationId).filter(isNoun)].map((w) => SYNONYMS[w] ?? w));
   const last = nounSegments[nounSegments.length - 1] ?? [];
@@ -119,8 +154,12 @@ export function resourceOf(op: Operation): { words: Set<string>; head: string | 
   return { words: ws, head, bySynonym: head !== undefined && head !== headRaw };
 }
 
-export function shapeOf(spec: SpecDocument, op: Operation): Shape {
-  const segments = op.path.split('/').filter(Boolean);
+/** A path without its version prefix: /v2/customers, /api/v1/customers and /2024-01/customers are /customers. */
+export const routeOf = (path: string): string => path.replace(/^(\/api)?(\/v\d+(\.\d+)*|\/\d{4}-\d{2}(-\d{2})?)(?=\/)/i, '') || path;
+
+export function shapeOf(spec: SpecDocument, op: Operation, effects?: ReadonlyMap<string, Effect>): Shape {
+  const route = routeOf(op.path);
+  const segments = route.split('/').filter(Boolean);
   const params = pathParamNames(op.path);
   const body = propertiesOf(spec, successSchema(op));
   let resourceFields = Object.keys(body);
@@ -147,7 +186,9 @@ export function shapeOf(spec: SpecDocument, op: Operation): Shape {
     op,
     idWords: words(op.operationId),
     pathWords: segments.filter((s) => !s.startsWith('{')).flatMap(words),
+    route,
     skeleton: segments.map((s) => (s.startsWith('{') ? '{}' : words(s).join('-'))).join('/'),
+    rawSkeleton: segments.map((s) => (s.startsWith('{') ? '{}' : rawWords(s).join('-'))).join('/'),
     params,
     summaryWords: words(op.summary),
     groupWords: op.tags.flatMap(words),
@@ -159,6 +200,7 @@ export function shapeOf(spec: SpecDocument, op: Operation): Shape {
     resourceWords: resource.words,
     head: resource.head,
     headBySynonym: resource.bySynonym,
-    collection: op.path.replace(/\/\{[^}]+\}$/, ''),
+    collection: collectionOf(route),
+    effect: effects?.get(collectionOf(route)) ?? effectOf(spec, op),
   };
 }

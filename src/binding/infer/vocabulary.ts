@@ -80,7 +80,7 @@ export function rawWords(s: string): string[] {
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
     .toLowerCase()
     .split(/[^a-z0-9]+/)
-    .filter((w) => w && !STOP.has(w))
+    .filter((w) => w && !STOP.has(w) && !/^v\d+$/.test(w))
     .map(singular);
 }
 
