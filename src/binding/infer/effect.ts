@@ -22,7 +22,7 @@ export const EFFECT_TEXT: Record<Effect, string> = {
 const MOVES = new Set(['destination', 'recipient', 'receiver', 'beneficiary', 'counterparty', 'creditor', 'payee', 'originating', 'origination', 'originator']);
 /** Words and names of a member that only a payer's payment has: the payer, the card's secret, where to send the payer back. */
 const COLLECTS = new Set(['shopper', 'buyer', 'payer', 'cvc', 'cvv']);
-const COLLECTS_NAMES = new Set(['redirecturl', 'returnurl', 'cancelurl', 'paymentmethod', 'paymentmethodid', 'cardnumber']);
+const COLLECTS_NAMES = new Set(['redirecturl', 'returnurl', 'cancelurl', 'paymentmethod', 'paymentmethodid', 'cardnumber', 'verificationtoken']);
 const BILLS = new Set(['invoice']);
 
 /** Member names of a schema down to `maxDepth` (0: its own members), through arrays' items, with their depth. */

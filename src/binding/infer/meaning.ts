@@ -22,6 +22,8 @@ export function contradiction(v: Shape, r: Shape): string | undefined {
   // The same resource must do the same thing with money: a payment against an invoice, or a checkout's payment
   // taken from a shopper, moves nothing between two accounts.
   if (r.effect && r.effect !== 'bills' && v.effect && v.effect !== r.effect) return `${v.op.operationId} ${EFFECT_TEXT[v.effect]}, and ${r.op.operationId} ${EFFECT_TEXT[r.effect]}`;
+  // A card stored to take a payer's money (a card on file) is no card issued to a customer.
+  if (!r.effect && v.effect === 'collects') return `${v.op.operationId} ${EFFECT_TEXT[v.effect]}, and ${r.op.operationId} handles no money of a payer`;
   const other = [...v.actions].filter((a) => !r.actions.has(a));
   if (other.length) return `${v.op.operationId} (${v.op.method} ${v.op.path}) ${other.join(', ')}s, which ${r.op.operationId} does not`;
   return undefined;
