@@ -31,7 +31,7 @@ export function inferBinding(vendor: SpecDocument, reference: SpecDocument, spec
   const pluralApi = spelled.filter((v) => v.plural).length > spelled.length / 2;
   // Collections the API writes: a POST, PUT or PATCH on the collection or on a member of it (a KYC singleton is
   // submitted at /identity-verifications/{customer}; Xero creates with a PUT).
-  const creatableIn = (ops: readonly Operation[]) => new Set(ops.filter((o) => o.method === 'POST' || o.method === 'PUT' || o.method === 'PATCH').map((o) => o.path.replace(/\/\{[^}]+\}$/, '')));
+  const creatableIn = (ops: readonly Operation[]) => new Set(ops.filter((o) => o.method === 'POST' || o.method === 'PUT' || o.method === 'PATCH').map((o) => collectionOf(routeOf(o.path))));
   const creates = { vendor: creatableIn(vendor.operations), reference: creatableIn(reference.operations) };
   const pairs: { v: Shape; r: Shape; score: number; reasons: string[] }[] = [];
   for (const v of vs) {
