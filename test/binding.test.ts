@@ -10,7 +10,8 @@ import { parse, stringify } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Binding } from '../src/binding/binding.js';
 import type { BindingFile } from '../src/binding/format.js';
-import { inferBinding, SUGGESTION_THRESHOLD } from '../src/binding/infer.js';
+import { inferBinding } from '../src/binding/infer.js';
+import { ACTIVE_CONFIDENCE } from '../src/confidence.js';
 import { loadBinding, suggestionsIn } from '../src/binding/load.js';
 import { bindingYaml } from '../src/binding/write.js';
 import { walkPages } from '../src/harness/pages.js';
@@ -364,7 +365,7 @@ describe('bind: what it will not bind', () => {
     const all = inferBinding(spec, reference, 'small', { threshold: 0 });
     const weak = all.binding.operations?.['createTransfer'];
     expect(weak, 'the schedule is proposed at all for createTransfer').toBeDefined();
-    expect(weak!.confidence!).toBeLessThan(SUGGESTION_THRESHOLD);
+    expect(weak!.confidence!).toBeLessThan(ACTIVE_CONFIDENCE);
     const { binding, suggestions, threshold } = inferBinding(spec, reference, 'small');
     expect(binding.operations?.['createTransfer']).toBeUndefined();
     expect(suggestions.map((x) => x.reference)).toContain('createTransfer');

@@ -16,6 +16,9 @@ import { isObj } from '../json.js';
 import type { ValueSourceAccount } from '../results/model.js';
 import { escapePointer, listArrayOf, successSchema } from './schema-walk.js';
 import { propertiesOf } from '../catalogue/schema-walker.js';
+import { ACTIVE_CONFIDENCE } from '../confidence.js';
+
+export { ACTIVE_CONFIDENCE };
 
 export type ProducerKind = 'list' | 'create' | 'read';
 
@@ -37,9 +40,6 @@ export interface ValueSource {
   /** Confident enough to act on (>= ACTIVE_CONFIDENCE); else only a suggestion. */
   active: boolean;
 }
-
-/** Below this a pairing is shown as a suggestion and never used. */
-export const ACTIVE_CONFIDENCE = 0.6;
 
 export interface ValueSourceModel {
   readonly sources: readonly ValueSource[];
