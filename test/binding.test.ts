@@ -359,7 +359,7 @@ describe('bind: what it will not bind', () => {
 
   it('writes a pairing below the threshold as a commented suggestion, which a load counts and a run does not use', async () => {
     // A payment schedule takes what a transfer takes, but its resource is a schedule: proposed, never active.
-    const transferFields = { source_account_id: { type: 'string' }, amount: { type: 'string' }, currency: { type: 'string' }, description: { type: 'string' } };
+    const transferFields = { source_account_id: { type: 'string' }, destination_account_id: { type: 'string' }, amount: { type: 'string' }, currency: { type: 'string' }, description: { type: 'string' } };
     const schedule = { ...op('createPaymentSchedule', { id: { type: 'string' }, status: { type: 'string' }, ...transferFields }), requestBody: { content: { 'application/json': { schema: { type: 'object', properties: transferFields } } } } };
     const spec = await small({ '/payment-schedules': { post: schedule } });
     const all = inferBinding(spec, reference, 'small', { threshold: 0 });
