@@ -567,6 +567,12 @@ describe("packages built to hurt the certifier's machine", { timeout: 120_000 },
     });
     expect(v.code).toBe(11);
     expect(v.message).toMatch(/the signed statement is not a certification statement of this version: \/party must match pattern/);
+    // The certificate is HTML the certifier opens: a signer's text never reaches it as markup.
+    const markup = await forge(clean, (pkg) => {
+      (pkg.statement.predicate.target as { environment: string }).environment = '<script>alert(1)</script>';
+    });
+    expect(markup.code).toBe(11);
+    expect(markup.message).toMatch(/\/target\/environment must be one of \["sandbox","live"\]/);
   });
 });
 

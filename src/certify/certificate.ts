@@ -74,7 +74,7 @@ code,pre{font-family:ui-monospace,monospace}pre{background:#f6f8fa;padding:.75re
 ${warn.length ? `<p class="caveat">${caveatSentences(p).map(esc).join(' ')}</p>\n` : ''}<h2>What was tested</h2>
 <dl>
 <dt>Certified party</dt><dd>${p.party ? esc(p.party) : 'not named (certify --party)'}</dd>
-<dt>Target</dt><dd>${esc(p.target.base_url)} (${p.target.environment}): ${TARGET_KIND[p.target.kind]}</dd>
+<dt>Target</dt><dd>${esc(p.target.base_url)} (environment: ${esc(p.target.environment)}): ${TARGET_KIND[p.target.kind]}</dd>
 <dt>Sandbox faults</dt><dd>${p.target.sandbox_faults.length ? esc(p.target.sandbox_faults.join(', ')) : 'none'}</dd>
 <dt>Suites run</dt><dd>${esc(suites(p))}</dd>
 <dt>Shard</dt><dd>${p.scope.shard ? `${p.scope.shard.index} of ${p.scope.shard.count}: a part of a run, not a full run` : 'none: the whole run'}</dd>

@@ -39,7 +39,7 @@ export interface CertificationPredicate {
   party?: string;
   run: { id: string; seed: number; started_at: string; finished_at: string; node: string; platform: string; strict: boolean };
   /** The target, with what its answers show it to be and the sandbox faults they name. */
-  target: { base_url: string; environment: string; kind: TargetKind; sandbox_faults: string[] };
+  target: { base_url: string; environment: 'sandbox' | 'live'; kind: TargetKind; sandbox_faults: string[] };
   /** What the run covered: its suites, the ones asked for, and those it left out (a shard's, or not asked for). */
   scope: { groups: SuiteSlug[]; requested: SuiteSlug[]; not_run: SuiteSlug[]; shard?: { index: number; count: number }; excluded_operations: string[] };
   /** The document, requirements, binding and capabilities file in use, as packaged, with their digests. */
@@ -85,7 +85,7 @@ export const PREDICATE_SCHEMA = obj(
     // No control characters: verify prints the party on a terminal, where an escape sequence could rewrite the line.
     party: { type: 'string', minLength: 1, maxLength: 200, pattern: PARTY_PATTERN },
     run: obj(['id', 'seed', 'started_at', 'finished_at', 'node', 'platform', 'strict'], { id: str, seed: { type: 'integer' }, started_at: str, finished_at: str, node: str, platform: str, strict: { type: 'boolean' } }),
-    target: obj(['base_url', 'environment', 'kind', 'sandbox_faults'], { base_url: str, environment: str, kind: { enum: ['reference-sandbox', 'loopback', 'remote'] }, sandbox_faults: strings }),
+    target: obj(['base_url', 'environment', 'kind', 'sandbox_faults'], { base_url: str, environment: { enum: ['sandbox', 'live'] }, kind: { enum: ['reference-sandbox', 'loopback', 'remote'] }, sandbox_faults: strings }),
     scope: obj(['groups', 'requested', 'not_run', 'excluded_operations'], { groups: strings, requested: strings, not_run: strings, shard: obj(['index', 'count'], { index: int, count: int }), excluded_operations: strings }),
     inputs: { type: 'array', items: obj(['role', 'name', 'sha256'], { role: { enum: [...INPUT_ROLES] }, name: { type: 'string', pattern: INPUT_NAME.source }, sha256: sha }) },
     document: obj(['title', 'openapi', 'sha256', 'reference_profile', 'operations'], { title: str, openapi: str, sha256: sha, reference_profile: { type: 'boolean' }, operations: int }),
