@@ -69,6 +69,14 @@ beforeAll(async () => {
       if (!UUID.test(id)) return json(res, 422, { message: 'widget_id must be a uuid' });
       return id === WIDGET ? json(res, 200, { id, name: 'the widget' }) : json(res, 404, { message: 'no such widget' });
     }
+    if (route === 'GET /sprockets') {
+      // A list filtered by a body its document requires.
+      if (!isObj(b) || !isObj(b['filter'])) return json(res, 400, { message: 'filter is required' });
+      return json(res, 200, { data: [{ id: 'spr_1', name: 'a sprocket' }] });
+    }
+    if (route.startsWith('GET /sprockets/')) {
+      return route === 'GET /sprockets/spr_1' ? json(res, 200, { id: 'spr_1', name: 'a sprocket' }) : json(res, 404, { message: 'no such sprocket' });
+    }
     if (route === 'GET /notes') {
       if (!String(req.headers['accept']).includes('text/plain')) return json(res, 406, { message: 'text/plain only' });
       return void res.writeHead(200, { 'content-type': 'text/plain' }).end('a note');
@@ -144,6 +152,22 @@ describe('valid requests on a vendor document', { timeout: 60_000 }, () => {
     expect(paths.filter((p) => !UUID.test(p))).toEqual([]);
     expect(check('FSAPI-CONTRACT-004', 'widgets.get')?.status).toBe('passed');
     expect(check('FSAPI-HTTP-003', 'widgets.get')?.status).toBe('passed');
+  });
+
+  it("reads a value from a list whose document requires a body with that body (the list's GET without it is refused)", () => {
+    expect(sent('GET', '/sprockets').filter((r) => !isObj(parsed(r.body)))).toEqual([]);
+    expect(check('FSAPI-CONTRACT-004', 'sprockets.get')?.status).toBe('passed');
+  });
+
+  it("asks no paging of a list that declares no limit, and names the parameter to bind", () => {
+    expect(server.requests.filter((r) => r.url.startsWith('/v1/widgets?') && /[?&]limit=/.test(r.url))).toEqual([]);
+    for (const [requirement, variant] of [['FSAPI-PAGE-001', 'walk-limit-1'], ['FSAPI-LIMIT-002', 'absurd-limit']] as const) {
+      const c = check(requirement, 'widgets.list', variant)!;
+      expect(c.status, `${c.id}: ${c.message}`).toBe('skipped');
+      expect(c.skip_cause).toBe('not-applicable');
+      expect(c.message).toContain('GET /widgets declares no "limit" query parameter');
+      expect(c.message).toContain('if it pages by "pageSize", bind the list with that as list.limit_param');
+    }
   });
 
   it("does not hold a text/plain-only answer to JSON: it asked for text/plain, and says why it did not judge the body", () => {

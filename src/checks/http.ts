@@ -23,7 +23,7 @@ import { described, fillList, itemKey, walk, walkedItems } from './lists.js';
 import { recordedWalk } from '../harness/pages.js';
 import type { CheckFamily } from './plan.js';
 import { driverFor, validRequest } from './requests.js';
-import { creatorOf, credentialHeaders, EFFECTS_AFTER, EFFECTS_BEFORE, EFFECTS_UNSEEN, effectsOf, isCreate, isGetById, maxPageSize, opsOfGroup, pagesAsReference, pathParamsOf, scoped, skipEffects } from './support.js';
+import { creatorOf, credentialHeaders, EFFECTS_AFTER, EFFECTS_BEFORE, EFFECTS_UNSEEN, effectsOf, isCreate, isGetById, limitParamOf, maxPageSize, opsOfGroup, pagesAsReference, pathParamsOf, scoped, skipEffects, undeclaredPageSize } from './support.js';
 
 const TWO_MIB = 2 * 1024 * 1024;
 const ABSURD_LIMIT = 100_000;
@@ -255,7 +255,8 @@ function absurdLimitCheck(op: Operation, spec: SpecDocument, binding: Binding | 
   };
 }
 
-function paginationCheck(op: Operation): CheckDef {
+function paginationCheck(op: Operation, binding: Binding | undefined): CheckDef {
+  const limitParam = limitParamOf(op, binding);
   return {
     requirement: 'FSAPI-PAGE-001',
     family: 'http',
@@ -271,7 +272,8 @@ function paginationCheck(op: Operation): CheckDef {
     },
     judge(answers) {
       // The walk's pages are the answers to limit=1 (filling the list asked for more at once).
-      const w = described(recordedWalk(answersTo(answers, op.operationId, op.method).filter((r) => new URL(r.exchange.request.url).searchParams.get('limit') === '1')));
+      // The page-size parameter as sent: a bound list's own name for it.
+      const w = described(recordedWalk(answersTo(answers, op.operationId, op.method).filter((r) => new URL(r.exchange.request.url).searchParams.get(limitParam) === '1')));
       // A list that does not answer is not paginated either.
       if (w.pages.length === 0) fail(`the first page of limit=1 cannot be read: ${w.stopped ?? 'no page'}`);
       const seen = new Map<string, number>();
@@ -313,7 +315,11 @@ export const httpFamily: CheckFamily = {
     }
     // LIMIT-001 on the seed's own create (POST /customers), whatever the spec in use calls it.
     if (isCreate(op) && (op.operationId === 'createCustomer' || op.path === '/customers')) defs.push(oversizedCheck(op, plan.binding));
-    if (pagesAsReference(op, plan.binding)) defs.push(absurdLimitCheck(op, plan.spec, plan.binding), paginationCheck(op));
+    if (pagesAsReference(op, plan.binding)) {
+      const undeclared = undeclaredPageSize(op, plan.binding);
+      const applies = undeclared ? { inapplicable: undeclared } : {};
+      defs.push({ ...absurdLimitCheck(op, plan.spec, plan.binding), ...applies }, { ...paginationCheck(op, plan.binding), ...applies });
+    }
     return defs;
   },
   forSuite: (suite, plan) => groupChecks(suite, plan.spec),

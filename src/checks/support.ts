@@ -41,6 +41,20 @@ export const pagesAsReference = (op: Operation, binding: Binding | undefined): b
 /** The name of a list's page-size parameter in the document in use (the binding's, else `limit`). */
 export const limitParamOf = (op: Operation, binding: Binding | undefined): string => binding?.referenceOf(op)?.entry.list?.limit_param ?? 'limit';
 
+/**
+ * Why the reference's paging cannot be asked of a list: its page-size parameter (the binding's, else `limit`) is not
+ * one the operation declares. A vendor's list that pages otherwise is not failed for ignoring a parameter its
+ * document never promised; declared names that look like a page size are offered as the binding to write.
+ */
+export function undeclaredPageSize(op: Operation, binding: Binding | undefined): string | undefined {
+  const name = limitParamOf(op, binding);
+  const query = op.parameters.filter((p) => p.in === 'query').map((p) => p.name);
+  if (query.includes(name)) return undefined;
+  const like = query.filter((q) => /^(page_?size|per_?page|size|max_?results|max|count|top|first|take)$/i.test(q));
+  const hint = like.length ? `; if it pages by ${like.map((q) => `"${q}"`).join(' or ')}, bind the list with that as list.limit_param (docs/binding.md)` : '';
+  return `${op.method} ${op.path} declares no "${name}" query parameter: the reference's paging cannot be asked of it${hint}`;
+}
+
 /** The documented page-size maximum of a list (its page-size parameter's schema), if any. */
 export function maxPageSize(op: Operation, binding: Binding | undefined): number | undefined {
   const name = limitParamOf(op, binding);

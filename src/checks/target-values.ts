@@ -78,7 +78,8 @@ function ask(ctx: CheckContext, producer: Operation, pathParams: Record<string, 
 
 async function call(ctx: CheckContext, producer: Operation, pathParams: Record<string, string>, as: 'primary' | 'second'): Promise<Answer> {
   const parts: RequestParts = { pathParams };
-  if (producer.method === 'POST' && producer.requestBody) {
+  // A create takes a body; so does any operation whose document requires one (a list filtered by a body).
+  if (producer.requestBody && (producer.method === 'POST' || producer.requestBody.required)) {
     const media = requestMediaOf(producer);
     const made = generateValid(ctx.spec, media?.schema, seedFor(ctx.config.seed, `${producer.operationId}:producer-body`));
     if (!made.ok) return { why: `no valid body for ${producer.operationId} (${made.problems[0]?.pointer} ${made.problems[0]?.message})` };
