@@ -170,6 +170,13 @@ describe('valid requests on a vendor document', { timeout: 60_000 }, () => {
     }
   });
 
+  it('sends no "undocumented" PUT to a path another template documents PUT for (/gizmos/import under /gizmos/{address})', () => {
+    expect(report.checks.filter((c) => c.requirement === 'FSAPI-HTTP-002').map((c) => c.id)).not.toContain('FSAPI-HTTP-002 customers put-gizmos-import');
+    expect(sent('PUT', '/gizmos/import')).toEqual([]);
+    // The rule still applies where no template documents PUT.
+    expect(report.checks.map((c) => c.id)).toContain('FSAPI-HTTP-002 customers put-widgets');
+  });
+
   it("does not hold a text/plain-only answer to JSON: it asked for text/plain, and says why it did not judge the body", () => {
     expect(sent('GET', '/notes').every((r) => r.headers['accept'] === 'text/plain')).toBe(true);
     // Its JSON error answers (the 401s of the auth checks) are judged; its text/plain answers are not, and it says so.
