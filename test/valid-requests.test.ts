@@ -177,6 +177,16 @@ describe('valid requests on a vendor document', { timeout: 60_000 }, () => {
     expect(report.checks.map((c) => c.id)).toContain('FSAPI-HTTP-002 customers put-widgets');
   });
 
+  it('sends nothing to a path key that holds a query string, and says the document cannot be addressed as written', () => {
+    expect(server.requests.filter((r) => r.url.startsWith('/v1/links'))).toEqual([]);
+    const checks = report.checks.filter((c) => c.operation === 'links.copied');
+    expect(checks.length).toBeGreaterThan(3);
+    for (const c of checks) {
+      expect(c.status, c.id).toBe('skipped');
+      expect(c.message).toContain('its path key "/links?pin=1111&referenceId=abc" holds a query string, which an OpenAPI path does not');
+    }
+  });
+
   it("does not hold a text/plain-only answer to JSON: it asked for text/plain, and says why it did not judge the body", () => {
     expect(sent('GET', '/notes').every((r) => r.headers['accept'] === 'text/plain')).toBe(true);
     // Its JSON error answers (the 401s of the auth checks) are judged; its text/plain answers are not, and it says so.

@@ -8,6 +8,7 @@ import type { DriverScope, OperationDriver } from '../drivers/types.js';
 import { readEffects } from '../drivers/shared.js';
 import { CheckSkipped, describeRequest, fail, summariseBody } from '../harness/assert.js';
 import type { CheckContext } from '../harness/check.js';
+import { unaddressablePath } from '../harness/preconditions.js';
 import type { HttpResponse } from '../http/client.js';
 import { builtByDriver, driverFor, referencePartsOf, scopeOf, validRequest } from './requests.js';
 import type { RequestParts } from '../http/request-parts.js';
@@ -80,7 +81,8 @@ export const creatorOf = (spec: SpecDocument, list: Operation): Operation | unde
   spec.operations.find((o) => isCreate(o) && o.path === list.path);
 
 /** The operations of a group in document order. */
-export const opsOfGroup = (spec: SpecDocument, group: string): Operation[] => spec.operations.filter((o) => o.group === group);
+/** A group's operations a request can address (a path key holding a query string names no route: src/harness/preconditions.ts). */
+export const opsOfGroup = (spec: SpecDocument, group: string): Operation[] => spec.operations.filter((o) => o.group === group && !unaddressablePath(o.path));
 
 /**
  * Whether the status is one the operation documents as a success (exactly, or by a 2XX range); for an operation

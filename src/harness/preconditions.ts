@@ -40,6 +40,17 @@ export function preconditionSettingsOf(cfg: WorkerConfig): PreconditionSettings 
   };
 }
 
+/**
+ * Why a document's path key cannot be sent as written: an OpenAPI path holds no query or fragment, so a key such as
+ * `/payment-link?pin=1111&referenceId=...` names no route a target has (a document slip, often a copied request);
+ * what a target answers there says nothing about the operation the key meant.
+ */
+export function unaddressablePath(path: string): string | undefined {
+  const at = path.search(/[?#]/);
+  if (at < 0) return undefined;
+  return `its path key "${path.length > 80 ? `${path.slice(0, 77)}...` : path}" holds a ${path[at] === '?' ? 'query string' : 'fragment'}, which an OpenAPI path does not: fix the document (the path without it, the query as declared parameters)`;
+}
+
 /** Why a check cannot run against this target with this configuration, or undefined when it can. */
 export function preconditionFailure(def: CheckDef, cfg: PreconditionSettings, spec: SpecDocument, binding?: Binding): { reason: string; cause: SkipCause } | undefined {
   const caps = cfg.capabilities;
@@ -55,6 +66,8 @@ export function preconditionFailure(def: CheckDef, cfg: PreconditionSettings, sp
   for (const id of flow ? [] : [def.operation, ...(def.uses ?? [])]) {
     if (!id) continue;
     if (!spec.byId.has(id)) return { reason: `operation ${id} is not in the spec in use`, cause: 'not-in-document' };
+    const unaddressable = unaddressablePath(spec.byId.get(id)!.path);
+    if (unaddressable) return { reason: `operation ${id}: ${unaddressable}`, cause: 'not-applicable' };
     if (caps?.excludeOperations.includes(id)) return { reason: `operation ${id} is not implemented (capabilities file)`, cause: 'capabilities' };
   }
   for (const id of refs) {
