@@ -25,7 +25,7 @@ const KEY = 'sk_test_lifecycle_fixture';
 
 type Item = Record<string, unknown>;
 /** What the server keeps, by collection, in the order made. */
-const store = new Map<string, Map<string, Item>>([['notes', new Map()], ['tags', new Map()], ['labels', new Map()], ['pins', new Map()], ['boxes', new Map()], ['keys', new Map()], ['files', new Map()]]);
+const store = new Map<string, Map<string, Item>>([['notes', new Map()], ['tags', new Map()], ['labels', new Map()], ['pins', new Map()], ['boxes', new Map()], ['keys', new Map()], ['files', new Map()], ['crates', new Map()]]);
 for (let i = 1; i <= 25; i++) store.get('notes')!.set(`note_seed${i}`, { id: `note_seed${i}`, title: `seed ${i}`, pinned: false, created_at: '2026-01-01T00:00:00Z' });
 let made = 0;
 
@@ -207,6 +207,17 @@ describe('the walk against a target that keeps what it is sent', { timeout: 60_0
       expect(x.at(-1)!.request, op).toMatchObject({ method: 'DELETE', url: expect.stringContaining(`/${created.id}`) });
       expect(store.get(op.split('.')[0]!)!.has(created.id), op).toBe(false);
     }
+  });
+
+  it("sends no cleanup delete the document forbids: crates' create answers ids that break the delete's uuid format", () => {
+    const c = walkOf('crates.get');
+    expect(c.exchanges.filter((x) => x.request.method === 'DELETE')).toEqual([]);
+    // The delete step itself is skipped, naming the disagreement, never failed.
+    const del = walkOf('crates.delete');
+    expect(del.status).toBe('skipped');
+    expect(del.message).toMatch(/the id the create answered does not fit crates\.delete: path crate_id="crate_\d+" breaks its schema \(format "uuid", type "string"\)/);
+    expect(server.requests.filter((r) => r.method === 'DELETE' && r.url.startsWith('/v1/crates/crate_'))).toEqual([]);
+    expect(c.message).toMatch(/is left behind: a delete by the id the create answered would break the document \(path crate_id="crate_\d+" breaks its schema \(format "uuid", type "string"\)\), so none was sent/);
   });
 
   it('judges the answers on real resources against the document: the read after a delete is a probe, its undocumented 404 a gap', () => {

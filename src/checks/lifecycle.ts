@@ -12,6 +12,7 @@
 import type { Operation } from '../catalogue/openapi.js';
 import { seedFor } from '../harness/seed.js';
 import { check, describeRequest, documentBody, fail, STATUS, summariseBody } from '../harness/assert.js';
+import { parameterProblems } from '../values/request-validity.js';
 import type { CheckContext, CheckDef } from '../harness/check.js';
 import { walkPages } from '../harness/pages.js';
 import type { HttpResponse } from '../http/client.js';
@@ -79,6 +80,17 @@ async function create(ctx: CheckContext, r: Resource, step: MemberStep): Promise
   return { id: String(id), resource: isObj(resource) ? resource : {}, params: parts.pathParams ?? {}, what };
 }
 
+/**
+ * A step's path parameters, valid for its document, or the step skipped: the id the create answered may break the
+ * step's own parameter (a uuid declared, `crate_7` answered), and a request the document forbids is no step.
+ */
+function stepParts(ctx: CheckContext, made: Made, step: MemberStep): RequestParts {
+  const parts = memberParts(made, step);
+  const invalid = parameterProblems(ctx.spec, step.op, parts);
+  if (invalid.length) ctx.skip(`the id the create answered does not fit ${step.op.operationId}: ${invalid.join('; ')}; the target's ids and its document disagree (fix the parameter's schema or the ids)`, 'prerequisite');
+  return parts;
+}
+
 /** The path parameters of a member operation for what was made: its parents' ids carried over, and its own. */
 const memberParts = (made: Made, step: MemberStep): RequestParts => {
   const pathParams: Record<string, string> = { [step.param]: made.id };
@@ -98,8 +110,17 @@ async function onFreshResource(ctx: CheckContext, r: Resource, step: MemberStep,
   } finally {
     if (!gone && r.delete) {
       try {
-        const res = await ctx.call(r.delete.op, memberParts(made, r.delete));
-        if (!STATUS.is2xx(res.status)) ctx.observe(`the ${r.noun} ${made.id} is left behind: ${describeRequest(res)} answered ${res.status}`);
+        // Cleanup is no check: a delete the document forbids (the create answered an id breaking the delete's
+        // parameter format) is not sent; the answer that gave the id is judged against its schema elsewhere.
+        const parts = memberParts(made, r.delete);
+        const invalid = parameterProblems(ctx.spec, r.delete.op, parts);
+        // (No return here: a return in `finally` would swallow the steps' failure.)
+        if (invalid.length) {
+          ctx.observe(`the ${r.noun} ${made.id} is left behind: a delete by the id the create answered would break the document (${invalid.join('; ')}), so none was sent`);
+        } else {
+          const res = await ctx.call(r.delete.op, parts);
+          if (!STATUS.is2xx(res.status)) ctx.observe(`the ${r.noun} ${made.id} is left behind: ${describeRequest(res)} answered ${res.status}`);
+        }
       } catch (e) {
         ctx.observe(`the ${r.noun} ${made.id} is left behind: ${(e as Error).message}`);
       }
@@ -123,7 +144,7 @@ const show = (v: unknown): string => (v === undefined ? 'absent' : JSON.stringif
 function readBackCheck(r: Resource, read: NonNullable<Resource['read']>): CheckDef {
   return walkCheck(read.op, 'FSAPI-LIFE-001', 'read', `the ${r.noun} ${r.create.operationId} made reads back by its id, with that id`, [r.create], async (ctx) => {
     await onFreshResource(ctx, r, read, async (made) => {
-      const res = await ctx.call(read.op, memberParts(made, read));
+      const res = await ctx.call(read.op, stepParts(ctx, made, read));
       expectSuccess(read.op, res, made, r, 'to a read of');
       if (!read.idAt) {
         ctx.observe(`${describeRequest(res)} answered ${res.status}; its schema shows no member for the id, so only the status is judged`);
@@ -197,9 +218,9 @@ function updateCheck(r: Resource, update: NonNullable<Resource['update']>, read:
       const body = isObj(sent.body) ? sent.body : {};
       const set = update.writable.filter((m) => body[m] !== undefined);
       if (set.length === 0) ctx.skip(`no body valid for ${update.op.operationId}'s schema sets a member its read shows (${update.writable.join(', ')}): nothing to read back`, 'binding');
-      const res = await ctx.call(update.op, withMadeUp({ ...memberParts(made, update), body: sent.body }, sent.madeUp));
+      const res = await ctx.call(update.op, withMadeUp({ ...stepParts(ctx, made, update), body: sent.body }, sent.madeUp));
       expectSuccess(update.op, res, made, r, 'to a body valid for its schema, updating');
-      const back = await ctx.call(read.op, memberParts(made, read));
+      const back = await ctx.call(read.op, stepParts(ctx, made, read));
       check(STATUS.is2xx(back.status), `after ${describeRequest(res)} answered ${res.status}, ${describeRequest(back)} answered ${back.status}${summariseBody(back)}: the updated ${r.noun} ${made.id} does not read`);
       const resource = select(documentBody(back), read.resourceAt)[0];
       const got = isObj(resource) ? resource : {};
@@ -231,7 +252,7 @@ function tombstone(read: Record<string, unknown>, deleteAnswer: unknown, made: M
 function deleteCheck(r: Resource, del: NonNullable<Resource['delete']>, read: NonNullable<Resource['read']>): CheckDef {
   return walkCheck(del.op, 'FSAPI-LIFE-004', 'delete', `the ${r.noun} ${r.create.operationId} made, once deleted, reads 404 or 410 (or deleted, where deletes are soft)`, [r.create, read.op], async (ctx) => {
     await onFreshResource(ctx, r, del, async (made, deleted) => {
-      const res = await ctx.call(del.op, memberParts(made, del));
+      const res = await ctx.call(del.op, stepParts(ctx, made, del));
       expectSuccess(del.op, res, made, r, 'to deleting');
       deleted();
       // The id names nothing any more: a 4xx the document does not list is its gap (FSAPI-CONTRACT-101), not a break.
