@@ -42,7 +42,25 @@ describe('the document contradicting a seed rule', () => {
     expect(bearer).toMatchObject({ requirement: 'FSAPI-AUTH-003', operations: ['x'], declaration: expect.stringMatching(/accepts the key as Authorization: Bearer alone .* besides the Api-Key header/) });
     // An inline optional key is pointed at where it is written.
     const inline = { paths: { '/p': { post: { operationId: 'p', parameters: [{ name: 'Idempotency-Key', in: 'header' }], responses: {} } } } };
-    expect(declaredConflicts(inline).map((x) => x.pointer)).toEqual(['/paths/~1p/post/parameters/0', '/paths/~1p/post/parameters/0']);
+    expect(declaredConflicts(inline).filter((x) => x.requirement.startsWith('FSAPI-IDEM')).map((x) => x.pointer)).toEqual(['/paths/~1p/post/parameters/0', '/paths/~1p/post/parameters/0']);
+  });
+
+  it('counts the operations the document serves without a key: security [], an optional {} alternative, a scheme of http none, or none declared', () => {
+    const op = (id: string, security?: unknown) => ({ get: { operationId: id, ...(security === undefined ? {} : { security }), responses: {} } });
+    const raw = {
+      paths: { '/open': op('open', []), '/optional': op('optional', [{ ApiKey: [] }, {}]), '/public': op('public', [{ unauthenticated: [] }]), '/keyed': op('keyed'), '/both': op('both', [{ ApiKey: [] }]) },
+      security: [{ ApiKey: [] }],
+      components: { securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'Api-Key' }, unauthenticated: { type: 'http', scheme: 'none' } } },
+    };
+    const found = declaredConflicts(raw);
+    expect(found.map((x) => x.requirement)).toEqual(['FSAPI-AUTH-001', 'FSAPI-AUTH-002', 'FSAPI-AUTH-003', 'FSAPI-AUTH-004', 'FSAPI-AUTH-007']);
+    for (const x of found) expect(x).toMatchObject({ operations: ['open', 'optional', 'public'], pointer: '/paths/~1open/get/security', declaration: expect.stringMatching(/^it serves 3 operations without a key/) });
+    // A document that declares no security at all serves every operation without one.
+    expect(declaredConflicts({ paths: { '/a': op('a') } })[0]).toMatchObject({ requirement: 'FSAPI-AUTH-001', operations: ['a'], pointer: '/paths/~1a/get' });
+    // A key check that got a 2xx there is grouped; a 401 there is no conflict's.
+    const c = check({ requirement: 'FSAPI-AUTH-001', level: 'MUST', group: 'customers', operation: 'public', variant: 'no-key', status: 'failed' });
+    c.exchanges = [{ ...exchange(0, { status: 200 }), operation: 'public' }];
+    expect(conflictOf(found, c)?.requirement).toBe('FSAPI-AUTH-001');
   });
 
   it('groups a check that failed for doing what the document says, not one that failed otherwise nor one that passed', () => {

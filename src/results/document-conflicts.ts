@@ -1,6 +1,7 @@
 /**
  * Where the document in use itself contradicts a seed rule: it carries the key as `Authorization: Bearer` (an
- * operation it secures by an http bearer scheme alone), it declares the Idempotency-Key header of a POST optional,
+ * operation it secures by an http bearer scheme alone), it serves an operation without a key, it declares the
+ * Idempotency-Key header of a POST optional,
  * or its POST /customers takes no body in the seed's form (a wrapper, renamed fields).
  * A target that does what its document says then fails that requirement on every such operation: true by the seed's
  * rule, but one fact. The run states it once per requirement, with the document's declaration as the evidence (its
@@ -81,6 +82,37 @@ function bearerOnly(raw: Json, ops: readonly RawOperation[]): DeclaredConflict[]
       operations,
     },
   ];
+}
+
+/** The key checks a target that serves an operation without a key fails there, by the seed's rule. */
+const KEY_REQUIREMENTS = ['FSAPI-AUTH-001', 'FSAPI-AUTH-002', 'FSAPI-AUTH-003', 'FSAPI-AUTH-004', 'FSAPI-AUTH-007'];
+
+/**
+ * FSAPI-AUTH-001 to -004 and -007: the operations the document serves without a key: no security requirement
+ * (none declared, `security: []`), an empty alternative (`{}`: the key optional), or only schemes that carry
+ * nothing (an http scheme `none`, as Coinbase's `unauthenticated`). The seed secures every operation.
+ */
+function unsecured(raw: Json, ops: readonly RawOperation[]): DeclaredConflict[] {
+  const components = isObj(raw['components']) ? raw['components'] : {};
+  const schemes = isObj(components['securitySchemes']) ? components['securitySchemes'] : {};
+  const carriesNothing = (name: string) => {
+    const s = schemes[name];
+    return isObj(s) && s['type'] === 'http' && String(s['scheme']).toLowerCase() === 'none';
+  };
+  const docSecurity = Array.isArray(raw['security']) ? raw['security'] : [];
+  let first: string | undefined;
+  const operations = ops
+    .filter(({ op, method, path }) => {
+      const own = Array.isArray(op['security']);
+      const alternatives = own ? (op['security'] as unknown[]) : docSecurity;
+      const open = alternatives.length === 0 || alternatives.some((a) => isObj(a) && Object.keys(a).every(carriesNothing));
+      if (open && first === undefined) first = own ? pointer('paths', path, method, 'security') : Array.isArray(raw['security']) ? '/security' : pointer('paths', path, method);
+      return open;
+    })
+    .map((o) => o.id);
+  if (!operations.length) return [];
+  const declaration = `it serves ${operations.length} operation${operations.length === 1 ? '' : 's'} without a key (no security requirement, an empty one, or a scheme that carries nothing), where the seed secures every operation with the Api-Key header`;
+  return KEY_REQUIREMENTS.map((requirement) => ({ requirement, declaration, pointer: first!, places: 1, operations }));
 }
 
 /** Where a parameter object is declared: a component it equals (what a `$ref` named, before it was resolved), else its own place. */
@@ -180,7 +212,7 @@ function seedCustomerBody(raw: Json, ops: readonly RawOperation[]): DeclaredConf
 /** The seed rules the document contradicts, each with where it says so and the operations it applies to. */
 export function declaredConflicts(raw: Json): DeclaredConflict[] {
   const ops = operationsOf(raw);
-  return [...bearerOnly(raw, ops), ...optionalIdempotencyKey(raw, ops), ...seedCustomerBody(raw, ops)];
+  return [...bearerOnly(raw, ops), ...unsecured(raw, ops), ...optionalIdempotencyKey(raw, ops), ...seedCustomerBody(raw, ops)];
 }
 
 /** Conflicts where doing what the document says is refusing the seed's request (not accepting what the seed refuses). */
