@@ -16,6 +16,7 @@ import { runCli, sandboxTargetEnv, spawnCli, type SpawnedCli } from './helpers/c
 import { HOSTILE_KEY, HOSTILE_TENANT } from './helpers/hostile.js';
 import { httpsServer, type TestServer } from './helpers/servers.js';
 import { loadCatalogue } from '../src/binding/catalogue.js';
+import { TEST_SPIN_VARIABLE } from '../src/harness/test-spin.js';
 
 const PROMISE = /: stopping; the report will hold what was learnt \(verdict incomplete\)/;
 const open: TestServer[] = [];
@@ -112,6 +113,18 @@ describe('an interrupt keeps the word the console gives', { timeout: 120_000 }, 
     const r = { ...(await cli.done), dir };
     const accounts = (await planChecks(await loadCatalogue(), ['accounts'])).length;
     expect(expectReportKept(r).checks.length).toBeLessThan(accounts);
+  });
+
+  it('while a worker spins in a synchronous loop (the test-only hook): the worker is stopped and the report still written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fsapi-interrupt-'));
+    const spinning = 'FSAPI-ACC-001 listAccounts seed-request';
+    const cli = spawnCli(['run', '--groups', 'accounts', '--seed', '7', '--report-dir', dir], { [TEST_SPIN_VARIABLE]: spinning });
+    await cli.stderrLine(/spinning in FSAPI-ACC-001 listAccounts seed-request/);
+    cli.child.kill('SIGTERM');
+    const r = { ...(await cli.done), dir };
+    expect(r.stderr).toMatch(/a worker did not stop within \d+ s of the interrupt: stopping it/);
+    const report = expectReportKept(r);
+    expect(report.checks.map((c) => c.id)).not.toContain(spinning);
   });
 
   it('the moment the process is spawned: the report with verdict incomplete, or no promise at all', async () => {

@@ -201,7 +201,8 @@ export function bodyFromDocument(ctx: CheckContext, op: Operation, opts: { refus
   const made = generatedBody(ctx.spec, op, ctx.faker, ctx.config.label, seed);
   if (!made.ok) {
     const p = made.problems[0];
-    ctx.skip(opts.refused ?? `no driver, no valid request body example, and no body made from the schema of ${op.operationId} is valid for it${p ? ` (${p.pointer || '(body)'} ${p.message})` : ''}: bind it to a reference operation (fsapi-conformance bind), or add a valid example to its request body`, 'binding');
+    const why = p ? ` (${p.pointer || '(body)'} ${p.message})` : '';
+    ctx.skip(opts.refused ? `${opts.refused}; nor is any body made from its schema valid for it${why}` : `no driver, no valid request body example, and no body made from the schema of ${op.operationId} is valid for it${why}: bind it to a reference operation (fsapi-conformance bind), or add a valid example to its request body`, 'binding');
   }
   let body = clientBody(ctx, op, made.value);
   if (also.length && isObj(body)) {

@@ -8,6 +8,7 @@ import type { HttpResponse, RequestSpec } from '../http/client.js';
 import type { Redactor } from '../http/redact.js';
 import type { CheckResult, Family, RecordedExchange, SkipCause } from '../results/model.js';
 import { answerOf, outcomeOf, type Judge, type Outcome } from './judge.js';
+import { spinIfTestAsks } from './test-spin.js';
 import type { TrafficObserver } from './observer.js';
 import type { CallOptions, RequestParts } from '../http/request-parts.js';
 import type { WorkerConfig } from './worker-config.js';
@@ -173,6 +174,7 @@ export async function executeCheck(
   const t0 = performance.now();
   let outcome: Outcome;
   try {
+    spinIfTestAsks(checkId(def));
     await def.run(ctx);
     def.judge?.(env.evidence.answers(), env.facts ?? {});
     outcome = outcomeOf(undefined, req.level, env.strict);

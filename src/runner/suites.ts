@@ -147,6 +147,9 @@ async function prepareSuites({ cfg, weight, dir, workers, catalogue }: RunPlan, 
   return { vitest, collector, allure };
 }
 
+/** How long an interrupted run waits for its workers to end their current checks before it ends their threads. */
+const INTERRUPT_GRACE_MS = 1_000;
+
 async function runSuites(
   { vitest, collector }: PreparedSuites,
   { cfg, workers }: RunPlan,
@@ -158,10 +161,18 @@ async function runSuites(
   vitest.provide('fsapi', worker);
   let interrupted = false;
   const cancel = () => void vitest.cancelCurrentRun('keyboard-input');
+  let stopWorkers: NodeJS.Timeout | undefined;
   const onInterrupt = () => {
     interrupted = true;
     collector.interrupted = true;
     cancel();
+    // A worker ends its current checks when told to cancel, but one busy in a synchronous loop never hears it: past
+    // the grace period the cancel is given again, which vitest takes as forced and ends each worker's thread.
+    stopWorkers = setTimeout(() => {
+      log(`  a worker did not stop within ${INTERRUPT_GRACE_MS / 1000} s of the interrupt: stopping it; the report holds the checks that finished`);
+      cancel();
+    }, INTERRUPT_GRACE_MS);
+    stopWorkers.unref();
   };
   // vitest forgets a cancel that comes while its run starts up (it clears it before queueing the first file): once
   // files are queued, an interrupt that came before is given again.
@@ -182,6 +193,7 @@ async function runSuites(
       await started;
     }
   } finally {
+    clearTimeout(stopWorkers);
     progress?.display.stop();
     interrupt.removeEventListener('abort', onInterrupt);
     await vitest.close();

@@ -8,6 +8,7 @@ import { describeErrors, type SchemaProblem } from '../catalogue/json-schema.js'
 import { bundleRef, type SpecDocument } from '../catalogue/openapi.js';
 import { SCHEMA_DEPTH } from '../catalogue/schema-walker.js';
 import { isObj, type Json } from '../json.js';
+import { cutSelfReferences, GenerationBudgetExceeded, namedComponents, valueBudget } from './generation-bounds.js';
 
 type Jsf = typeof import('json-schema-faker');
 let jsf: Jsf | undefined;
@@ -82,16 +83,19 @@ function forClient(v: unknown): unknown {
   return out;
 }
 
-/** The document's component schemas in the generator's form, made once per document. */
-const definitions = new WeakMap<SpecDocument, Json>();
-function defsOf(spec: SpecDocument): Json {
-  let defs = definitions.get(spec);
-  if (!defs) {
+/**
+ * The document's component schemas in the generator's form, made once per document, each cycle of components that
+ * apply to one value cut (generation-bounds.ts), and the cycles cut.
+ */
+const definitions = new WeakMap<SpecDocument, { defs: Json; cycles: string[][] }>();
+function defsOf(spec: SpecDocument): { defs: Json; cycles: string[][] } {
+  let made = definitions.get(spec);
+  if (!made) {
     const components = isObj(spec.raw['components']) && isObj(spec.raw['components']['schemas']) ? spec.raw['components']['schemas'] : {};
-    defs = Object.fromEntries(Object.keys(components).map((name) => [name, forClient(inlineForeignRefs(spec, spec.schemaAt(`#/components/schemas/${name}`) ?? {}))]));
-    definitions.set(spec, defs);
+    const defs = Object.fromEntries(Object.keys(components).map((name) => [name, forClient(inlineForeignRefs(spec, spec.schemaAt(`#/components/schemas/${name}`) ?? {}))]));
+    definitions.set(spec, (made = { defs, cycles: cutSelfReferences(defs) }));
   }
-  return defs;
+  return made;
 }
 
 /** Names of the members marked readOnly in the schema or any component (what a client leaves out). */
@@ -181,9 +185,22 @@ export function generateValid(spec: SpecDocument, schema: unknown, seed: number,
       value = adjust(structuredClone(making.made(i)));
     } catch (e) {
       problems = [{ pointer: '', message: `the generator could not make a value: ${(e as Error).message}` }];
+      // The tries after make as much or more: one past the budget is the end of the making.
+      if (e instanceof GenerationBudgetExceeded) break;
       continue;
     }
-    if (making.validate(value)) return { ok: true, value };
+    let valid: boolean;
+    try {
+      valid = making.validate(value);
+    } catch (e) {
+      // A schema that names itself for one value (a cycle through allOf/oneOf) sends the validator round it until
+      // its stack runs out, for every value: nothing made can be proven valid, and the cycle is what to fix.
+      const { defs, cycles } = defsOf(spec);
+      const named = namedComponents(making.prepared, defs);
+      const own = cycles.filter((c) => c.some((n) => named.has(n))).map((c) => c.map((n) => `#/components/schemas/${n}`).join(' -> '));
+      return { ok: false, problems: [{ pointer: '', message: `its schema cannot be checked (${(e as Error).message})${own.length ? `: its schemas name themselves for one value through allOf/oneOf/anyOf (${own.slice(0, 2).join('; ')})` : ''}` }] };
+    }
+    if (valid) return { ok: true, value };
     // A readOnly member is required of the server's answers only: its absence from a request is no problem.
     problems = describeErrors(making.validate.errors).filter((p) => !(p.message === 'is required' && readOnlyNames(spec, making.prepared).has(p.pointer.split('/').at(-1)!)));
     if (problems.length === 0) return { ok: true, value };
@@ -224,7 +241,7 @@ function newMaking(spec: SpecDocument, schema: unknown, seed: number, opts: Gene
   } catch (e) {
     return { problems: [{ pointer: '', message: `the schema cannot be compiled (${(e as Error).message}), so no value can be proven valid` }] };
   }
-  const prepared = isObj(own) ? { ...(forClient(own) as Json), $defs: defsOf(spec) } : own;
+  const prepared = isObj(own) ? { ...(forClient(own) as Json), $defs: defsOf(spec).defs } : own;
   const whole = (extra: Record<string, unknown>) =>
     Array.from({ length: ATTEMPTS }, (_, i) => ({ schema: prepared, options: { seed: seed + i, useExamplesValue: i === 0, useDefaultValue: i === 0, optionalsProbability: opts.optionals ?? 0, ...extra } }));
   const tries: Making['tries'] = [
@@ -244,7 +261,7 @@ function newMaking(spec: SpecDocument, schema: unknown, seed: number, opts: Gene
       if (!made[i]) {
         const t = tries[i]!;
         try {
-          made[i] = { value: load().generateSync(t.schema as never, { maxDepth: DEPTH, formats: FORMATS, ...t.options }) };
+          made[i] = { value: load().generateSync(t.schema as never, { maxDepth: DEPTH, formats: FORMATS, outputTransform: valueBudget(), ...t.options }) };
         } catch (error) {
           made[i] = { error };
         }
