@@ -75,8 +75,17 @@ and <report-dir>/latest points at the newest.`,
     process.on('SIGTERM', onSignal);
     for (const sig of entry?.takeEarlySignals?.() ?? []) onSignal(sig);
     const target = cfg.target ? `${cfg.target.baseUrl} (${cfg.environment})` : `embedded reference sandbox${cfg.sandboxFaults.length ? ` with fault(s) ${cfg.sandboxFaults.join(', ')}` : ''}`;
-    result(`fsapi-conformance ${SUITE_VERSION}: ${target}`);
-    result(`seed ${cfg.seed}${cfg.seedGiven ? '' : ` (repeat this run with --seed ${cfg.seed})`}${cfg.shard ? `, shard ${cfg.shard.index}/${cfg.shard.count}` : ''}${cfg.strict ? ', strict' : ''}`);
+    // What runs and its seed go to stdout once the run has begun (the runner's first word): a run refused before
+    // then (a fault name the sandbox does not know, a target that does not answer) leaves stdout empty, and no
+    // "repeat this run" stands above a refusal.
+    const header = [
+      `fsapi-conformance ${SUITE_VERSION}: ${target}`,
+      `seed ${cfg.seed}${cfg.seedGiven ? '' : ` (repeat this run with --seed ${cfg.seed})`}${cfg.shard ? `, shard ${cfg.shard.index}/${cfg.shard.count}` : ''}${cfg.strict ? ', strict' : ''}`,
+    ];
+    const begun = <T extends unknown[]>(say: (...a: T) => void) => (...a: T) => {
+      for (const line of header.splice(0)) result(line);
+      say(...a);
+    };
     log(describePacing(cfg.pacing, !cfg.target));
     try {
       // The embedded sandbox's thread starts before the runner loads, so the two load side by side.
@@ -87,7 +96,7 @@ and <report-dir>/latest points at the newest.`,
         await endRun(start);
         throw e;
       });
-      const { report, written, reportsMs } = await runConformance(cfg, log, interrupt.signal, start, progress, result);
+      const { report, written, reportsMs } = await runConformance(cfg, begun(log), interrupt.signal, start, progress, begun(result));
       result('');
       result(renderConsoleSummary(report, written.dir, reportsMs));
       return exitCodeOf(report);
