@@ -22,7 +22,7 @@ too (check it with: cd DIR && sha256sum -c SHA256SUMS). Prints the path of the H
     { code: 3, meaning: 'internal error (Allure could not build the report)' },
   ],
   async run(args) {
-    const [{ ALLURE_REPORT_DIR, buildAllureHtml, loadReport, writeChecksums }, { redactUrl }] = await Promise.all([import('../../reports/index.js'), import('../../reports/text.js')]);
+    const [{ ALLURE_REPORT_DIR, buildAllureHtml, loadReport, writeChecksums }, { htmlReportName }] = await Promise.all([import('../../reports/index.js'), import('../../reports/text.js')]);
     const given = args.positionals[0] ?? DEFAULT_REPORT_DIR;
     let dir: string;
     try {
@@ -33,7 +33,7 @@ too (check it with: cd DIR && sha256sum -c SHA256SUMS). Prints the path of the H
       });
     }
     const report = loadReport(dir);
-    await buildAllureHtml(dir, { name: `fsapi-conformance: ${report.verdict} (${redactUrl(report.target.base_url)})` });
+    await buildAllureHtml(dir, { name: htmlReportName(report) });
     await writeChecksums(dir);
     console.log(join(given, ALLURE_REPORT_DIR, 'index.html'));
     return 0;

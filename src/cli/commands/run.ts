@@ -13,7 +13,7 @@ import { LiveProgress } from '../../runner/progress.js';
 import { SUITE_VERSION } from '../../paths.js';
 import { runOutput } from '../run-output.js';
 import { invocation } from '../../invocation.js';
-import { plural, statusTally } from '../../reports/text.js';
+import { plural, statusTally, trialNote } from '../../reports/text.js';
 import type { CommandSpec, OptionSpec } from '../command.js';
 
 const options: OptionSpec[] = SETTINGS.filter((s) => s.flag && !s.secret).map((s) => ({
@@ -74,7 +74,9 @@ and <report-dir>/latest points at the newest.`,
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     for (const sig of entry?.takeEarlySignals?.() ?? []) onSignal(sig);
-    const target = cfg.target ? `${cfg.target.baseUrl} (${cfg.environment})` : `embedded reference sandbox${cfg.sandboxFaults.length ? ` with fault(s) ${cfg.sandboxFaults.join(', ')}` : ''}`;
+    const target = cfg.target
+      ? `${cfg.target.baseUrl} (${cfg.environment})`
+      : `embedded reference sandbox${cfg.sandboxFaults.length ? ` with fault(s) ${cfg.sandboxFaults.join(', ')}` : ''}${cfg.specPath ? ` (a trial of ${cfg.specPath} and its binding)` : ''}`;
     // What runs and its seed go to stdout once the run has begun (the runner's first word): a run refused before
     // then (a fault name the sandbox does not know, a target that does not answer) leaves stdout empty, and no
     // "repeat this run" stands above a refusal.
@@ -112,7 +114,7 @@ function renderConsoleSummary(r: RunReport, dir: string, reportsMs: number): str
   const lines = [
     // A release's document change first: it explains much of what follows.
     ...(r.baseline?.document ? documentChangeLines(r.baseline.document) : []),
-    `verdict: ${r.verdict.toUpperCase()}${r.run.incomplete_reason ? ` (${r.run.incomplete_reason})` : ''}`,
+    `verdict: ${r.verdict.toUpperCase()}${r.run.incomplete_reason ? ` (${r.run.incomplete_reason})` : ''}${trialNote(r) ? ` (${trialNote(r)})` : ''}`,
     ...(r.headline ? [r.headline] : []),
     `${statusTally(c)}  | ${plural(r.run.requests_sent, 'request')} in ${(r.run.duration_ms / 1000).toFixed(1)} s`,
   ];
