@@ -47,7 +47,7 @@ describe('results on stdout, diagnostics on stderr', { timeout: 120_000 }, () =>
     expect(r.stderr).not.toMatch(/^progress /m);
     const logged = readFileSync(log, 'utf8');
     expect(logged).toContain('verdict: CONFORMANT');
-    expect(logged).toContain('running 1 suite (');
+    expect(logged).toContain('running 1 suite + waiting (');
   });
 });
 
