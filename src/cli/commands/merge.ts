@@ -96,6 +96,7 @@ differ), a shard given twice or missing, a check present in two shards.`,
       html,
       ...(typeof baseline === 'string' ? { baselinePath: baseline } : {}),
       ...(document ? { documentPath: document } : {}),
+      progress: (line) => console.error(line),
     });
     const s = written.report.counts.by_status;
     const code = exitCodeOf(written.report);

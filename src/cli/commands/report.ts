@@ -32,8 +32,12 @@ too (check it with: cd DIR && sha256sum -c SHA256SUMS). Prints the path of the H
         fix: args.positionals[0] ? 'give a report directory such as reports/<run-id>' : 'run `fsapi-conformance run` first, or give a report directory',
       });
     }
+    // A line per phase on stderr (the HTML's path, the result, on stdout).
+    const progress = (line: string) => console.error(line);
     const report = loadReport(dir);
-    await buildAllureHtml(dir, { name: htmlReportName(report) });
+    progress(`report: read ${join(given, 'conformance.json')} (run ${report.run.id}, ${report.verdict})`);
+    await buildAllureHtml(dir, { name: htmlReportName(report), progress });
+    progress('report: rewriting SHA256SUMS to cover the HTML');
     await writeChecksums(dir);
     console.log(join(given, ALLURE_REPORT_DIR, 'index.html'));
     return 0;
