@@ -2,7 +2,6 @@ import { statusTally } from '../../reports/text.js';
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { cp, mkdir } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
-import { DOCUMENT_COPY } from '../../regression/baseline-compare.js';
 import { settingDefault } from '../../config/variables.js';
 import { UsageError } from '../../errors.js';
 import { EXIT, EXIT_CODE_HELP, exitCodeOf } from '../../results/verdict.js';
@@ -33,9 +32,9 @@ export function shardInput(input: string): { path: string; note?: string } {
   return { path: input };
 }
 
-/** The copy of the document a shard kept in its report directory, if any: the merged report keeps it too. */
-function documentCopyOf(dir: string): string | undefined {
-  const copy = existsSync(dir) && statSync(dir).isDirectory() ? readdirSync(dir).find((f) => f.startsWith(`${DOCUMENT_COPY}.`)) : undefined;
+/** The copy of the document a shard kept in its report directory (`stem`.*), if any: the merged report keeps it too. */
+function documentCopyOf(dir: string, stem: string): string | undefined {
+  const copy = existsSync(dir) && statSync(dir).isDirectory() ? readdirSync(dir).find((f) => f.startsWith(`${stem}.`)) : undefined;
   return copy ? join(dir, copy) : undefined;
 }
 
@@ -89,7 +88,9 @@ differ), a shard given twice or missing, a check present in two shards.`,
       await cp(d, join(out, ALLURE_RESULTS_DIR), { recursive: true, force: false, errorOnExist: false });
     }
     const baseline = args.values['baseline'];
-    const document = inputs.map((p) => documentCopyOf(reportDirOf(p))).find((d) => d !== undefined);
+    // Loaded here, not with the CLI: `--help` stays light.
+    const { DOCUMENT_COPY } = await import('../../regression/baseline-compare.js');
+    const document = inputs.map((p) => documentCopyOf(reportDirOf(p), DOCUMENT_COPY)).find((d) => d !== undefined);
     const written = await writeReports(merged, {
       dir: out,
       reportRoot: dirname(out),

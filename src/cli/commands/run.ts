@@ -77,16 +77,15 @@ and <report-dir>/latest points at the newest.`,
     const target = cfg.target
       ? `${cfg.target.baseUrl} (${cfg.environment})`
       : `embedded reference sandbox${cfg.sandboxFaults.length ? ` with fault(s) ${cfg.sandboxFaults.join(', ')}` : ''}${cfg.specPath ? ` (a trial of ${cfg.specPath} and its binding)` : ''}`;
-    // What runs and its seed go to stdout once the run has begun (the runner's first word): a run refused before
+    // What runs and its seed go to stdout once the run has begun (its target up and preflighted): a run refused before
     // then (a fault name the sandbox does not know, a target that does not answer) leaves stdout empty, and no
     // "repeat this run" stands above a refusal.
     const header = [
       `fsapi-conformance ${SUITE_VERSION}: ${target}`,
       `seed ${cfg.seed}${cfg.seedGiven ? '' : ` (repeat this run with --seed ${cfg.seed})`}${cfg.shard ? `, shard ${cfg.shard.index}/${cfg.shard.count}` : ''}${cfg.strict ? ', strict' : ''}`,
     ];
-    const begun = <T extends unknown[]>(say: (...a: T) => void) => (...a: T) => {
+    const begun = () => {
       for (const line of header.splice(0)) result(line);
-      say(...a);
     };
     log(describePacing(cfg.pacing, !cfg.target));
     try {
@@ -98,7 +97,10 @@ and <report-dir>/latest points at the newest.`,
         await endRun(start);
         throw e;
       });
-      const { report, written, reportsMs } = await runConformance(cfg, begun(log), interrupt.signal, start, progress, begun(result));
+      const { report, written, reportsMs } = await runConformance(cfg, log, interrupt.signal, start, progress, (line) => {
+        begun();
+        result(line);
+      }, begun);
       result('');
       result(renderConsoleSummary(report, written.dir, reportsMs));
       return exitCodeOf(report);
