@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { buildIsCurrent } from '../bin/build-stamp.js';
 import type { RunReport } from '../src/results/model.js';
-import { runAction, type ActionRun, type ActionStep } from './helpers/action.js';
+import { ACTION, runAction, type ActionRun, type ActionStep } from './helpers/action.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin', 'fsapi-conformance.js');
@@ -159,6 +159,12 @@ describe('the CI templates, copied with the secrets they name, against a sandbox
     expect(report.coverage!.must.waived).toBe(1);
     // The keys are printed nowhere but in the masks.
     for (const a of actions) expect(a.log.replace(/::add-mask::.*\n/g, '') + a.summary).not.toContain(printed['FSAPI_API_KEY']);
+  });
+
+  it('they pass without loosening the gate: ok-exit-codes stays 0 by default, and only the regression template widens it (judging 6 itself)', () => {
+    expect(ACTION.inputs['ok-exit-codes']!.default).toBe('0');
+    const widened = ['examples/github/fsapi-minimal.yml', 'examples/github/fsapi-conformance.yml', 'examples/github/fsapi-regression.yml'].filter((f) => /ok-exit-codes:/.test(readFileSync(join(ROOT, f), 'utf8')));
+    expect(widened).toEqual(['examples/github/fsapi-regression.yml']);
   });
 
   it('the minimal workflow: a CA path in FSAPI_DOTENV that is not on the runner is refused, naming FSAPI_CA_PEM', () => {
