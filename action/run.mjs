@@ -6,7 +6,8 @@
  * (action.yml), secrets as the FSAPI_* variables of the job: neither is ever printed.
  */
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -83,9 +84,54 @@ export function commandFor(env) {
     return { args: [...args, ...passedThrough(env)], extraEnv, reportDir };
   }
   const args = ['run', '--report-dir', reportDir];
-  for (const name of ['spec', 'capabilities', 'groups', 'shard', 'seed', 'baseline', 'retries']) if (input(name, env)) args.push(`--${name}`, input(name, env));
+  const capabilities = capabilitiesFile(env);
+  if (capabilities) args.push('--capabilities', capabilities);
+  for (const name of ['spec', 'groups', 'shard', 'seed', 'baseline', 'retries']) if (input(name, env)) args.push(`--${name}`, input(name, env));
   for (const name of ['strict', 'html', 'allow-live-writes']) if (flagInput(name, env)) args.push(`--${name}`);
   return { args: [...args, ...passedThrough(env)], extraEnv, reportDir };
+}
+
+/**
+ * A folder of the runner's own for files the action writes (RUNNER_TEMP on GitHub).
+ * @param {NodeJS.ProcessEnv} env
+ */
+function scratchDir(env) {
+  return mkdtempSync(join(env['RUNNER_TEMP'] || tmpdir(), 'fsapi-action-'));
+}
+
+/**
+ * The capabilities input: a file of the workspace, or the file's text itself (a value of several lines, as a
+ * workflow writes `capabilities: |`), so that a template copied alone carries its waivers with their reasons.
+ * @param {NodeJS.ProcessEnv} env
+ */
+function capabilitiesFile(env) {
+  const value = input('capabilities', env);
+  // A block scalar ends in a newline even when it holds one line; a path holds none.
+  if (!(env['INPUT_CAPABILITIES'] ?? '').includes('\n')) return value;
+  const file = join(scratchDir(env), 'capabilities.yaml');
+  writeFileSync(file, `${value}\n`);
+  return file;
+}
+
+/**
+ * The target's CA certificate: FSAPI_CA_PEM (a secret holding the PEM text) written to a file of this runner for
+ * FSAPI_CA_FILE. A path to a CA file in FSAPI_DOTENV names a file of the machine `sandbox --env` ran on, which a
+ * runner does not have: refused, naming the secret that works.
+ * @param {NodeJS.ProcessEnv} env
+ * @param {Record<string, string>} fromDotenv
+ * @returns {Record<string, string>}
+ */
+function caSettings(env, fromDotenv) {
+  const pem = (env['FSAPI_CA_PEM'] ?? '').trim();
+  if (pem) {
+    if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new InputError('FSAPI_CA_PEM holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the text of the CA file, not its path');
+    const file = join(scratchDir(env), 'ca.pem');
+    writeFileSync(file, `${pem}\n`);
+    return { FSAPI_CA_FILE: file };
+  }
+  const path = fromDotenv['FSAPI_CA_FILE'];
+  if (path && !existsSync(path)) throw new InputError(`FSAPI_CA_FILE in FSAPI_DOTENV names ${path}, which is not on this runner: leave that line out and give the certificate's PEM text as the FSAPI_CA_PEM secret`);
+  return {};
 }
 
 /** Settings that name a target: declared empty in the job, they are a secret the job did not get. */
@@ -93,7 +139,8 @@ const TARGET_VARIABLES = ['FSAPI_DOTENV', 'FSAPI_BASE_URL'];
 
 /**
  * The target's settings from FSAPI_DOTENV, one secret holding the lines of a .env (what `fsapi-conformance sandbox
- * --env` prints), for the run's environment; a variable the job sets itself wins. And the guard of a job whose
+ * --env` prints), for the run's environment; a variable the job sets itself wins; FSAPI_CA_PEM, the CA's PEM text,
+ * becomes FSAPI_CA_FILE. And the guard of a job whose
  * secrets are missing (a pull request from a fork gets none): the variable is there but empty, and the run would
  * otherwise test the embedded sandbox and pass.
  * @param {NodeJS.ProcessEnv} env
@@ -105,6 +152,16 @@ export function targetSettings(env) {
       throw new InputError(`${name} is set but empty: the secret it names is not available to this job (pull requests from forks get no secrets), so there is no target to test`);
     }
   }
+  const fromDotenv = dotenvSettings(env);
+  return { ...fromDotenv, ...caSettings(env, fromDotenv) };
+}
+
+/**
+ * The lines of FSAPI_DOTENV that the job does not set itself.
+ * @param {NodeJS.ProcessEnv} env
+ * @returns {Record<string, string>}
+ */
+function dotenvSettings(env) {
   const text = env['FSAPI_DOTENV'];
   if (!text) return {};
   /** @type {Record<string, string>} */
@@ -227,8 +284,9 @@ export async function main(env = process.env) {
   for (const [k, v] of Object.entries(extraEnv)) if (/KEY|SECRET/.test(k) && v) console.log(`::add-mask::${v}`);
   const started = Date.now();
   console.log(`fsapi-conformance ${args.join(' ')}`);
-  // FSAPI_DOTENV is the action's, not a setting of the command (which refuses unknown FSAPI_* variables).
-  const { FSAPI_DOTENV: _dotenv, ...jobEnv } = env;
+  // FSAPI_DOTENV and FSAPI_CA_PEM are the action's, not settings of the command (which refuses unknown FSAPI_*
+  // variables).
+  const { FSAPI_DOTENV: _dotenv, FSAPI_CA_PEM: _pem, ...jobEnv } = env;
   // The report's "repeat this run" names the command a reader has, not the runner's path to the action.
   const r = spawnSync(process.execPath, [CLI, ...args], { stdio: 'inherit', env: { FSAPI_INVOKED_AS: 'npx --no fsapi-conformance', ...jobEnv, ...extraEnv } });
   // Killed by a signal: as a shell reports it.

@@ -19,6 +19,17 @@ import { runCli } from './helpers/cli.js';
 const tmp = () => mkdtempSync(join(tmpdir(), 'fsapi-conventions-'));
 
 describe('results on stdout, diagnostics on stderr', { timeout: 120_000 }, () => {
+  it('a run refused before it begins (an unknown fault, a target that does not answer) prints nothing on stdout', async () => {
+    const fault = await runCli(['run', '--sandbox-fault', 'no-such-fault'], {});
+    expect(fault.code).toBe(2);
+    expect(fault.stderr).toMatch(/unknown fault "no-such-fault"/);
+    expect(fault.stdout).toBe('');
+    const dead = await runCli(['run'], { FSAPI_BASE_URL: 'https://127.0.0.1:9/v1/', FSAPI_API_KEY: 'k', FSAPI_TENANT_ID: 't' });
+    expect(dead.code).toBe(2);
+    expect(dead.stderr).toMatch(/^error: preflight: .*ECONNREFUSED/m);
+    expect(dead.stdout).toBe('');
+  });
+
   it('the target, every suite line and the verdict reach stdout (run > file); --log-file holds both streams; -q is --quiet', async () => {
     const dir = tmp();
     const log = join(dir, 'run.log');
@@ -30,11 +41,13 @@ describe('results on stdout, diagnostics on stderr', { timeout: 120_000 }, () =>
     expect(r.stdout).toMatch(/^reports: /m);
     expect(r.stderr).not.toMatch(/verdict|transport +\d+ checks/);
     // One suite: "1 suite", not "1 suites"; and no progress line (-q).
-    expect(r.stderr).toMatch(/^running 1 suite \(\d+ workers?, /m);
+    // ... and the count names the waiting file's line too: the suite lines are the count and one more.
+    expect(r.stderr).toMatch(/^running 1 suite \+ waiting \(their checks that wait for an event, side by side; \d+ workers?, /m);
+    expect(r.stdout.match(/^ {2}(ok|x|!) +\S+ +\d+ checks?/gm)?.map((l) => l.trim().split(/ +/)[1]).sort()).toEqual(['transport', 'waiting']);
     expect(r.stderr).not.toMatch(/^progress /m);
     const logged = readFileSync(log, 'utf8');
     expect(logged).toContain('verdict: CONFORMANT');
-    expect(logged).toContain('running 1 suite (');
+    expect(logged).toContain('running 1 suite + waiting (');
   });
 });
 

@@ -233,8 +233,9 @@ describe('examples/', () => {
   it.each(FILES)('%s sets only FSAPI_* variables the suite knows (an unknown one is a usage error)', (file) => {
     const s = scanned.get(file)!;
     const set = [...s.envKeys, ...s.strings.flatMap((x) => [...x.matchAll(/\b(FSAPI_[A-Z0-9_]+)=/g)].map((m) => m[1]!))].filter((k) => k.startsWith('FSAPI_'));
-    // FSAPI_DOTENV is the action's own (the lines of a .env in one secret), never passed to the command.
-    for (const name of set) expect(KNOWN_ENV.has(name) || name === 'FSAPI_DOTENV', name).toBe(true);
+    // FSAPI_DOTENV (the lines of a .env in one secret) and FSAPI_CA_PEM (a CA's PEM text, written to a file for
+    // FSAPI_CA_FILE) are the action's own, never passed to the command.
+    for (const name of set) expect(KNOWN_ENV.has(name) || name === 'FSAPI_DOTENV' || name === 'FSAPI_CA_PEM', name).toBe(true);
   });
 
   it('shard with run --shard and merge, compare with run --baseline, and run on Node 20', () => {

@@ -79,7 +79,9 @@ describe('the Allure HTML report', () => {
       const d = join(trendRoot, run);
       mkdirSync(d, { recursive: true });
       cpSync(results, join(d, 'allure-results'), { recursive: true });
-      await writeReports(standardReport(), { dir: d, reportRoot: trendRoot, html: true, trend: 5 });
+      const base = standardReport();
+      const startedAt = `${run.slice(0, 4)}-${run.slice(4, 6)}-${run.slice(6, 8)}T${run.slice(9, 11)}:${run.slice(11, 13)}:00.000Z`;
+      await writeReports({ ...base, run: { ...base.run, id: run, started_at: startedAt } }, { dir: d, reportRoot: trendRoot, html: true, trend: 5 });
       const charts = JSON.parse(embedded(readFileSync(join(d, 'allure-report', 'index.html'), 'utf8')).get('widgets/charts.json') ?? '{}') as {
         general: Record<string, { type: string; data: unknown[] }>;
       };
@@ -87,7 +89,13 @@ describe('the Allure HTML report', () => {
     };
     expect(await statusDynamics('20261101-000000-aaaaaa')).toHaveLength(1);
     expect(await statusDynamics('20261102-000000-bbbbbb')).toHaveLength(2);
-    expect(readFileSync(join(trendRoot, 'allure-history.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2);
+    // Two runs of one day: each point of the trend is named with its run's date, time and id.
+    const points = await statusDynamics('20261102-140500-cccccc');
+    expect(points.map((p) => (p as { name: string }).name).filter((n) => n !== 'current')).toEqual([
+      expect.stringMatching(/^fsapi-conformance 2026-11-01 00:00 UTC \(run 20261101-000000-aaaaaa\)/),
+      expect.stringMatching(/^fsapi-conformance 2026-11-02 00:00 UTC \(run 20261102-000000-bbbbbb\)/),
+    ]);
+    expect(readFileSync(join(trendRoot, 'allure-history.jsonl'), 'utf8').trim().split('\n')).toHaveLength(3);
     // Without a trend nothing is written outside the run's directory.
     expect(existsSync(join(root, 'reports', 'allure-history.jsonl'))).toBe(false);
   });
@@ -114,7 +122,8 @@ describe('fsapi-conformance report', () => {
     cpSync(dir, d, { recursive: true });
     rmSync(join(d, 'allure-report'), { recursive: true });
     const r = spawnSync(process.execPath, [BIN, 'report', d], { encoding: 'utf8', cwd: root });
-    expect(r.stderr).toBe('');
+    // A line per phase on stderr: the HTML build takes tens of seconds.
+    expect(r.stderr).toMatch(/^report: read .*conformance\.json \(run .*\)\nhtml: Allure builds allure-report\/index\.html from \d+ result files .*\nhtml: built in [\d.]+ s\nreport: rewriting SHA256SUMS to cover the HTML\n$/);
     expect(r.status).toBe(0);
     expect(r.stdout.trim()).toBe(join(d, 'allure-report', 'index.html'));
     expect(existsSync(join(d, 'allure-report', 'index.html'))).toBe(true);

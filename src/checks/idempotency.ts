@@ -142,7 +142,7 @@ function differentBody(op: Operation): Def {
     async run(ctx) {
       const s = await scoped(ctx, op, { fresh: true });
       const vary = s.driver?.vary;
-      if (!vary) return ctx.skip(`no way to build a different body for ${op.operationId} in the same scope (${s.driver ? 'its driver has no vary()' : s.why})`, 'binding');
+      if (!vary) return onlyEmptyBody(op) ? ctx.skip(`${op.operationId} takes only an empty object (its body schema has maxProperties: 0): there is no different valid body to send with the same key`, 'not-applicable') : ctx.skip(`no way to build a different body for ${op.operationId} in the same scope (${s.driver ? 'its driver has no vary(): give it one (src/drivers/)' : s.why})`, 'binding');
       const varied = vendorParts(ctx, op, vary.call(s.driver, referencePartsOf(s.parts), s.scope));
       // The effect count is read before and after, never between: the second request follows the first at once.
       const before = s.count ? await s.count() : undefined;
@@ -345,3 +345,9 @@ export const idempotencyFamily: CheckFamily = {
     return defs.map((d) => ({ ...d, family: 'idempotency' as const, group: op.group!, operation: op.operationId, writes: true }));
   },
 };
+
+/** An operation whose every request body is an object with no properties: no second valid body exists. */
+function onlyEmptyBody(op: Operation): boolean {
+  const media = op.requestBody?.content ?? [];
+  return media.length > 0 && media.every((m) => typeof m.schema === 'object' && m.schema !== null && (m.schema as { maxProperties?: unknown }).maxProperties === 0);
+}

@@ -78,7 +78,7 @@ function run(args: string[], cwd: string, timeoutMs: number, env: NodeJS.Process
  * Builds dir/allure-report/index.html from dir/allure-results; replaces an earlier build only once the new one
  * is complete. Returns the files of the HTML report (absolute paths).
  */
-export async function buildAllureHtml(dir: string, opts: { name?: string; timeoutMs?: number; history?: { path: string; limit: number } } = {}): Promise<string[]> {
+export async function buildAllureHtml(dir: string, opts: { name?: string; timeoutMs?: number; history?: { path: string; limit: number }; progress?: (line: string) => void } = {}): Promise<string[]> {
   const results = join(dir, ALLURE_RESULTS_DIR);
   if (!existsSync(results) || !statSync(results).isDirectory()) {
     throw new UsageError(`no ${ALLURE_RESULTS_DIR}/ directory: the HTML report is built from the results a run writes there`, {
@@ -91,7 +91,11 @@ export async function buildAllureHtml(dir: string, opts: { name?: string; timeou
   try {
     const args = [allureCli(), 'generate', results, '--output', out, '--config', ALLURE_RC_PATH, '--cwd', scratch];
     if (opts.name) args.push('--report-name', opts.name);
+    // Allure takes tens of seconds and says nothing meanwhile: each phase gets its line, so a wait reads as work.
+    const t0 = performance.now();
+    opts.progress?.(`html: Allure builds ${ALLURE_REPORT_DIR}/index.html from ${(await readdir(results)).length} result files (18-33 s for a full run on 2 cores)`);
     const { code, output } = await run(args, scratch, opts.timeoutMs ?? 300_000, childEnv(opts.history));
+    opts.progress?.(`html: built in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const index = join(out, 'index.html');
     if (code !== 0 || !existsSync(index)) {
       throw new Error(`allure generate failed (exit ${code}): ${output.trim().split('\n').slice(-5).join(' | ')}`);

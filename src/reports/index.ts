@@ -19,7 +19,7 @@ import { renderSummary } from './markdown.js';
 import { validateReport } from './schema.js';
 import { compareWithBaseline, keepDocument } from '../regression/baseline-compare.js';
 import { trendOf } from '../regression/trend.js';
-import { redactUrl } from './text.js';
+import { htmlReportName, redactUrl } from './text.js';
 
 export interface WriteReportsOptions {
   /** The run's report directory (reports/<run-id>/); created when missing. */
@@ -36,6 +36,8 @@ export interface WriteReportsOptions {
   trend?: number;
   /** With a baseline: how many times the baseline's p50/p95 an operation may take before it is latency drift. */
   latencyRatio?: number;
+  /** Where the HTML build says what it is doing (it takes tens of seconds). */
+  progress?: (line: string) => void;
   /** SHA-256 of files already written into dir by their writer (the run's Allure results), by path relative to dir: SHA256SUMS takes them instead of reading the files back. */
   knownHashes?: ReadonlyMap<string, string>;
 }
@@ -86,7 +88,7 @@ export async function writeReports(input: RunReport, opts: WriteReportsOptions):
     try {
       // Allure's own history (its trend charts) lives beside the runs, as the runs do; each HTML build adds this run.
       const history = opts.trend && opts.trend > 1 ? { history: { path: resolve(opts.reportRoot, ALLURE_HISTORY_FILE), limit: opts.trend } } : {};
-      files.push(...(await buildAllureHtml(dir, { name: `fsapi-conformance: ${report.verdict} (${report.target.base_url})`, ...history })));
+      files.push(...(await buildAllureHtml(dir, { name: htmlReportName(report), ...history, ...(opts.progress ? { progress: opts.progress } : {}) })));
     } catch (e) {
       // The verdict and evidence are written already: checksum them and move latest before reporting the failure.
       htmlFailure = e;

@@ -18,7 +18,7 @@ import { renderDocumentChange, renderTrendMarkdown } from './regression-render.j
 import { intermittentLine } from '../results/attempts.js';
 import { gapsFromChecks } from './gaps.js';
 import { mdBlock, mdCode, mdEscape } from './markdown-text.js';
-import { formatDuration, oneLine, plural, redactUrl, truncate } from './text.js';
+import { formatDuration, oneLine, plural, redactUrl, trialNote, truncate } from './text.js';
 
 /** In UTF-8 bytes, which is never fewer than characters: safe for both GitHub limits. */
 export const SUMMARY_MAX_BYTES = 60_000;
@@ -79,8 +79,9 @@ function head(report: RunReport): string[] {
   const meaning = EXIT_CODE_HELP.find((x) => x.code === code)?.meaning ?? '';
   const t = report.target;
   const out = [
-    `# ${VERDICT_ICON[report.verdict]} ${VERDICT_TITLE[report.verdict]}: ${mdEscape(report.spec.title || 'Financial Services API')}`,
+    `# ${trialNote(report) ? '🧪 Trial, ' : `${VERDICT_ICON[report.verdict]} `}${VERDICT_TITLE[report.verdict]}: ${mdEscape(report.spec.title || 'Financial Services API')}`,
     '',
+    ...(trialNote(report) ? [`**${mdEscape(trialNote(report)!)}**: a binding or document fault shows here as failures the vendor's own API may not have.`, ''] : []),
     ...(report.headline ? [`**${mdEscape(report.headline)}**`, ''] : []),
     `**Verdict: ${report.verdict}**. Exit code **${code}**: ${mdEscape(meaning)}.`,
   ];

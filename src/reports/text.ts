@@ -3,6 +3,7 @@
  * recorded); nothing here reads the environment or the command line, so no writer can re-introduce a secret.
  */
 import { plural } from '../plural.js';
+import type { RunReport } from '../results/model.js';
 
 /** Defined below the reports (results and the CLI count things too); named here with the other text helpers. */
 export { plural };
@@ -63,4 +64,23 @@ export function formatDuration(ms: number): string {
 /** "168 checks: 167 passed, 1 failed, 0 warnings, 0 skipped, 0 errors": the console's tally of a run. */
 export function statusTally(c: { total: number; passed: number; failed: number; warning: number; skipped: number; error: number }): string {
   return `${plural(c.total, 'check')}: ${c.passed} passed, ${c.failed} failed, ${plural(c.warning, 'warning')}, ${c.skipped} skipped, ${plural(c.error, 'error')}`;
+}
+
+/**
+ * A trial: a vendor's document (and binding) run against the suite's own reference sandbox, which serves only the
+ * reference profile. Its verdict says how the document and binding fare, not whether the vendor's API conforms.
+ */
+export function trialNote(report: Pick<RunReport, 'target' | 'spec'>): string | undefined {
+  return report.target.embedded && !report.spec.reference_profile
+    ? "trial: the vendor's document against the reference sandbox, not a verdict on the vendor's API"
+    : undefined;
+}
+
+/**
+ * The HTML report's name, which Allure also gives this run's point of the trend: the run's date and time and its
+ * id, so that two runs of one day are told apart.
+ */
+export function htmlReportName(report: Pick<RunReport, 'target' | 'spec' | 'verdict' | 'run'>): string {
+  const when = report.run.started_at.slice(0, 16).replace('T', ' ');
+  return `fsapi-conformance ${when} UTC (run ${report.run.id}): ${report.verdict}${trialNote(report) ? ' (trial)' : ''} (${redactUrl(report.target.base_url)})`;
 }

@@ -95,6 +95,7 @@ export async function reportRun(plan: RunPlan, target: Target, outcome: SuitesOu
     documentPath: catalogue.spec.path,
     latencyRatio: cfg.latencyDrift,
     trend: cfg.trend,
+    progress: log,
     ...(cfg.baseline ? { baselinePath: cfg.baseline } : {}),
   });
   return { report: written.report, written, reportsMs: Math.round(performance.now() - tr) };

@@ -28,11 +28,12 @@ export function newRunId(now = new Date()): string {
  * One conformance run: start the embedded sandbox when no target is configured, preflight, run the suites
  * with vitest, write the reports. Interrupts (SIGINT/SIGTERM) stop the suites, and the report written then
  * holds what was learnt with verdict `incomplete`. `progress`, when given, shows the checks' progress while
- * they run (`log` should then write through it).
+ * they run (`log` should then write through it). `begun` is called once the target is up and preflighted: from
+ * then on the run is no longer refused, only interrupted.
  */
-export async function runConformance(given: RunConfig, log: (line: string) => void, interrupt: AbortSignal, start: RunStart = beginRun(given), progress?: LiveProgress, result: (line: string) => void = log): Promise<RunOutcome> {
+export async function runConformance(given: RunConfig, log: (line: string) => void, interrupt: AbortSignal, start: RunStart = beginRun(given), progress?: LiveProgress, result: (line: string) => void = log, begun?: () => void): Promise<RunOutcome> {
   try {
-    return await conduct(given, { log, result }, interrupt, start, progress);
+    return await conduct(given, { log, result, begun }, interrupt, start, progress);
   } finally {
     // Whatever happened before the run used it (a bad spec, say), the sandbox's thread does not outlive the run.
     await endRun(start);
@@ -40,7 +41,7 @@ export async function runConformance(given: RunConfig, log: (line: string) => vo
 }
 
 /** The run's phases, each handing the next what it needs: plan → target → preflight → execute → report. */
-async function conduct(given: RunConfig, { log, result }: { log: (line: string) => void; result: (line: string) => void }, interrupt: AbortSignal, start: RunStart, progress: LiveProgress | undefined): Promise<RunOutcome> {
+async function conduct(given: RunConfig, { log, result, begun }: { log: (line: string) => void; result: (line: string) => void; begun: (() => void) | undefined }, interrupt: AbortSignal, start: RunStart, progress: LiveProgress | undefined): Promise<RunOutcome> {
   const plan = await planRun(given, newRunId(start.startedAt), log);
   const phases: PhaseTimes = { startup_ms: 0, preflight_ms: 0, suites_ms: 0 };
   // One pacing for the whole run, shared with every worker: a 429 any of them sees slows them all.
@@ -65,6 +66,7 @@ async function conduct(given: RunConfig, { log, result }: { log: (line: string) 
     const tp = performance.now();
     const client = await preflightPhase(plan, target, { redactor, limiter, interrupt }, closers);
     if (client) phases.preflight_ms = performance.now() - tp;
+    begun?.();
 
     mkdirSync(plan.dir, { recursive: true });
     const ts = performance.now();

@@ -184,7 +184,8 @@ async function runSuites(
     // An interrupt that came while vitest started up (a listener added now would never hear it): no check starts.
     if (interrupt.aborted) interrupted = collector.interrupted = true;
     else {
-      log(`running ${plural(cfg.groups.length, 'suite')} (${plural(workers, 'worker')}, ${plural(cfg.concurrency, 'check')} in flight per suite)`);
+      // One line per suite below, and one more for the waiting file: named here, so the count and the lines agree.
+      log(`running ${plural(cfg.groups.length, 'suite')} + ${WAITING_FILE} (their checks that wait for an event, side by side; ${plural(workers, 'worker')}, ${plural(cfg.concurrency, 'check')} in flight per suite)`);
       const started = vitest.start();
       progress?.display.track(progress.counts);
       // The report's schema validator loads (or, from the sources, compiles) while the workers start up, not after

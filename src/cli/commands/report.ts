@@ -22,7 +22,7 @@ too (check it with: cd DIR && sha256sum -c SHA256SUMS). Prints the path of the H
     { code: 3, meaning: 'internal error (Allure could not build the report)' },
   ],
   async run(args) {
-    const [{ ALLURE_REPORT_DIR, buildAllureHtml, loadReport, writeChecksums }, { redactUrl }] = await Promise.all([import('../../reports/index.js'), import('../../reports/text.js')]);
+    const [{ ALLURE_REPORT_DIR, buildAllureHtml, loadReport, writeChecksums }, { htmlReportName }] = await Promise.all([import('../../reports/index.js'), import('../../reports/text.js')]);
     const given = args.positionals[0] ?? DEFAULT_REPORT_DIR;
     let dir: string;
     try {
@@ -32,8 +32,12 @@ too (check it with: cd DIR && sha256sum -c SHA256SUMS). Prints the path of the H
         fix: args.positionals[0] ? 'give a report directory such as reports/<run-id>' : 'run `fsapi-conformance run` first, or give a report directory',
       });
     }
+    // A line per phase on stderr (the HTML's path, the result, on stdout).
+    const progress = (line: string) => console.error(line);
     const report = loadReport(dir);
-    await buildAllureHtml(dir, { name: `fsapi-conformance: ${report.verdict} (${redactUrl(report.target.base_url)})` });
+    progress(`report: read ${join(given, 'conformance.json')} (run ${report.run.id}, ${report.verdict})`);
+    await buildAllureHtml(dir, { name: htmlReportName(report), progress });
+    progress('report: rewriting SHA256SUMS to cover the HTML');
     await writeChecksums(dir);
     console.log(join(given, ALLURE_REPORT_DIR, 'index.html'));
     return 0;

@@ -13,7 +13,7 @@ import { LiveProgress } from '../../runner/progress.js';
 import { SUITE_VERSION } from '../../paths.js';
 import { runOutput } from '../run-output.js';
 import { invocation } from '../../invocation.js';
-import { plural, statusTally } from '../../reports/text.js';
+import { plural, statusTally, trialNote } from '../../reports/text.js';
 import type { CommandSpec, OptionSpec } from '../command.js';
 
 const options: OptionSpec[] = SETTINGS.filter((s) => s.flag && !s.secret).map((s) => ({
@@ -74,9 +74,19 @@ and <report-dir>/latest points at the newest.`,
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     for (const sig of entry?.takeEarlySignals?.() ?? []) onSignal(sig);
-    const target = cfg.target ? `${cfg.target.baseUrl} (${cfg.environment})` : `embedded reference sandbox${cfg.sandboxFaults.length ? ` with fault(s) ${cfg.sandboxFaults.join(', ')}` : ''}`;
-    result(`fsapi-conformance ${SUITE_VERSION}: ${target}`);
-    result(`seed ${cfg.seed}${cfg.seedGiven ? '' : ` (repeat this run with --seed ${cfg.seed})`}${cfg.shard ? `, shard ${cfg.shard.index}/${cfg.shard.count}` : ''}${cfg.strict ? ', strict' : ''}`);
+    const target = cfg.target
+      ? `${cfg.target.baseUrl} (${cfg.environment})`
+      : `embedded reference sandbox${cfg.sandboxFaults.length ? ` with fault(s) ${cfg.sandboxFaults.join(', ')}` : ''}${cfg.specPath ? ` (a trial of ${cfg.specPath} and its binding)` : ''}`;
+    // What runs and its seed go to stdout once the run has begun (its target up and preflighted): a run refused before
+    // then (a fault name the sandbox does not know, a target that does not answer) leaves stdout empty, and no
+    // "repeat this run" stands above a refusal.
+    const header = [
+      `fsapi-conformance ${SUITE_VERSION}: ${target}`,
+      `seed ${cfg.seed}${cfg.seedGiven ? '' : ` (repeat this run with --seed ${cfg.seed})`}${cfg.shard ? `, shard ${cfg.shard.index}/${cfg.shard.count}` : ''}${cfg.strict ? ', strict' : ''}`,
+    ];
+    const begun = () => {
+      for (const line of header.splice(0)) result(line);
+    };
     log(describePacing(cfg.pacing, !cfg.target));
     try {
       // The embedded sandbox's thread starts before the runner loads, so the two load side by side.
@@ -87,7 +97,10 @@ and <report-dir>/latest points at the newest.`,
         await endRun(start);
         throw e;
       });
-      const { report, written, reportsMs } = await runConformance(cfg, log, interrupt.signal, start, progress, result);
+      const { report, written, reportsMs } = await runConformance(cfg, log, interrupt.signal, start, progress, (line) => {
+        begun();
+        result(line);
+      }, begun);
       result('');
       result(renderConsoleSummary(report, written.dir, reportsMs));
       return exitCodeOf(report);
@@ -103,7 +116,7 @@ function renderConsoleSummary(r: RunReport, dir: string, reportsMs: number): str
   const lines = [
     // A release's document change first: it explains much of what follows.
     ...(r.baseline?.document ? documentChangeLines(r.baseline.document) : []),
-    `verdict: ${r.verdict.toUpperCase()}${r.run.incomplete_reason ? ` (${r.run.incomplete_reason})` : ''}`,
+    `verdict: ${r.verdict.toUpperCase()}${r.run.incomplete_reason ? ` (${r.run.incomplete_reason})` : ''}${trialNote(r) ? ` (${trialNote(r)})` : ''}`,
     ...(r.headline ? [r.headline] : []),
     `${statusTally(c)}  | ${plural(r.run.requests_sent, 'request')} in ${(r.run.duration_ms / 1000).toFixed(1)} s`,
   ];

@@ -7,6 +7,7 @@ import { DEFAULT_PARALLEL, judge, pool, runOnce, type FaultInfo, type FaultResul
 import { batchFaults, coveringSuites, DOC_PATH, readRecord, RECORD_PATH, recordOf, renderDoc } from '../../selfcheck/record.js';
 import { type CommandSpec } from '../command.js';
 import { nearest } from '../../nearest.js';
+import { plural } from '../../plural.js';
 
 /** The catalogue and the planner, loaded when a command runs (not when the CLI loads, for --help's sake). */
 async function planning() {
@@ -21,8 +22,12 @@ export interface SelfcheckSummary {
   ok: boolean;
 }
 
-/** Runs the matrix: the clean sandbox over every suite, and each fault (over every suite with `full`). */
-export async function selfcheck(opts: { full: boolean; faults?: string[]; parallel: number; seed: number; log: (s: string) => void }): Promise<SelfcheckSummary> {
+/**
+ * Runs the matrix: the clean sandbox over every suite, and each fault (over every suite with `full`). `result` gets
+ * the verdict of each run (stdout, as `run` prints its suite lines), `log` the progress between them (stderr).
+ */
+export async function selfcheck(opts: { full: boolean; faults?: string[]; parallel: number; seed: number; log: (s: string) => void; result?: (s: string) => void }): Promise<SelfcheckSummary> {
+  const result = opts.result ?? opts.log;
   const { FAULTS } = await import('../../../sandbox/faults.js');
   const { loadCatalogue, planChecks } = await planning();
   const catalogue = await loadCatalogue();
@@ -58,7 +63,7 @@ export async function selfcheck(opts: { full: boolean; faults?: string[]; parall
     jobs = batchFaults(faults, (f) => cover.get(f.name)!, (x) => sizes.get(x) ?? 0).map((batch) => ({ faults: batch, suites: [...new Set(batch.flatMap((f) => cover.get(f.name)!))].sort() }));
   }
   opts.log(
-    `self-verification: the clean sandbox and ${faults.length} faults in ${jobs.length} runs (${opts.full ? 'each fault alone over every suite' : 'non-interfering faults together, over the suites that cover each'}; ${opts.parallel} at a time)`,
+    `self-verification: the clean sandbox and ${plural(faults.length, 'fault')} in ${plural(jobs.length, 'run')} (${opts.full ? 'each fault alone over every suite' : 'non-interfering faults together, over the suites that cover each'}; ${opts.parallel} at a time)`,
   );
   let clean: RunOutcome | undefined;
   const results: FaultResult[] = [];
@@ -69,7 +74,7 @@ export async function selfcheck(opts: { full: boolean; faults?: string[]; parall
     const detail = [r.missed.length ? `missed ${r.missed.join(', ')}` : '', r.unexpected.length ? `unexpected ${r.unexpected.join(', ')}` : '', r.outcome.verdict !== r.expectedVerdict ? `verdict ${r.outcome.verdict}, expected ${r.expectedVerdict}` : '', r.outcome.problem ?? '']
       .filter(Boolean)
       .join('; ');
-    opts.log(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.fault.name.padEnd(34)} ${r.fault.breaks.join(', ')}${detail ? ` -- ${detail}` : ''} [${show(r.suites)}] (${secs})`);
+    result(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.fault.name.padEnd(34)} ${r.fault.breaks.join(', ')}${detail ? ` -- ${detail}` : ''} [${show(r.suites)}] (${secs})`);
   };
   await pool(
     all,
@@ -81,7 +86,7 @@ export async function selfcheck(opts: { full: boolean; faults?: string[]; parall
       if (job.faults.length === 0) {
         clean = outcome;
         const bad = [...Object.keys(outcome.failing), ...outcome.preconditions.slice(0, 3)];
-        opts.log(`  ${bad.length || outcome.problem ? 'FAIL' : 'ok  '} clean sandbox: ${outcome.checks} checks, ${outcome.verdict}${bad.length ? `; failing: ${bad.join(', ')}` : ''}${outcome.problem ? `; ${outcome.problem}` : ''} (${secs})`);
+        result(`  ${bad.length || outcome.problem ? 'FAIL' : 'ok  '} clean sandbox: ${outcome.checks} checks, ${outcome.verdict}${bad.length ? `; failing: ${bad.join(', ')}` : ''}${outcome.problem ? `; ${outcome.problem}` : ''} (${secs})`);
         return;
       }
       if (job.faults.length === 1) {
@@ -174,11 +179,13 @@ over the fewest suites that cover each fault's recorded catching checks: a few m
     if (!Number.isInteger(parallel) || parallel < 1 || parallel > 16) throw new UsageError('--parallel must be 1..16', { fix: 'e.g. --parallel 2' });
     if (!Number.isInteger(seed) || seed < 0) throw new UsageError('--seed must be a whole number', { fix: 'e.g. --seed 1' });
     const faults = typeof args.values['faults'] === 'string' ? args.values['faults'].split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+    // Results on stdout (`selfcheck > out.txt` keeps them), progress on stderr, as `run` does.
     const log = (s: string) => process.stderr.write(`${s}\n`);
+    const result = (s: string) => process.stdout.write(`${s}\n`);
     const t0 = performance.now();
-    const summary = await selfcheck({ full, ...(faults ? { faults } : {}), parallel, seed, log });
+    const summary = await selfcheck({ full, ...(faults ? { faults } : {}), parallel, seed, log, result });
     const failed = summary.results.filter((r) => !r.ok);
-    log(`\n${summary.ok ? 'PROVEN' : 'NOT PROVEN'}: ${summary.results.length - failed.length}/${summary.results.length} faults caught exactly; clean run ${summary.cleanOk ? 'clean' : 'NOT clean'} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+    result(`\n${summary.ok ? 'PROVEN' : 'NOT PROVEN'}: ${summary.results.length - failed.length}/${plural(summary.results.length, 'fault')} caught exactly; clean run ${summary.cleanOk ? 'clean' : 'NOT clean'} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
     if (args.values['write']) {
       if (!summary.ok) throw new UsageError('not writing the record: the matrix is not proven', { fix: 'fix the faults or their documented `breaks` first' });
       const { loadCatalogue } = await planning();
@@ -202,7 +209,7 @@ over the fewest suites that cover each fault's recorded catching checks: a few m
       }
       writeFileSync(RECORD_PATH, `${JSON.stringify(record, null, 2)}\n`);
       writeFileSync(DOC_PATH, renderDoc(record, catalogue.requirements));
-      log(`wrote ${RECORD_PATH} and ${DOC_PATH}`);
+      result(`wrote ${RECORD_PATH} and ${DOC_PATH}`);
     }
     return summary.ok ? 0 : 1;
   },
