@@ -139,10 +139,12 @@ function differentBody(op: Operation): Def {
     requirement: 'FSAPI-IDEM-102',
     variant: 'different-body',
     title: 'the same key with a different body is refused with 422 and changes nothing',
+    // Decided by the document before any request, so that verify derives the skip as the run does.
+    ...(onlyEmptyBody(op) ? { inapplicable: `${op.operationId} takes only an empty object (its body schema has maxProperties: 0): there is no different valid body to send with the same key` } : {}),
     async run(ctx) {
       const s = await scoped(ctx, op, { fresh: true });
       const vary = s.driver?.vary;
-      if (!vary) return onlyEmptyBody(op) ? ctx.skip(`${op.operationId} takes only an empty object (its body schema has maxProperties: 0): there is no different valid body to send with the same key`, 'not-applicable') : ctx.skip(`no way to build a different body for ${op.operationId} in the same scope (${s.driver ? 'its driver has no vary(): give it one (src/drivers/)' : s.why})`, 'binding');
+      if (!vary) return ctx.skip(`no way to build a different body for ${op.operationId} in the same scope (${s.driver ? 'its driver has no vary(): give it one (src/drivers/)' : s.why})`, 'binding');
       const varied = vendorParts(ctx, op, vary.call(s.driver, referencePartsOf(s.parts), s.scope));
       // The effect count is read before and after, never between: the second request follows the first at once.
       const before = s.count ? await s.count() : undefined;
