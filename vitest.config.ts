@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
  * The files that spend minutes in child processes (whole runs, the fault matrix, an npm install) start first, so
  * the short files fill the gaps around them; the rest keep vitest's own order.
  */
-const LONG_FIRST = ['selfcheck', 'hostile', 'runs', 'dialects', 'action', 'package', 'binding', 'reports-html', 'interrupt', 'certify', 'secrets', 'intermittent', 'drift', 'vendor'];
+const LONG_FIRST = ['dialects', 'action', 'ci-templates', 'hostile', 'selfcheck', 'readme-commands', 'runs', 'package', 'binding', 'interrupt', 'reports-html', 'certify', 'rate-limit', 'secrets', 'intermittent', 'drift', 'vendor'];
 class LongFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const rank = (f: TestSpecification) => {
