@@ -47,7 +47,7 @@ const SHARDS = [1, 2, 3, 4].map((i) => `npx --no fsapi-conformance run --shard $
 
 const CASES: Record<string, Case> = {
   'npm ci && npm run conformance': { check: ({ dir }) => expect(existsSync(join(dir, 'reports', 'latest', 'conformance.json'))).toBe(true) },
-  'npm run conformance': {},
+  'npm run conformance': { skip: 'run as "npm ci && npm run conformance" above (the copy has node_modules linked, so that is this command)' },
   'npm test': { skip: 'the project\'s own tests: this test is one of them' },
   'npm run conformance -- --sandbox-fault idem-ignored': { exit: 1, groups: 'accounts', check: ({ stdout }) => expect(stdout).toMatch(/FSAPI-IDEM-002/) },
   'npm run conformance -- --groups customers > out.txt': {
