@@ -53,13 +53,14 @@ async function trial(at: number, i: number): Promise<Trial> {
   const t0 = performance.now();
   const child = spawn(process.execPath, [BIN, 'run', '--seed', String(20261120 + i), '--report-dir', reports, '--quiet'], { cwd: work, env: childEnv(), stdio: 'ignore' });
   const timer = setTimeout(() => child.kill(signal), at * 1000);
-  const code: number | null = await new Promise((resolve) => child.on('exit', (c) => resolve(c)));
+  // Killed by the signal itself (no handler yet: it came before the CLI's first line) is what a shell reports as 130.
+  const code: number | null = await new Promise((resolve) => child.on('exit', (c, sig) => resolve(c ?? (sig === signal ? 128 + (sig === 'SIGINT' ? 2 : 15) : null))));
   clearTimeout(timer);
   const ms = Math.round(performance.now() - t0);
   const file = join(reports, 'latest', 'conformance.json');
   const verdict = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { verdict: string }).verdict : undefined;
   const outcome: Outcome =
-    code === 5 && verdict === 'incomplete' ? 'incomplete report (5)' : code === 130 && verdict === undefined ? 'nothing promised (130)' : verdict && verdict !== 'incomplete' ? 'BROKEN: finished' : code === 5 ? 'BROKEN: no report' : 'BROKEN: other';
+    code === 5 && verdict === 'incomplete' ? 'incomplete report (5)' : (code === 130 || code === 143) && verdict === undefined ? 'nothing promised (130)' : verdict && verdict !== 'incomplete' ? 'BROKEN: finished' : code === 5 ? 'BROKEN: no report' : 'BROKEN: other';
   return { at, code, outcome, ...(verdict ? { verdict } : {}), ms };
 }
 
