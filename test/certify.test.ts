@@ -86,7 +86,9 @@ describe('keygen, certify, verify: the honest packages', { timeout: 120_000 }, (
     expect(html).toContain('conformant · reference sandbox, not a vendor');
     expect(html).toContain('Acme Bank, Payments API');
     expect(html).toContain('14 of 14 suites');
-    expect(html).toContain(`--key signer.pub --require conformant`);
+    // The command it gives is one that verifies this package: with the caveats accepted, and why.
+    expect(html).toContain(`--key signer.pub --require conformant --accept-caveats`);
+    expect(html).toContain("This package is less than a vendor's full run (reference sandbox, not a vendor): without --accept-caveats, verify says so and exits 18.");
     expect(readFileSync(join(root, 'clean.badge.svg'), 'utf8')).toContain('reference sandbox · conformant · MUST 27/27');
   });
 

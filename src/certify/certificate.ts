@@ -91,8 +91,8 @@ ${p.binding ? `<dt>Binding</dt><dd>${p.binding.active_entries} active entries; S
 <p>Get the signer's public key (${esc(p.signer.public_key)}) from them by a channel you trust, check its fingerprint above, then, offline:</p>
 <pre># with fsapi-conformance ${esc(p.suite.version)} installed (its README, Installing)
 npx --no fsapi-conformance verify ${esc(p.package)} \\
-  --key ${esc(p.signer.public_key)} --require conformant</pre>
-<p>It checks the signature and every file's digest, plans the run again and requires its checks to be that plan, judges the recorded exchanges again with the suite's own judgement code, and recomputes the counts, the verdict and this page. Exit 0 means all of it agrees and the verdict is conformant. This page alone proves nothing: the package does.</p>
+  --key ${esc(p.signer.public_key)} --require conformant${warn.length ? ' --accept-caveats' : ''}</pre>
+<p>It checks the signature and every file's digest, plans the run again and requires its checks to be that plan, judges the recorded exchanges again with the suite's own judgement code, and recomputes the counts, the verdict and this page. Exit 0 means all of it agrees and the verdict is conformant.${warn.length ? ` This package is less than a vendor's full run (${esc(warn.join('; '))}): without --accept-caveats, verify says so and exits 18.` : ''} This page alone proves nothing: the package does.</p>
 <h2>Requirements</h2>
 <table><thead><tr><th>Requirement</th><th>Level</th><th>Status</th><th>Checks executed</th><th>Why</th></tr></thead><tbody>
 ${rows}
