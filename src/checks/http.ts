@@ -23,6 +23,7 @@ import { described, fillList, itemKey, walk, walkedItems } from './lists.js';
 import { recordedWalk } from '../harness/pages.js';
 import type { CheckFamily } from './plan.js';
 import { driverFor, validRequest } from './requests.js';
+import { operationsMatching } from '../results/coverage.js';
 import { creatorOf, credentialHeaders, EFFECTS_AFTER, EFFECTS_BEFORE, EFFECTS_UNSEEN, effectsOf, isCreate, isGetById, limitParamOf, maxPageSize, opsOfGroup, pagesAsReference, pathParamsOf, scoped, skipEffects, undeclaredPageSize } from './support.js';
 
 const TWO_MIB = 2 * 1024 * 1024;
@@ -48,11 +49,12 @@ function groupChecks(suite: SuiteSlug, spec: SpecDocument): CheckDef[] {
 
   // PUT on each collection (a path without parameters) of the group: no operation documents PUT in the profile.
   const collections = [...new Set(ops.filter((o) => pathParamsOf(o).length === 0).map((o) => o.path))];
+  const operationsAt = operationsMatching(spec.operations, '/');
   for (const path of collections) {
     const documented = spec.operations.filter((o) => o.path === path).map((o) => o.method);
     // A PUT another path's template also matches (`/accounts/{address}` for `/accounts/import`) is documented there:
     // a router may take it for that operation, so a 4xx of that operation is no wrong answer to an undocumented method.
-    if (documented.includes('PUT') || spec.operations.some((o) => o.method === 'PUT' && templateMatches(o.path, path))) continue;
+    if (documented.includes('PUT') || operationsAt('PUT', `https://target${path}`).length > 0) continue;
     defs.push({
       requirement: 'FSAPI-HTTP-002',
       family: 'http',
@@ -99,13 +101,6 @@ function groupChecks(suite: SuiteSlug, spec: SpecDocument): CheckDef[] {
     });
   }
   return defs;
-}
-
-/** Whether a path template (`/accounts/{address}`) matches a concrete path (`/accounts/import`), segment by segment. */
-function templateMatches(template: string, path: string): boolean {
-  const t = template.split('/');
-  const p = path.split('/');
-  return t.length === p.length && t.every((seg, i) => seg === p[i] || (/^\{[^}]+\}$/.test(seg) && p[i] !== ''));
 }
 
 /** The path parameter naming the resource an operation reads: the one its reference operation's id plays, else by its name. */
