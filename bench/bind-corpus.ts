@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
-import { loadCatalogue } from '../src/binding/catalogue.js';
+import { loadCatalogue } from '../src/binding/catalogue-in-use.js';
 import { inferBinding } from '../src/binding/infer.js';
 import { ACTIVE_CONFIDENCE } from '../src/confidence.js';
 import type { SpecDocument } from '../src/catalogue/openapi.js';

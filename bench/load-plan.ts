@@ -57,8 +57,8 @@ for (const b of builds) if (!existsSync(join(b.root, 'dist', 'src', 'catalogue',
 
 const work = mkdtempSync(join(tmpdir(), 'fsapi-bench-load-plan-'));
 
-type Json = Record<string, unknown>;
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+type JsonObject = Record<string, unknown>;
+const isObj = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 // -----------------------------------------------------------------------------------------------------------------
 // (a) Load and plan
@@ -110,12 +110,12 @@ async function loadAndPlan(): Promise<LoadRound[]> {
 // (b) The run's cost per operation
 
 /** The document with only its first `n` operations (in document order); components and everything else kept. */
-function cutDocument(doc: Json, n: number): { doc: Json; operations: number } {
-  const paths: Json = {};
+function cutDocument(doc: JsonObject, n: number): { doc: JsonObject; operations: number } {
+  const paths: JsonObject = {};
   let kept = 0;
   for (const [p, item] of Object.entries(isObj(doc['paths']) ? doc['paths'] : {})) {
     if (!isObj(item) || kept >= n) continue;
-    const copy: Json = {};
+    const copy: JsonObject = {};
     for (const [k, v] of Object.entries(item)) {
       if (!(METHODS as readonly string[]).includes(k)) copy[k] = v;
       else if (kept < n) {
@@ -141,7 +141,7 @@ interface StubOperation {
  * operation's first documented 2xx with its first JSON example (or {}). It judges nothing; it only answers, the
  * same way at every N, so that what grows with N is the suite's own work.
  */
-async function startStub(doc: Json): Promise<TestServer & { cert: Cert }> {
+async function startStub(doc: JsonObject): Promise<TestServer & { cert: Cert }> {
   const ops: StubOperation[] = [];
   const raw = doc;
   const follow = (v: unknown): unknown => {
@@ -165,7 +165,7 @@ async function startStub(doc: Json): Promise<TestServer & { cert: Cert }> {
       const ok = Object.keys(responses).find((s) => /^2\d\d$/.test(s)) ?? Object.keys(responses).find((s) => s === '2XX');
       const response = ok ? follow(responses[ok]) : undefined;
       const media = isObj(response) && isObj(response['content']) ? (response['content']['application/json'] as unknown) : undefined;
-      const example = isObj(media) ? (media['example'] ?? (isObj(media['examples']) ? (follow(Object.values(media['examples'])[0]) as Json | undefined)?.['value'] : undefined)) : undefined;
+      const example = isObj(media) ? (media['example'] ?? (isObj(media['examples']) ? (follow(Object.values(media['examples'])[0]) as JsonObject | undefined)?.['value'] : undefined)) : undefined;
       ops.push({ method: m.toUpperCase(), pattern, status: ok && /^\d+$/.test(ok) ? Number(ok) : 200, example: example ?? {}, hasBody: isObj(response) && isObj(response['content']) });
     }
   }
@@ -231,7 +231,7 @@ async function runOnce(b: { name: string; root: string }, n: number, file: strin
 async function runCuts(): Promise<RunRow[]> {
   if (cuts.length === 0) return [];
   const text = readFileSync(specPath, 'utf8');
-  const doc = (specPath.endsWith('.json') ? JSON.parse(text) : parse(text)) as Json;
+  const doc = (specPath.endsWith('.json') ? JSON.parse(text) : parse(text)) as JsonObject;
   const stub = await startStub(doc);
   const ca = join(work, 'stub-ca.pem');
   writeFileSync(ca, stub.cert.cert);

@@ -17,7 +17,7 @@ const USAGE = 'npx tsx bench/module-load.ts [--rounds 8] [--against DIR]';
 
 /** The modules each thread imports, from a build's root. */
 const SETS = {
-  worker: { before: ['node_modules/vitest/dist/index.js'], load: ['dist/src/suite/suite.js', 'dist/src/harness/runtime.js'] },
+  worker: { before: ['node_modules/vitest/dist/index.js'], load: ['dist/src/vitest-suite/suite.js', 'dist/src/harness/runtime.js'] },
   main: { before: [], load: ['dist/src/runner/run.js', 'dist/src/reports/index.js', 'dist/src/http/client.js', 'dist/src/runner/preflight.js'] },
 } as const;
 type SetName = keyof typeof SETS;

@@ -22,8 +22,8 @@ const DEFAULT_SEED = 20261120;
 const SHARD_TARGETS: Record<number, number> = { 2: 0.6, 4: 0.35 };
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
-type Json = Record<string, unknown>;
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+type JsonObject = Record<string, unknown>;
+const isObj = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * spec/openapi.yaml with every path repeated `factor` times: copy k (2..factor) of `/a/{id}/b` is `/a-xk/{id}/b`,
@@ -32,9 +32,9 @@ const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && 
  * which the suite recognises by its SHA-256 and treats differently).
  */
 function scaledSpec(factor: number): { text: string; operations: number } {
-  const doc = parse(readFileSync(join(ROOT, 'spec', 'openapi.yaml'), 'utf8')) as Json;
-  const paths = doc['paths'] as Record<string, Json>;
-  const out: Record<string, Json> = {};
+  const doc = parse(readFileSync(join(ROOT, 'spec', 'openapi.yaml'), 'utf8')) as JsonObject;
+  const paths = doc['paths'] as Record<string, JsonObject>;
+  const out: Record<string, JsonObject> = {};
   let operations = 0;
   for (const [p, item] of Object.entries(paths)) {
     out[p] = item;
@@ -54,7 +54,7 @@ function scaledSpec(factor: number): { text: string; operations: number } {
     }
   }
   doc['paths'] = out;
-  doc['info'] = { ...(doc['info'] as Json), 'x-bench-scale': factor };
+  doc['info'] = { ...(doc['info'] as JsonObject), 'x-bench-scale': factor };
   return { text: stringify(doc, { lineWidth: 0 }), operations };
 }
 

@@ -16,7 +16,7 @@ import { fingerprint, KEY_PATTERN, type IdempotencyStore, type StoredResponse } 
 import { ApiError, problemBody, validationError, type FieldError } from './problem.js';
 import { Router, validateParameters } from './routes.js';
 import { newId, type Store } from './store.js';
-import { isObj, type Json } from '../src/json.js';
+import { isObj, type JsonObject } from '../src/json.js';
 import { propertiesOf } from '../src/catalogue/schema-walker.js';
 import { inlineForeignRefs } from '../src/values/generate.js';
 
@@ -307,7 +307,7 @@ export class Pipeline {
       const resource = propertiesOf(this.deps.spec, op.responses.find((r) => r.status === '201')?.content[0]?.schema);
       const writable = propertiesOf(this.deps.spec, op.requestBody?.content[0]?.schema);
       // A member's schema as the document writes it: its references in the validators' form before compiling.
-      if (writable.size > 0) for (const [p, schema] of resource) if (!writable.has(p)) fields.set(p, this.deps.spec.validator(inlineForeignRefs(this.deps.spec, schema) as Json));
+      if (writable.size > 0) for (const [p, schema] of resource) if (!writable.has(p)) fields.set(p, this.deps.spec.validator(inlineForeignRefs(this.deps.spec, schema) as JsonObject));
       this.readOnlyByOp.set(op.operationId, fields);
     }
     const rest: Record<string, unknown> = {};

@@ -7,7 +7,7 @@ import { type HttpMethod, type Operation, type SpecDocument } from '../src/catal
 import type { JsonSchema } from '../src/catalogue/index.js';
 import type { FaultSet } from './faults.js';
 import type { FieldError } from './problem.js';
-import { loadCatalogue } from '../src/binding/catalogue.js';
+import { loadCatalogue } from '../src/binding/catalogue-in-use.js';
 
 let reference: Promise<SpecDocument> | undefined;
 

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { ApiError } from './problem.js';
 import type { FaultSet } from './faults.js';
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 export type Metadata = Record<string, string>;
 
 export interface Address {

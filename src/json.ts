@@ -1,7 +1,7 @@
 /** A JSON object (not an array, not null): what a parsed document, a body or a schema is walked as. */
-export type Json = Record<string, unknown>;
+export type JsonObject = Record<string, unknown>;
 
-export const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObj = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * JSON with object keys sorted at every level (members that are undefined left out, as JSON.stringify does): one

@@ -5,12 +5,12 @@ import { judgeSkips } from '../src/harness/judge.js';
 import type { HttpResponse } from '../src/http/client.js';
 import type { CheckDef } from '../src/harness/check.js';
 import { LIST_PAGE_CAP } from '../src/harness/pages.js';
-import { defineSuite } from '../src/suite/suite.js';
-import { callCase, caseAnswer, findInList, idOf, jsonOf, units, type Json } from '../src/world/flow-support.js';
+import { defineSuite } from '../src/vitest-suite/suite.js';
+import { callCase, caseAnswer, findInList, idOf, jsonOf, units, type JsonObject } from '../src/world/flow-support.js';
 
 
 /** A new account's balance (and available balance) is 0 and its currency EUR, as `where` shows it. */
-function zeroBalance(a: Json, id: string, where: string): void {
+function zeroBalance(a: JsonObject, id: string, where: string): void {
   check(units(a['balance'], `balance ${where}`) === 0n, `account ${id} opened with balance ${JSON.stringify(a['balance'])} ${where}; expected 0`);
   if ('available_balance' in a) check(units(a['available_balance'], `available_balance ${where}`) === 0n, `account ${id} opened with available_balance ${JSON.stringify(a['available_balance'])} ${where}`);
   check(a['currency'] === 'EUR', `account ${id} is in ${JSON.stringify(a['currency'])} ${where}; it was opened in EUR`);
@@ -38,7 +38,7 @@ function openedId(res: HttpResponse): string {
   if (!STATUS.is2xx(res.status) || !j || typeof j !== 'object') {
     judgeSkips.skip(`the account it lists could not be opened: ${describeRequest(res)} answered ${res.status}${summariseBody(res)} (FSAPI-ACC-101 judges the create)`, 'prerequisite');
   }
-  return idOf(j as Json);
+  return idOf(j as JsonObject);
 }
 
 /**
@@ -54,7 +54,7 @@ export function listsOpened(answers: readonly HttpResponse[]): void {
     check(STATUS.is2xx(res.status), `${describeRequest(res)} with Api-Key and x-tenant-id answered ${res.status}`);
     check(/^application\/(.+\+)?json$/.test(res.contentType), `${describeRequest(res)} answered ${res.status} labelled ${res.contentType || 'without a media type'}, not JSON`);
     check(res.json !== undefined, `${describeRequest(res)} answered a body that does not parse as JSON (${res.jsonError ?? 'empty'})`);
-    const items = readableItems(res, 'listAccounts') as Json[];
+    const items = readableItems(res, 'listAccounts') as JsonObject[];
     seen += items.length;
     if (items.some((a) => a['id'] === id)) return;
   }
@@ -81,9 +81,9 @@ export const flows: CheckDef[] = [
       // Its own walk, not walkPages: the seed's request exactly, so the first page carries no query at all.
       for (let page = 0; page < LIST_PAGE_CAP; page++) {
         const res = await callCase(ctx, LIST, 'listAccounts', cursor ? { query: { cursor } } : {}, { headers: { accept: undefined } });
-        const body = res.json as Json | undefined;
+        const body = res.json as JsonObject | undefined;
         // The judge says what a page that is not a readable list means; the walk only stops there.
-        const items = listItems(res) ?? (Array.isArray(body) ? (body as Json[]) : []);
+        const items = listItems(res) ?? (Array.isArray(body) ? (body as JsonObject[]) : []);
         if (!STATUS.is2xx(res.status) || !body || typeof body !== 'object' || items.some((a) => a['id'] === id)) return;
         const next = body['next_cursor'];
         if (body['has_more'] !== true || typeof next !== 'string' || next === '') return;

@@ -4,7 +4,7 @@ import { check, describeRequest } from '../src/harness/assert.js';
 import type { CheckDef } from '../src/harness/check.js';
 import type { HttpResponse } from '../src/http/client.js';
 import { STATUS } from '../src/harness/assert.js';
-import { defineSuite } from '../src/suite/suite.js';
+import { defineSuite } from '../src/vitest-suite/suite.js';
 import { callCase, caseAnswer, idOf, jsonOf, LONG_NUMBER } from '../src/world/flow-support.js';
 import { textFact } from '../src/harness/judge.js';
 

@@ -3,14 +3,14 @@ import { amount, bankTransferCollection, cardCollection, DECLINED_CARD_NUMBER, m
 import { check, readId } from '../src/harness/assert.js';
 import type { CheckContext, CheckDef } from '../src/harness/check.js';
 import { STATUS } from '../src/harness/assert.js';
-import { defineSuite } from '../src/suite/suite.js';
-import { balanceCase, balanceOf, callCase, caseAnswer, expectBalance, findInList, idOf, jsonOf, readUntil, recordedBalance, show, units, type Json } from '../src/world/flow-support.js';
+import { defineSuite } from '../src/vitest-suite/suite.js';
+import { balanceCase, balanceOf, callCase, caseAnswer, expectBalance, findInList, idOf, jsonOf, readUntil, recordedBalance, show, units, type JsonObject } from '../src/world/flow-support.js';
 
 const base = { family: 'flow', group: 'collections', operation: 'createCollection', writes: true } as const;
-const settled = (c: Json) => c['status'] === 'succeeded' || c['status'] === 'failed';
+const settled = (c: JsonObject) => c['status'] === 'succeeded' || c['status'] === 'failed';
 
 /** One collection: it succeeds (bounded wait), the account rises by its amount, a credit transaction references it. */
-async function collect(ctx: CheckContext, method: string, accountId: string, body: Json): Promise<void> {
+async function collect(ctx: CheckContext, method: string, accountId: string, body: JsonObject): Promise<void> {
   const before = await balanceOf(ctx, accountId);
   const created = jsonOf(await ctx.call('createCollection', { body }), STATUS.is2xx, `status of the ${method} collection`);
   const id = idOf(created);
@@ -19,7 +19,7 @@ async function collect(ctx: CheckContext, method: string, accountId: string, bod
   check(end.value['status'] === 'succeeded', `${method} collection ${id} ended ${JSON.stringify(end.value['status'])} (${JSON.stringify(end.value['failure_reason'])}), not succeeded`);
   const value = units(body['amount']);
   await expectBalance(ctx, accountId, before, value, `${method} collection ${id} of ${String(body['amount'])}`);
-  const refers = (t: Json) => t['account_id'] === accountId && (t['source'] as Json | undefined)?.['id'] === id;
+  const refers = (t: JsonObject) => t['account_id'] === accountId && (t['source'] as JsonObject | undefined)?.['id'] === id;
   const { item, items } = await findInList(ctx, 'listTransactions', { query: { account_id: accountId } }, refers);
   check(item !== undefined, `no transaction of ${accountId} references ${method} collection ${id} (${items.length} listed)`);
   check(item['direction'] === 'credit', `the transaction for ${method} collection ${id} is a ${JSON.stringify(item['direction'])}, not a credit`);

@@ -3,15 +3,15 @@ import { customerCreate, token } from '../fixtures/factories.js';
 import { check, describeRequest, fail, readId, STATUS, summariseBody } from '../src/harness/assert.js';
 import type { CheckContext, CheckDef } from '../src/harness/check.js';
 import type { HttpResponse } from '../src/http/client.js';
-import { defineSuite } from '../src/suite/suite.js';
+import { defineSuite } from '../src/vitest-suite/suite.js';
 import { textFact } from '../src/harness/judge.js';
-import { at, callCase, caseAnswer, caseAnswerIf, findInList, idOf, jsonOf, listAll, readBack, withValue, type Json } from '../src/world/flow-support.js';
+import { at, callCase, caseAnswer, caseAnswerIf, findInList, idOf, jsonOf, listAll, readBack, withValue, type JsonObject } from '../src/world/flow-support.js';
 
 const SEED_FIELDS = ['first_name', 'middle_name', 'last_name', 'email', 'phone', 'type', 'gender', 'date_of_birth'];
 const ADDRESS_FIELDS = ['address_line1', 'city', 'country', 'postal_code', 'state'];
 
 /** A valid customer with every seed field, unique to this call. */
-function newBody(ctx: CheckContext): Json {
+function newBody(ctx: CheckContext): JsonObject {
   return customerCreate(ctx.faker, ctx.config.label, `${ctx.config.runId}${token(ctx.faker)}`);
 }
 
@@ -29,7 +29,7 @@ const SENT = 'sent_body';
  * FSAPI-CUS-001's question, not the format checks': one that does not read back is judged on the create answer).
  */
 async function readStored(ctx: CheckContext, res: HttpResponse): Promise<HttpResponse[]> {
-  const created = res.json as Json | undefined;
+  const created = res.json as JsonObject | undefined;
   if (!STATUS.is2xx(res.status) || !ctx.spec.byId.has('getCustomer') || readId(created) === undefined) return [];
   const back = await callCase(ctx, READ_BACK, 'getCustomer', { pathParams: { customer_id: idOf(created!) } });
   if (back.status !== 200) ctx.observe(`customer ${idOf(created!)} could not be read back (${back.status}); judged on the create answer`);
@@ -37,9 +37,9 @@ async function readStored(ctx: CheckContext, res: HttpResponse): Promise<HttpRes
 }
 
 /** The customer as stored, from the recorded answers: read back by id when that answered, else the create answer. */
-function stored(answers: readonly HttpResponse[], created: Json): { customer: Json; where: string } {
+function stored(answers: readonly HttpResponse[], created: JsonObject): { customer: JsonObject; where: string } {
   const back = caseAnswerIf(answers, READ_BACK);
-  if (back?.status === 200 && back.json && typeof back.json === 'object') return { customer: back.json as Json, where: `on GET ${idOf(created)}` };
+  if (back?.status === 200 && back.json && typeof back.json === 'object') return { customer: back.json as JsonObject, where: `on GET ${idOf(created)}` };
   return { customer: created, where: 'in the create answer' };
 }
 
@@ -47,7 +47,7 @@ function stored(answers: readonly HttpResponse[], created: Json): { customer: Js
  * Creates a customer; when type individual is refused, once more as business, so a format check judges the
  * format and not the type (FSAPI-CUS-006 judges the type).
  */
-async function createWithFallback(ctx: CheckContext, body: Json): Promise<HttpResponse> {
+async function createWithFallback(ctx: CheckContext, body: JsonObject): Promise<HttpResponse> {
   const res = await callCase(ctx, CREATE, 'createCustomer', { body });
   if (res.status < 400 || res.status >= 500 || body['type'] !== 'individual') return res;
   const retry = await callCase(ctx, AS_BUSINESS, 'createCustomer', { body: { ...body, type: 'business' } });
@@ -118,7 +118,7 @@ function notStored(requirement: string, variant: string, title: string, path: st
       if (STATUS.is2xx(res.status)) {
         const read = await readStored(ctx, res);
         if (!res.json || typeof res.json !== 'object') return;
-        const { customer, where } = stored(read, res.json as Json);
+        const { customer, where } = stored(read, res.json as JsonObject);
         const kept = at(customer, path);
         if (kept === undefined || kept === null) ctx.observe(`${path} ${JSON.stringify(broken)} was accepted (${res.status}) but not stored (${where} it is ${kept === null ? 'null' : 'absent'})`);
         return;
@@ -136,8 +136,8 @@ function notStored(requirement: string, variant: string, title: string, path: st
 }
 
 /** The seed fields and address members a customer reads back with other values than sent (none: as sent). */
-function sameAsSent(body: Json, customer: Json): string[] {
-  const address = (body['address'] ?? {}) as Json;
+function sameAsSent(body: JsonObject, customer: JsonObject): string[] {
+  const address = (body['address'] ?? {}) as JsonObject;
   return [
     ...SEED_FIELDS.filter((f) => customer[f] !== body[f]).map((f) => `${f} ${JSON.stringify(customer[f])} (sent ${JSON.stringify(body[f])})`),
     ...ADDRESS_FIELDS.filter((f) => at(customer, `address.${f}`) !== address[f]).map((f) => `address.${f} ${JSON.stringify(at(customer, `address.${f}`))} (sent ${JSON.stringify(address[f])})`),
@@ -164,14 +164,14 @@ export const flows: CheckDef[] = [
       const back = await readBack(ctx, 'getCustomer', { pathParams: { customer_id: id } });
       back.exchange.case = READ_BACK;
       // The answers first (the judge), then the list: a failure of the answers is reported as the judge's.
-      if (!STATUS.is2xx(back.status) || !back.json || typeof back.json !== 'object' || sameAsSent(body, back.json as Json).length) return;
+      if (!STATUS.is2xx(back.status) || !back.json || typeof back.json !== 'object' || sameAsSent(body, back.json as JsonObject).length) return;
       const email = String(body['email']);
       const { item } = await findInList(ctx, 'listCustomers', { query: { email } }, (c) => c['id'] === id);
       check(item !== undefined, `customer ${id} is not listed by GET /customers?email=${email}`);
     },
     judge(answers, facts) {
       // The body as the flow built it, in the reference's terms (the recorded request is in the document's).
-      const body = JSON.parse(textFact(facts, SENT)) as Json;
+      const body = JSON.parse(textFact(facts, SENT)) as JsonObject;
       const created = jsonOf(caseAnswer(answers, CREATE), STATUS.is2xx, 'status (a 2xx: created)');
       check(typeof created['id'] === 'string' && created['id'] !== '', `the created customer carries no id: ${JSON.stringify(created).slice(0, 160)}`);
       const id = idOf(created);

@@ -3,7 +3,7 @@ import { externalAccountCreate, transferCreate } from '../fixtures/factories.js'
 import { check, describeRequest } from '../src/harness/assert.js';
 import type { CheckDef } from '../src/harness/check.js';
 import type { HttpResponse } from '../src/http/client.js';
-import { defineSuite } from '../src/suite/suite.js';
+import { defineSuite } from '../src/vitest-suite/suite.js';
 import { balanceOf, findInList, idOf, jsonOf, show } from '../src/world/flow-support.js';
 
 export const flows: CheckDef[] = [

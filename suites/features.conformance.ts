@@ -1,7 +1,7 @@
 /** Features: check feature eligibility and activate product features for customers. */
 import { check } from '../src/harness/assert.js';
 import type { CheckDef } from '../src/harness/check.js';
-import { defineSuite } from '../src/suite/suite.js';
+import { defineSuite } from '../src/vitest-suite/suite.js';
 import { callCase, caseAnswer, idOf, jsonOf } from '../src/world/flow-support.js';
 import { textFact } from '../src/harness/judge.js';
 

@@ -3,8 +3,8 @@ import { amount, fxQuoteCreate, fxTradeCreate } from '../fixtures/factories.js';
 import { check, fail } from '../src/harness/assert.js';
 import type { CheckContext, CheckDef } from '../src/harness/check.js';
 import { STATUS } from '../src/harness/assert.js';
-import { defineSuite } from '../src/suite/suite.js';
-import { balanceOf, CENT, expectBalance, findInList, idOf, jsonOf, listAll, show, times, units, type Json } from '../src/world/flow-support.js';
+import { defineSuite } from '../src/vitest-suite/suite.js';
+import { balanceOf, CENT, expectBalance, findInList, idOf, jsonOf, listAll, show, times, units, type JsonObject } from '../src/world/flow-support.js';
 
 const base = { family: 'flow', group: 'fx', writes: true } as const;
 
@@ -71,7 +71,7 @@ export const flows: CheckDef[] = [
         [target, 'credit', quotedTarget],
       ] as const) {
         // The entry of this account for this trade: matched here, not trusted to the filter (FSAPI-TXN-001 judges it).
-        const { item, items } = await findInList(ctx, 'listTransactions', { query: { account_id: account } }, (t) => t['account_id'] === account && (t['source'] as Json | undefined)?.['id'] === id);
+        const { item, items } = await findInList(ctx, 'listTransactions', { query: { account_id: account } }, (t) => t['account_id'] === account && (t['source'] as JsonObject | undefined)?.['id'] === id);
         if (!item) fail(`no transaction of ${account} references trade ${id} (${items.length} listed)`);
         check(item['direction'] === direction, `the transaction of ${account} for trade ${id} is a ${JSON.stringify(item['direction'])}, not a ${direction}`);
         check(units(item['amount'], 'transaction amount') === value, `the ${direction} of ${account} for trade ${id} is ${String(item['amount'])}; expected ${show(value)}`);

@@ -4,18 +4,18 @@ import { kycDocumentCreate, kycSubmission } from '../fixtures/factories.js';
 import { check, fail } from '../src/harness/assert.js';
 import type { CheckContext, CheckDef } from '../src/harness/check.js';
 import { STATUS } from '../src/harness/assert.js';
-import { defineSuite } from '../src/suite/suite.js';
-import { findInList, idOf, jsonOf, readUntil, type Json } from '../src/world/flow-support.js';
+import { defineSuite } from '../src/vitest-suite/suite.js';
+import { findInList, idOf, jsonOf, readUntil, type JsonObject } from '../src/world/flow-support.js';
 
 const base = { family: 'flow', group: 'kyc', writes: true } as const;
-const decided = (k: Json) => k['status'] === 'approved' || k['status'] === 'rejected';
+const decided = (k: JsonObject) => k['status'] === 'approved' || k['status'] === 'rejected';
 
-async function upload(ctx: CheckContext, cid: string): Promise<Json> {
+async function upload(ctx: CheckContext, cid: string): Promise<JsonObject> {
   return jsonOf(await ctx.call('uploadKycDocument', { pathParams: { customer_id: cid }, body: kycDocumentCreate(ctx.faker) }));
 }
 
-function steps(k: Json): string[] {
-  return Array.isArray(k['history']) ? (k['history'] as Json[]).map((h) => String(h['status'])) : [];
+function steps(k: JsonObject): string[] {
+  return Array.isArray(k['history']) ? (k['history'] as JsonObject[]).map((h) => String(h['status'])) : [];
 }
 
 export const flows: CheckDef[] = [

@@ -2,11 +2,11 @@
 import { cardCollection, transferCreate } from '../fixtures/factories.js';
 import { check } from '../src/harness/assert.js';
 import type { CheckDef } from '../src/harness/check.js';
-import { defineSuite } from '../src/suite/suite.js';
-import { idOf, jsonOf, listUntil, readUntil, type Json } from '../src/world/flow-support.js';
+import { defineSuite } from '../src/vitest-suite/suite.js';
+import { idOf, jsonOf, listUntil, readUntil, type JsonObject } from '../src/world/flow-support.js';
 
 const base = { family: 'flow', group: 'transactions', operation: 'listTransactions', writes: true } as const;
-const sourceId = (t: Json) => (t['source'] as Json | undefined)?.['id'];
+const sourceId = (t: JsonObject) => (t['source'] as JsonObject | undefined)?.['id'];
 
 export const flows: CheckDef[] = [
   {

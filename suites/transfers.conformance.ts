@@ -2,15 +2,15 @@
 import { amount, transferCreate } from '../fixtures/factories.js';
 import { check } from '../src/harness/assert.js';
 import type { CheckContext, CheckDef } from '../src/harness/check.js';
-import { defineSuite } from '../src/suite/suite.js';
-import { balanceCase, balanceOf, callCase, caseAnswer, expectBalance, findInList, idOf, jsonOf, readUntil, recordedBalance, show, units, type Json } from '../src/world/flow-support.js';
+import { defineSuite } from '../src/vitest-suite/suite.js';
+import { balanceCase, balanceOf, callCase, caseAnswer, expectBalance, findInList, idOf, jsonOf, readUntil, recordedBalance, show, units, type JsonObject } from '../src/world/flow-support.js';
 
 const base = { family: 'flow', group: 'transfers', operation: 'createTransfer', writes: true } as const;
 
 /** Expects the account's history to hold an entry of this direction and amount referencing the transfer. */
 async function expectEntry(ctx: CheckContext, accountId: string, transferId: string, direction: 'credit' | 'debit', value: bigint): Promise<void> {
   // The entry of this account for this transfer: matched here, not trusted to the filter (FSAPI-TXN-001 judges it).
-  const refers = (t: Json) => t['account_id'] === accountId && (t['source'] as Json | undefined)?.['id'] === transferId;
+  const refers = (t: JsonObject) => t['account_id'] === accountId && (t['source'] as JsonObject | undefined)?.['id'] === transferId;
   const { item, items } = await findInList(ctx, 'listTransactions', { query: { account_id: accountId } }, refers);
   check(item !== undefined, `no transaction of ${accountId} references transfer ${transferId} (${items.length} listed)`);
   check(item['direction'] === direction, `the transaction of ${accountId} for ${transferId} is a ${JSON.stringify(item['direction'])}, not a ${direction}`);
@@ -65,7 +65,7 @@ export const flows: CheckDef[] = [
       const over = show(s0 + units('1'));
       const res = caseAnswer(answers, 'transfer');
       check(res.status === 422, `a transfer of ${over} from ${source}, which holds ${show(s0)}, answered ${res.status}; expected 422`);
-      const code = (res.json as Json | undefined)?.['code'];
+      const code = (res.json as JsonObject | undefined)?.['code'];
       check(code === 'insufficient_funds', `the refusal carries code ${JSON.stringify(code)}, not insufficient_funds`);
       const [s1, d1] = [recordedBalance(answers, 'source_after', facts).balance, recordedBalance(answers, 'destination_after', facts).balance];
       check(s1 === s0 && d1 === d0, `the refused transfer moved money: source ${show(s0)} → ${show(s1)}, destination ${show(d0)} → ${show(d1)}`);

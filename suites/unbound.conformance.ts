@@ -3,7 +3,7 @@
  * the seed's rules (Api-Key on every request, Idempotency-Key on every POST) and to their own document.
  */
 import type { CheckDef } from '../src/harness/check.js';
-import { defineSuite } from '../src/suite/suite.js';
+import { defineSuite } from '../src/vitest-suite/suite.js';
 
 export const flows: CheckDef[] = [];
 

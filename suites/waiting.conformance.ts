@@ -3,6 +3,6 @@
  * FSAPI_REPLAY_DELAY_MS, and the retention observation). Together in one file that starts first, the wait costs
  * the run once instead of holding up every suite with a POST; each check still reports under its own group.
  */
-import { defineWaitingChecks } from '../src/suite/suite.js';
+import { defineWaitingChecks } from '../src/vitest-suite/suite.js';
 
 await defineWaitingChecks();

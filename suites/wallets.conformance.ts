@@ -2,7 +2,7 @@
 import { token, walletCreate } from '../fixtures/factories.js';
 import { check, readId, STATUS } from '../src/harness/assert.js';
 import type { CheckDef } from '../src/harness/check.js';
-import { defineSuite } from '../src/suite/suite.js';
+import { defineSuite } from '../src/vitest-suite/suite.js';
 import { callCase, caseAnswer, idOf, jsonOf, listAll, units } from '../src/world/flow-support.js';
 
 const base = { family: 'flow', group: 'wallets', operation: 'createWallet', writes: true, requirement: 'FSAPI-WAL-001' } as const;

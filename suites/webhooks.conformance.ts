@@ -8,7 +8,7 @@ import type { CheckContext, CheckDef } from '../src/harness/check.js';
 import { STATUS } from '../src/harness/assert.js';
 import { judgeSkips } from '../src/harness/judge.js';
 import type { HttpResponse } from '../src/http/client.js';
-import { defineSuite } from '../src/suite/suite.js';
+import { defineSuite } from '../src/vitest-suite/suite.js';
 import { verify } from '../src/webhooks/signature.js';
 import {
   callCase,
@@ -27,7 +27,7 @@ import {
   recordedDeliveries,
   sameJson,
   walkedPageItems,
-  type Json,
+  type JsonObject,
 } from '../src/world/flow-support.js';
 import { FAIL_FIRST_MARKER, type ReceivedDelivery } from '../src/webhooks/delivery.js';
 
@@ -84,7 +84,7 @@ const EVENT = 'event';
 const historyOf = (eventId: string) => `history:${eventId}`;
 
 /** Whether an event (as the reference reads it) carries the object as its `data.object`. */
-const about = (id: string) => (e: Json): boolean => deliveredObjectId(e) === id;
+const about = (id: string) => (e: JsonObject): boolean => deliveredObjectId(e) === id;
 
 /**
  * The recorded deliveries about the object, grouped by the event they carried (its raw id, as the receiver and the
@@ -130,7 +130,7 @@ export function historyListsDelivered(answers: readonly HttpResponse[]): void {
  */
 export function eventReadsById(answers: readonly HttpResponse[]): void {
   const cid = causedId(answers);
-  let item: Json | undefined;
+  let item: JsonObject | undefined;
   for (const page of answers.filter((r) => r.exchange.case === EVENTS)) {
     item = walkedPageItems(page, 'listWebhookEvents').find(about(cid));
     if (item) break;
@@ -271,17 +271,17 @@ export const flows: CheckDef[] = [
       }
       for (const [eventId] of byEvent(got)) {
         // The history settles (no retry pending) before it is compared with what arrived by then.
-        const settled = (d: Json) => d['event_id'] === eventId && d['status'] !== 'pending';
+        const settled = (d: JsonObject) => d['event_id'] === eventId && d['status'] !== 'pending';
         const { items } = await listUntil(ctx, 'listWebhookDeliveries', { query: { event_id: eventId } }, (xs) => xs.some(settled));
         const delivery = items.find(settled) ?? items.find((d) => d['event_id'] === eventId);
         const attempts = byEvent(await received(ctx, { objectId: col, min: 0 })).get(eventId) ?? [];
         if (!delivery) fail(`event ${eventId} reached the receiver ${attempts.length} time(s), but the history lists no delivery of it`);
         const answers = attempts.map((a) => a.answered);
-        const listed = (Array.isArray(delivery['attempts']) ? (delivery['attempts'] as Json[]) : []).map((a) => a['response_status']);
+        const listed = (Array.isArray(delivery['attempts']) ? (delivery['attempts'] as JsonObject[]) : []).map((a) => a['response_status']);
         check(listed.length === attempts.length, `delivery ${idOf(delivery)} of event ${eventId} lists ${listed.length} attempt(s); ${attempts.length} arrived at the receiver`);
         check(sameJson(listed, answers), `delivery ${idOf(delivery)} of event ${eventId} records answers [${listed.join(', ')}]; the receiver answered [${answers.join(', ')}]`);
         const one = jsonOf(await ctx.call('getWebhookDelivery', { pathParams: { delivery_id: idOf(delivery) } }), STATUS.is2xx, `status of GET delivery ${idOf(delivery)}`);
-        const n = Array.isArray(one['attempts']) ? (one['attempts'] as Json[]).length : 0;
+        const n = Array.isArray(one['attempts']) ? (one['attempts'] as JsonObject[]).length : 0;
         check(n === attempts.length, `GET delivery ${idOf(delivery)} shows ${n} attempts; ${attempts.length} arrived`);
       }
     },

@@ -29,7 +29,7 @@ const LAYERS = [
   'src/world',
   'src/drivers',
   'src/checks',
-  'src/suite',
+  'src/vitest-suite',
   'src/reports',
   'src/certify',
   'src/runner',

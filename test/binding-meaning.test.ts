@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { inferBinding } from '../src/binding/infer.js';
-import { loadCatalogue } from '../src/binding/catalogue.js';
+import { loadCatalogue } from '../src/binding/catalogue-in-use.js';
 import type { SpecDocument } from '../src/catalogue/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'fsapi-binding-meaning-'));

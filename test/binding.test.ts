@@ -22,7 +22,7 @@ import { scoreBinding, type Binding as TruthBinding } from './dialects/truth.js'
 import { REFERENCE_SPEC_PATH, type SpecDocument } from '../src/catalogue/index.js';
 import type { RunReport } from '../src/results/model.js';
 import { runCli } from './helpers/cli.js';
-import { loadCatalogue } from '../src/binding/catalogue.js';
+import { loadCatalogue } from '../src/binding/catalogue-in-use.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'fsapi-binding-'));
 type Doc = { paths: Record<string, Record<string, { operationId?: string; tags?: string[]; parameters?: { in: string; name: string }[] }>>; components: { parameters: Record<string, { in: string; name: string }> } };

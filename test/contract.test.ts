@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { GROUPS, REFERENCE_SPEC_PATH } from '../src/catalogue/index.js';
 import { createAjv } from '../src/catalogue/json-schema.js';
 import { seedHeadings, unknownSeedSections, SEED_SPEC_PATH } from './helpers/seed-spec.js';
-import { loadCatalogue, type Catalogue } from '../src/binding/catalogue.js';
+import { loadCatalogue, type Catalogue } from '../src/binding/catalogue-in-use.js';
 
 let cat: Catalogue;
 const raw = parse(readFileSync(REFERENCE_SPEC_PATH, 'utf8'), { maxAliasCount: -1 }) as Record<string, any>;

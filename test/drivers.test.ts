@@ -13,7 +13,7 @@ import { DRIVERS, type DriverScope } from '../src/drivers/index.js';
 import { readEffects, sameValue } from '../src/drivers/shared.js';
 import { submissionsIn } from '../src/drivers/kyc.js';
 import { appliedFields } from '../src/checks/input.js';
-import type { Json } from '../src/json.js';
+import type { JsonObject } from '../src/json.js';
 import { CheckSkipped } from '../src/harness/assert.js';
 import type { CheckContext, CheckDef } from '../src/harness/check.js';
 import { TrafficObserver } from '../src/harness/observer.js';
@@ -26,7 +26,7 @@ import { RateLimiter } from '../src/http/rate-limiter.js';
 import { Redactor } from '../src/http/redact.js';
 import { WebhookReceiver } from '../src/runner/receiver.js';
 import { createWorld } from '../src/world/index.js';
-import { loadCatalogue, type Catalogue } from '../src/binding/catalogue.js';
+import { loadCatalogue, type Catalogue } from '../src/binding/catalogue-in-use.js';
 
 /** An in-process stand-in for the suite runtime: one sandbox, one client, worlds per business, a context per "check". */
 interface Harness {
@@ -260,7 +260,7 @@ describe('the drivers against the conformant sandbox', { timeout: 120_000 }, () 
       const parts = await d.build(scopeOf(ctx), { fresh: true });
       const plain = await ctx.call(op, parts);
       expect(plain.status, op.operationId).toBe(201);
-      expect(appliedFields(d.readOnly!.fields as Json, plain.json), op.operationId).toEqual([]);
+      expect(appliedFields(d.readOnly!.fields as JsonObject, plain.json), op.operationId).toEqual([]);
       // The profile's bodies forbid unknown members: smuggled fields are refused outright.
       const smuggled = await ctx.call(op, { ...parts, body: { ...(parts.body as object), ...d.readOnly!.fields } });
       expect(smuggled.status, op.operationId).toBe(400);
@@ -282,7 +282,7 @@ describe('the drivers against the mass-assignment fault', { timeout: 120_000 }, 
       const ctx = h.ctx(`ro-fault:${op.operationId}`);
       const parts = await d.build(scopeOf(ctx), { fresh: true });
       const res = await ctx.call(op, { ...parts, body: { ...(parts.body as object), ...d.readOnly!.fields } });
-      const applied = res.status === 201 ? appliedFields(d.readOnly!.fields as Json, res.json) : [];
+      const applied = res.status === 201 ? appliedFields(d.readOnly!.fields as JsonObject, res.json) : [];
       if (!applied.includes('id')) failures.push(`${op.operationId}: answered ${res.status}, applied [${applied.join(', ')}]`);
     }
     expect(failures).toEqual([]);

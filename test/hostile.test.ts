@@ -12,7 +12,7 @@ import { startSandbox } from '../sandbox/index.js';
 import type { RunReport } from '../src/results/model.js';
 import { EXIT } from '../src/results/verdict.js';
 import { DUMMY_KEY } from '../src/checks/transport.js';
-import { loadCatalogue } from '../src/binding/catalogue.js';
+import { loadCatalogue } from '../src/binding/catalogue-in-use.js';
 import { genericChecks } from '../src/checks/index.js';
 import { checkId } from '../src/harness/check.js';
 import { answerOf, judgeOutcome } from '../src/harness/judge.js';

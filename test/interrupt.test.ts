@@ -15,7 +15,7 @@ import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
 import { runCli, sandboxTargetEnv, spawnCli, type SpawnedCli } from './helpers/cli.js';
 import { HOSTILE_KEY, HOSTILE_TENANT } from './helpers/hostile.js';
 import { httpsServer, type TestServer } from './helpers/servers.js';
-import { loadCatalogue } from '../src/binding/catalogue.js';
+import { loadCatalogue } from '../src/binding/catalogue-in-use.js';
 import { TEST_SPIN_VARIABLE } from '../src/harness/test-spin.js';
 
 const PROMISE = /: stopping; the report will hold what was learnt \(verdict incomplete\)/;

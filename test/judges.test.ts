@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadCatalogue, type Catalogue } from '../src/binding/catalogue.js';
+import { loadCatalogue, type Catalogue } from '../src/binding/catalogue-in-use.js';
 import { genericChecks } from '../src/checks/index.js';
 import { bodyBeforePadding } from '../src/checks/http.js';
 import { recordedParts } from '../src/checks/recorded-effects.js';

@@ -18,7 +18,7 @@ import { fromRoot } from '../src/paths.js';
 import { resourcesOf } from '../src/values/resources.js';
 import { runCli } from './helpers/cli.js';
 import { httpsServer, json, type Cert, type TestServer } from './helpers/servers.js';
-import { loadCatalogue } from '../src/binding/catalogue.js';
+import { loadCatalogue } from '../src/binding/catalogue-in-use.js';
 
 const DOC = fromRoot('test', 'fixtures', 'lifecycle', 'vendor.yaml');
 const KEY = 'sk_test_lifecycle_fixture';

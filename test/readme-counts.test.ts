@@ -43,7 +43,7 @@ describe('the other figures README.md states', () => {
 
   it('the progress example counts the checks a full run plans', async () => {
     const { planChecks } = await import('../src/checks/planner.js');
-    const { loadCatalogue } = await import('../src/binding/catalogue.js');
+    const { loadCatalogue } = await import('../src/binding/catalogue-in-use.js');
     const planned = (await planChecks(await loadCatalogue())).length;
     const shown = [...readme.matchAll(/\d+\/(\d+) checks/g)].map((m) => Number(m[1]));
     expect(shown.length).toBeGreaterThan(0);

@@ -12,7 +12,7 @@ import type { RunConfig } from '../src/config/run-config.js';
 import { renderSummary } from '../src/reports/index.js';
 import type { RecordedExchange } from '../src/results/model.js';
 import { reproduceScript, setupFor } from '../src/results/reproduce.js';
-import { repeatOf } from '../src/runner/repeat.js';
+import { repeatOf } from '../src/runner/repeat-command.js';
 import { report } from './fixtures/reports/build.js';
 
 const BASE = 'https://old.test:4443/v1/';

@@ -11,7 +11,7 @@ import type { PlannedCheck } from '../src/checks/planner.js';
 import { plannedForIndex } from '../tools/index-plan.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { definitionOf } from '../src/results/definition.js';
-import { loadCatalogue, type Catalogue } from '../src/binding/catalogue.js';
+import { loadCatalogue, type Catalogue } from '../src/binding/catalogue-in-use.js';
 
 let catalogue: Catalogue;
 let planned: PlannedCheck[];

@@ -1,9 +1,9 @@
 /** The catalogue's one schema walker: what bind's inference, the value sources, the mutations and the sandbox read. */
 import { describe, expect, it } from 'vitest';
 import { deref, eachProperty, mergedSchema, propertiesOf, SCHEMA_DEPTH } from '../src/catalogue/schema-walker.js';
-import type { Json } from '../src/json.js';
+import type { JsonObject } from '../src/json.js';
 
-const components: Record<string, Json> = {
+const components: Record<string, JsonObject> = {
   Base: { type: 'object', required: ['id'], properties: { id: { type: 'string' }, kind: { type: 'string' } } },
   Card: { allOf: [{ $ref: '#/components/schemas/Base' }, { properties: { kind: { const: 'card' } }, required: ['last4'] }], properties: { last4: { type: 'string' } } },
   Payment: { oneOf: [{ $ref: '#/components/schemas/Card' }, { properties: { iban: { type: 'string' } } }], anyOf: [{ properties: { memo: { type: 'string' } } }] },
@@ -13,7 +13,7 @@ const components: Record<string, Json> = {
   Alias: { $ref: '#/components/schemas/Base' },
 };
 const spec = { schemaAt: (ref: string) => components[ref.replace('#/components/schemas/', '')] };
-const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
+const ref = (name: string): JsonObject => ({ $ref: `#/components/schemas/${name}` });
 
 describe('the schema walker', () => {
   it('follows references in a row, and a reference to itself ends with nothing', () => {
@@ -30,10 +30,10 @@ describe('the schema walker', () => {
   });
 
   it('stops at SCHEMA_DEPTH levels of composition', () => {
-    let deep: Json = { properties: { bottom: { type: 'string' } } };
+    let deep: JsonObject = { properties: { bottom: { type: 'string' } } };
     for (let i = 0; i <= SCHEMA_DEPTH; i++) deep = { allOf: [deep] };
     expect(propertiesOf(spec, deep).has('bottom')).toBe(false);
-    expect(propertiesOf(spec, (deep['allOf'] as Json[])[0]).has('bottom')).toBe(true);
+    expect(propertiesOf(spec, (deep['allOf'] as JsonObject[])[0]).has('bottom')).toBe(true);
   });
 
   it('visits each declaration at any depth, through items, and walks a recursive schema once', () => {
@@ -48,7 +48,7 @@ describe('the schema walker', () => {
   it('merges allOf for the mutations: required names united, siblings of a $ref refine it, oneOf left alone', () => {
     const card = mergedSchema(spec, { ...ref('Card'), description: 'a card' })!;
     expect((card['required'] as string[]).sort()).toEqual(['id', 'last4']);
-    expect(Object.keys(card['properties'] as Json).sort()).toEqual(['id', 'kind', 'last4']);
+    expect(Object.keys(card['properties'] as JsonObject).sort()).toEqual(['id', 'kind', 'last4']);
     expect(card['description']).toBe('a card');
     expect(mergedSchema(spec, ref('Payment'))!['oneOf']).toBeDefined();
   });

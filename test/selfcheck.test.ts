@@ -11,7 +11,7 @@ import { FAULTS } from '../sandbox/faults.js';
 import { planChecks, type PlannedCheck } from '../src/checks/planner.js';
 import { selfcheck } from '../src/cli/commands/selfcheck.js';
 import { areasOf, batchFaults, coveringSuites, DOC_PATH, readRecord, renderDoc, type FaultRecord } from '../src/selfcheck/record.js';
-import { loadCatalogue, type Catalogue } from '../src/binding/catalogue.js';
+import { loadCatalogue, type Catalogue } from '../src/binding/catalogue-in-use.js';
 
 let catalogue: Catalogue;
 let planned: PlannedCheck[];

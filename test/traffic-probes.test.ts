@@ -14,13 +14,13 @@ import { firstDid } from '../src/checks/idempotency.js';
 import { effectsOf } from '../src/checks/support.js';
 import { evaluatorsFor } from '../src/checks/traffic.js';
 import { CheckSkipped } from '../src/harness/assert.js';
-import { CreatedTally } from '../src/suite/created.js';
+import { CreatedTally } from '../src/vitest-suite/created.js';
 import { TrafficObserver } from '../src/harness/observer.js';
 import type { HttpResponse } from '../src/http/client.js';
 import { fromRoot } from '../src/paths.js';
 import type { RunReport } from '../src/results/model.js';
 import { runCli } from './helpers/cli.js';
-import { loadCatalogue, type Catalogue } from '../src/binding/catalogue.js';
+import { loadCatalogue, type Catalogue } from '../src/binding/catalogue-in-use.js';
 
 let catalogue: Catalogue;
 beforeAll(async () => {

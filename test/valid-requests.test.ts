@@ -17,8 +17,8 @@ import { httpsServer, json, type Cert, type TestServer } from './helpers/servers
 const KEY = 'sk_test_valid_requests';
 const WIDGET = '3f2b8c1e-7a4d-4e9b-8c2a-1d5e6f7a8b9c';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-type Json = Record<string, unknown>;
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+type JsonObject = Record<string, unknown>;
+const isObj = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 let server: TestServer & { cert: Cert };
 let report: RunReport;
@@ -34,7 +34,7 @@ function parsed(body: string): unknown {
 
 beforeAll(async () => {
   let n = 0;
-  const customers = new Map<string, Json>();
+  const customers = new Map<string, JsonObject>();
   server = await httpsServer((req, res, body) => {
     const u = new URL(req.url ?? '/', 'https://x');
     const route = `${req.method} ${u.pathname.replace(/^\/v1/, '')}`;
@@ -106,12 +106,12 @@ describe('valid requests on a vendor document', { timeout: 60_000 }, () => {
   });
 
   it("posts the customer as the vendor's document takes it: wrapped, renamed, without its readOnly id", () => {
-    const wrapped = sent('POST', '/customers').map((r) => parsed(r.body)).filter((b): b is Json => isObj(b) && isObj(b['customer']));
+    const wrapped = sent('POST', '/customers').map((r) => parsed(r.body)).filter((b): b is JsonObject => isObj(b) && isObj(b['customer']));
     expect(wrapped.length).toBeGreaterThan(3);
     // Some are the input checks' deliberately broken bodies (a member left out), still wrapped and renamed.
-    expect(wrapped.filter((b) => typeof (b['customer'] as Json)['givenName'] === 'string').length).toBeGreaterThan(3);
+    expect(wrapped.filter((b) => typeof (b['customer'] as JsonObject)['givenName'] === 'string').length).toBeGreaterThan(3);
     for (const b of wrapped) {
-      const c = b['customer'] as Json;
+      const c = b['customer'] as JsonObject;
       expect(c['first_name']).toBeUndefined();
       expect(c['id']).toBeUndefined();
     }
@@ -130,7 +130,7 @@ describe('valid requests on a vendor document', { timeout: 60_000 }, () => {
     expect(conflicts[0]!.declaration).toMatch(/requires customer/);
     expect(conflicts[0]!.checks).toEqual([seedForm.id]);
     // The seed-form body went flat, in the seed's names.
-    const flat = sent('POST', '/customers').map((r) => parsed(r.body)).filter((b): b is Json => isObj(b) && typeof b['first_name'] === 'string');
+    const flat = sent('POST', '/customers').map((r) => parsed(r.body)).filter((b): b is JsonObject => isObj(b) && typeof b['first_name'] === 'string');
     expect(flat.length).toBeGreaterThan(0);
   });
 

@@ -4,7 +4,7 @@
  */
 import { planChecks, type PlannedCheck } from '../src/checks/planner.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
-import { loadCatalogue, type Catalogue } from '../src/binding/catalogue.js';
+import { loadCatalogue, type Catalogue } from '../src/binding/catalogue-in-use.js';
 
 /** Documents on which the checks of vendor-only requirements plan (each requirement's `tested_by` test uses it). */
 const VENDOR_ONLY_DOCUMENTS = ['test/fixtures/lifecycle/vendor.yaml'];

@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { FAULTS } from '../sandbox/faults.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { plannedForIndex } from './index-plan.js';
-import { loadCatalogue } from '../src/binding/catalogue.js';
+import { loadCatalogue } from '../src/binding/catalogue-in-use.js';
 
 const CATALOGUE = `${PACKAGE_ROOT}/spec/requirements.yaml`;
 const LINE = 110;

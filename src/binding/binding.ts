@@ -2,7 +2,7 @@ import type { GroupSlug } from '../catalogue/groups.js';
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import { isStateMember, SEED_FIXED, type BindingFile, type ListShape, type OperationBinding } from './format.js';
 import { findOperation, pathParamOf } from './load.js';
-import { isObj, type Json } from '../json.js';
+import { isObj, type JsonObject } from '../json.js';
 import type { RequestParts } from '../http/request-parts.js';
 
 
@@ -258,7 +258,7 @@ export class Binding {
       if (Array.isArray(v)) return v.map((x) => walk(x, key));
       if (typeof v === 'string') return this.valueToVendor(key, v);
       if (!isObj(v)) return v;
-      const o: Json = {};
+      const o: JsonObject = {};
       for (const [k, x] of Object.entries(v)) o[map[k] ?? k] = walk(x, k);
       return o;
     };
@@ -343,7 +343,7 @@ export class Binding {
       if (Array.isArray(x)) return x.map((y) => walk(y, key));
       if (typeof x === 'string') return this.valueToReference(key, x);
       if (!isObj(x)) return x;
-      const o: Json = {};
+      const o: JsonObject = {};
       for (const [k, y] of Object.entries(x)) {
         const name = back[k] ?? k;
         o[name] = walk(y, name);

@@ -5,7 +5,7 @@ import { UsageError } from '../errors.js';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { SEED_FIXED, type BindingFile, type ErrorShape, type ListShape, type OperationBinding, type Suggestion } from './format.js';
-import { isObj, type Json } from '../json.js';
+import { isObj, type JsonObject } from '../json.js';
 import { nearest } from '../nearest.js';
 
 
@@ -62,7 +62,7 @@ export function loadBinding(path: string, vendor: SpecDocument, reference: SpecD
   if (values !== undefined && values !== null) {
     if (!isObj(values)) fail('values must map member names to value maps', ['values'], 'e.g. values: { type: { passport: PASSPORT } }');
     out.values = {};
-    for (const member of Object.keys(values as Json)) out.values[member] = names(`values.${member}`, ['values', member]) ?? {};
+    for (const member of Object.keys(values as JsonObject)) out.values[member] = names(`values.${member}`, ['values', member]) ?? {};
   }
   if (data['errors'] !== undefined && data['errors'] !== null) out.errors = errorShape(data['errors'], fail);
 
@@ -71,11 +71,11 @@ export function loadBinding(path: string, vendor: SpecDocument, reference: SpecD
     if (!isObj(ops)) fail('operations must be a mapping of reference operationIds', ['operations'], 'e.g. operations: { getCustomer: { operation: retrieveClient } }');
     out.operations = {};
     const used = new Map<string, string>();
-    for (const [refId, entry] of Object.entries(ops as Json)) {
+    for (const [refId, entry] of Object.entries(ops as JsonObject)) {
       const at = ['operations', refId];
       const ref = reference.byId.get(refId);
       if (!ref) fail(`"${refId}" is not an operation of the reference profile${hint(refId, [...reference.byId.keys()])}`, at, 'key each entry by a reference operationId (`fsapi-conformance requirements` or spec/openapi.yaml lists them)');
-      const e: Json = typeof entry === 'string' ? { operation: entry } : isObj(entry) ? entry : fail(`operations.${refId} must name a vendor operation`, at, 'write `operation: <vendor operationId or "METHOD /path">`');
+      const e: JsonObject = typeof entry === 'string' ? { operation: entry } : isObj(entry) ? entry : fail(`operations.${refId} must name a vendor operation`, at, 'write `operation: <vendor operationId or "METHOD /path">`');
       for (const k of Object.keys(e)) if (!OP_KEYS.includes(k)) fail(`unknown key "${k}" in operations.${refId}${hint(k, OP_KEYS)}`, [...at, k], `allowed keys: ${OP_KEYS.join(', ')}`);
       if (typeof e['operation'] !== 'string') fail(`operations.${refId} names no vendor operation`, at, 'write `operation: <vendor operationId or "METHOD /path">`');
       const vop = findOperation(vendor, e['operation'] as string);
@@ -127,7 +127,7 @@ export function loadBinding(path: string, vendor: SpecDocument, reference: SpecD
   if (groups !== undefined && groups !== null) {
     if (!isObj(groups)) fail('groups must map vendor operations to group slugs', ['groups'], 'e.g. groups: { getStatement: accounts }');
     out.groups = {};
-    for (const [name, g] of Object.entries(groups as Json)) {
+    for (const [name, g] of Object.entries(groups as JsonObject)) {
       if (!findOperation(vendor, name)) fail(`groups: the document has no operation "${name}"`, ['groups', name], 'name the vendor operation by its operationId or as "METHOD /path"');
       if (typeof g !== 'string' || !isGroupSlug(g)) fail(`groups.${name}: "${String(g)}" is not a group${hint(String(g), GROUPS.map((x) => x.slug))}`, ['groups', name], `groups are: ${GROUPS.map((x) => x.slug).join(', ')}`);
       out.groups[name] = g as GroupSlug;

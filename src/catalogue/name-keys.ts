@@ -6,7 +6,7 @@
  * before either sees the document and named back afterwards. Which places are names is read from the structure
  * of OpenAPI 3.0/3.1 (src/catalogue/prepare.ts uses this).
  */
-import { isObj, type Json } from '../json.js';
+import { isObj, type JsonObject } from '../json.js';
 import { DATA_KEYWORDS, SUBSCHEMA, SUBSCHEMA_LIST, SUBSCHEMA_MAP } from './json-schema.js';
 
 /** The keys the resolver or the validator read as references or anchors wherever they meet them. */
@@ -67,8 +67,8 @@ const EXTENSIBLE_MAPS = new Set(['paths', 'webhooks', 'responses']);
  * A copy of the document with every key that is a name or data, and spelled like a reference keyword, renamed
  * (restoreNames names them back). Keys in the reference keywords' own places are left: they are references.
  */
-export function protectNames(doc: Json): Json {
-  return walk(doc, 'document') as Json;
+export function protectNames(doc: JsonObject): JsonObject {
+  return walk(doc, 'document') as JsonObject;
 }
 
 function walk(v: unknown, kind: Kind): unknown {
@@ -78,7 +78,7 @@ function walk(v: unknown, kind: Kind): unknown {
   // A Reference Object: its target is walked where it is.
   if (typeof v['$ref'] === 'string') return { ...v };
   const fields = FIELDS[kind];
-  const out: Json = {};
+  const out: JsonObject = {};
   for (const [k, x] of Object.entries(v)) {
     const field = fields[k];
     if (k.startsWith('x-') || (!field && DATA_FIELDS.has(k))) out[k] = data(x);
@@ -96,13 +96,13 @@ function nameMap(v: unknown, kind: Kind, extensible: boolean): unknown {
   if (!isObj(v)) return structuredClone(v);
   // `$ref` with a string is a reference in the map's place (not OpenAPI, but some documents write it): left as it is.
   if (typeof v['$ref'] === 'string') return structuredClone(v);
-  const out: Json = {};
+  const out: JsonObject = {};
   for (const [name, x] of Object.entries(v)) out[extensible ? name : renamed(name)] = extensible && name.startsWith('x-') ? data(x) : walk(x, kind);
   return out;
 }
 
-function walkSchema(s: Json): Json {
-  const out: Json = {};
+function walkSchema(s: JsonObject): JsonObject {
+  const out: JsonObject = {};
   for (const [k, x] of Object.entries(s)) {
     if (DATA_KEYWORDS.has(k) || k.startsWith('x-')) out[k] = data(x);
     else if (SUBSCHEMA.has(k) && isObj(x)) out[k] = walkSchema(x);
@@ -121,13 +121,13 @@ function data(v: unknown): unknown {
 }
 
 /** Names back every key protectNames renamed, in place (objects the resolver shares are visited once). */
-export function restoreNames(doc: Json): Json {
+export function restoreNames(doc: JsonObject): JsonObject {
   const seen = new WeakSet<object>();
   const visit = (v: unknown): void => {
     if (typeof v !== 'object' || v === null || seen.has(v)) return;
     seen.add(v);
     if (Array.isArray(v)) return v.forEach(visit);
-    const o = v as Json;
+    const o = v as JsonObject;
     const keys = Object.keys(o);
     if (keys.some((k) => k.startsWith(MARK))) {
       // Rebuilt in the same order: a schema's properties keep the order the document gives them.

@@ -7,7 +7,7 @@ import { createAjv, describeErrors, SUBSCHEMA, SUBSCHEMA_LIST, SUBSCHEMA_MAP, ty
 import { loadPrecompiled, schemaKey } from './precompiled.js';
 import type { LoadWarning, Prepared } from './prepare.js';
 import { cachedDerivation, displayPath, pointerToPath, readSourceFileCached, type SourceFile } from './yaml-file.js';
-import { isObj, type Json } from '../json.js';
+import { isObj, type JsonObject } from '../json.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 const METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -132,12 +132,12 @@ interface LoadedDocument {
   shown: string;
   trusted: boolean;
   /** The document with every $ref outside schemas resolved (src/catalogue/prepare.ts). */
-  raw: Json;
+  raw: JsonObject;
   warnings: LoadWarning[];
   version: string;
   is30: boolean;
   /** components.schemas, as written. */
-  schemas: Json;
+  schemas: JsonObject;
 }
 
 /** Load: reads the file, refuses what is no OpenAPI 3.0/3.1 document, and resolves it (once per content). */
@@ -195,7 +195,7 @@ function indexOperations(doc: LoadedDocument): OperationIndex {
           if (isObj(media['examples'])) {
             for (const e of Object.values(media['examples'])) if (isObj(e) && 'value' in e) examples.push(e['value']);
           }
-          const encoding = isObj(media['encoding']) ? Object.fromEntries(Object.entries(media['encoding']).filter(([, e]) => isObj(e)).map(([k, e]) => [k, pickEncoding(e as Json)])) : undefined;
+          const encoding = isObj(media['encoding']) ? Object.fromEntries(Object.entries(media['encoding']).filter(([, e]) => isObj(e)).map(([k, e]) => [k, pickEncoding(e as JsonObject)])) : undefined;
           return { mediaType: mediaType.toLowerCase(), schema: schemaOf(media['schema']), examples, ...(encoding ? { encoding } : {}) };
         })
       : [];
@@ -425,7 +425,7 @@ export function requestMediaOf(op: Pick<Operation, 'requestBody'>): MediaSpec | 
   );
 }
 
-function pickEncoding(e: Json): { style?: string; explode?: boolean; contentType?: string } {
+function pickEncoding(e: JsonObject): { style?: string; explode?: boolean; contentType?: string } {
   return {
     ...(typeof e['style'] === 'string' ? { style: e['style'] } : {}),
     ...(typeof e['explode'] === 'boolean' ? { explode: e['explode'] } : {}),
@@ -458,10 +458,10 @@ function rewriteRefs(v: unknown, raw?: Record<string, unknown>, is30 = false, de
     if (isObj(target) || typeof target === 'boolean') {
       const { $ref: _named, ...siblings } = v;
       const inlined = rewriteRefs(as31(target, is30), raw, is30, depth + 1);
-      return isObj(inlined) ? { ...inlined, ...(rewriteRefs(siblings, raw, is30, depth) as Json) } : inlined;
+      return isObj(inlined) ? { ...inlined, ...(rewriteRefs(siblings, raw, is30, depth) as JsonObject) } : inlined;
     }
   }
-  const out: Json = {};
+  const out: JsonObject = {};
   for (const [k, val] of Object.entries(v)) {
     if (k === '$ref' && typeof val === 'string' && val.startsWith('#/components/schemas/')) out[k] = `${BUNDLE_ID}#/$defs/${val.slice('#/components/schemas/'.length)}`;
     else out[k] = mapSubschemas(k, val, (x) => rewriteRefs(x, raw, is30, depth));
@@ -489,7 +489,7 @@ const BOUNDS = [
  */
 export function from30(v: unknown): unknown {
   if (!isObj(v)) return v;
-  const out: Json = {};
+  const out: JsonObject = {};
   for (const [k, val] of Object.entries(v)) {
     if (k === 'example') out['examples'] ??= [val];
     else if (k !== 'nullable') out[k] = mapSubschemas(k, val, from30);
@@ -504,7 +504,7 @@ export function from30(v: unknown): unknown {
  */
 function nullable31(v: unknown): unknown {
   if (!isObj(v)) return v;
-  const out: Json = {};
+  const out: JsonObject = {};
   for (const [k, val] of Object.entries(v)) if (k !== 'nullable') out[k] = mapSubschemas(k, val, nullable31);
   return withNullable(v, out);
 }
@@ -512,7 +512,7 @@ function nullable31(v: unknown): unknown {
 const as31 = (s: unknown, is30: boolean): unknown => (is30 ? from30(s) : nullable31(s));
 
 /** Where a 3.1 document's schemas still say 3.0's `nullable`: a warning for the first place, with the count. */
-function nullableIn31(raw: Json): LoadWarning[] {
+function nullableIn31(raw: JsonObject): LoadWarning[] {
   const places: string[] = [];
   const walk = (v: unknown, pointer: string): void => {
     if (Array.isArray(v)) return v.forEach((x, i) => walk(x, `${pointer}/${i}`));
@@ -526,7 +526,7 @@ function nullableIn31(raw: Json): LoadWarning[] {
   return [{ pointer: places[0]!, message: `"nullable" is OpenAPI 3.0's keyword, not 3.1's (a 3.1 schema allows null with type: [..., 'null']); it is read as 3.0 reads it: null allowed${more}` }];
 }
 
-function boundsAs31(out: Json): Json {
+function boundsAs31(out: JsonObject): JsonObject {
   for (const [exclusive, bound] of BOUNDS) {
     if (typeof out[exclusive] !== 'boolean') continue;
     if (out[exclusive] === true && typeof out[bound] === 'number') {
@@ -540,7 +540,7 @@ function boundsAs31(out: Json): Json {
 }
 
 /** `nullable: true` of the source schema applied to its converted form: a null type, enum value or alternative. */
-function withNullable(v: Json, out: Json): Json {
+function withNullable(v: JsonObject, out: JsonObject): JsonObject {
   if (v['nullable'] === true) {
     if (Array.isArray(out['enum']) && !out['enum'].includes(null)) out['enum'] = [...out['enum'], null];
     if (typeof out['type'] === 'string') out['type'] = [out['type'], 'null'];

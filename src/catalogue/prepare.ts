@@ -10,7 +10,7 @@
  * caches what this returns by the document's digest, so a thread that loads a known document loads neither.
  */
 import { UsageError } from '../errors.js';
-import { isObj, type Json } from '../json.js';
+import { isObj, type JsonObject } from '../json.js';
 import { originalPath, protectNames, restoreNames } from './name-keys.js';
 import { pathToPointer, pointerToPath, type SourceFile } from './yaml-file.js';
 
@@ -21,16 +21,16 @@ export interface LoadWarning {
 }
 
 export interface Prepared {
-  doc: Json;
+  doc: JsonObject;
   warnings: LoadWarning[];
 }
 
-const at = (doc: unknown, path: ReadonlyArray<string | number>): unknown => path.reduce<unknown>((o, k) => (isObj(o) || Array.isArray(o) ? (o as Json)[k] : undefined), doc);
+const at = (doc: unknown, path: ReadonlyArray<string | number>): unknown => path.reduce<unknown>((o, k) => (isObj(o) || Array.isArray(o) ? (o as JsonObject)[k] : undefined), doc);
 
 /** A place under a schema: its $refs are left for ajv (JSON Pointer form, as the ref parser walks it). */
 const isSchemaPlace = (pointer: string): boolean => /\/(?:schema|schemas)(?:\/|$)/.test(pointer);
 
-export async function prepareDocument(raw: Json, file: SourceFile, shown: string, opts: { trusted: boolean }): Promise<Prepared> {
+export async function prepareDocument(raw: JsonObject, file: SourceFile, shown: string, opts: { trusted: boolean }): Promise<Prepared> {
   // Keys that are names or data, not references (a property called "$ref", an example holding one), renamed
   // while the resolver and the validator read the document (src/catalogue/name-keys.ts).
   const doc = protectNames(raw);
@@ -101,7 +101,7 @@ interface SchemaError {
  * whatever it says, a 3.0 bound or type written the 3.1 way means what 3.1 means, `example` next to `examples` is
  * one more example. Anything else is refused at its place, by its line.
  */
-async function structureWarnings(doc: Json, file: SourceFile, shown: string): Promise<LoadWarning[]> {
+async function structureWarnings(doc: JsonObject, file: SourceFile, shown: string): Promise<LoadWarning[]> {
   const validator = new (await import('@seriousme/openapi-schema-validator')).Validator();
   const copy = structuredClone(doc);
   const warnings: LoadWarning[] = [];
@@ -127,7 +127,7 @@ async function structureWarnings(doc: Json, file: SourceFile, shown: string): Pr
 const pointerOf = (path: ReadonlyArray<string | number>): string => pathToPointer(originalPath(path));
 
 /** Mends one harmless break in the copy being validated, saying what it was; undefined when it is not harmless. */
-function mend(copy: Json, e: SchemaError): LoadWarning | undefined {
+function mend(copy: JsonObject, e: SchemaError): LoadWarning | undefined {
   const place = pointerToPath(e.instancePath ?? '');
   const node = at(copy, place);
   const parent = at(copy, place.slice(0, -1));
@@ -189,7 +189,7 @@ const JSON_TYPES = new Set<unknown>(['null', 'boolean', 'object', 'array', 'numb
  * The validator's own complaint about a reference keyword, placed: "Can't resolve X" at the first $ref that names X,
  * "$id : 'X' defined more than once at #/..." where it says.
  */
-function placeOfRefError(doc: Json, message: string): SchemaError {
+function placeOfRefError(doc: JsonObject, message: string): SchemaError {
   const at = /defined more than once at '?#([^']*)'?$/.exec(message)?.[1];
   if (at !== undefined) return { message, instancePath: at };
   const target = /^Can't resolve (.*?)(?:, only internal refs are supported\.)?$/.exec(message)?.[1];

@@ -5,7 +5,7 @@
  * self-referencing schema (a tree, a linked list) ends instead of looping.
  */
 import type { SpecDocument } from './openapi.js';
-import { isObj, type Json } from '../json.js';
+import { isObj, type JsonObject } from '../json.js';
 
 /** How far any walk goes: references followed in a row, composition levels, member levels. */
 export const SCHEMA_DEPTH = 8;
@@ -15,22 +15,22 @@ const COMPOSITION = ['allOf', 'oneOf', 'anyOf'] as const;
 type Lookup = Pick<SpecDocument, 'schemaAt'>;
 
 /** The schema a $ref names, followed until it is not one (at most SCHEMA_DEPTH references in a row). */
-export function deref(spec: Lookup, schema: unknown): Json | undefined {
+export function deref(spec: Lookup, schema: unknown): JsonObject | undefined {
   let s = schema;
   for (let i = 0; i < SCHEMA_DEPTH && isObj(s) && typeof s['$ref'] === 'string'; i++) s = spec.schemaAt(s['$ref']);
   return isObj(s) && typeof s['$ref'] !== 'string' ? s : undefined;
 }
 
 /** A member's schema as the walks hand it on: dereferenced, or as written when its reference leads nowhere. */
-const memberSchema = (spec: Lookup, v: unknown): Json => deref(spec, v) ?? (isObj(v) ? v : {});
+const memberSchema = (spec: Lookup, v: unknown): JsonObject => deref(spec, v) ?? (isObj(v) ? v : {});
 
 /**
  * Every property an instance of the schema may have, with its schema: allOf parts merged and every oneOf/anyOf
  * branch's members united, in document order. Where several parts declare one member, the later part's declaration
  * stands (as allOf refines), and the schema's own `properties` over all of them.
  */
-export function propertiesOf(spec: Lookup, schema: unknown, depth = 0): Map<string, Json> {
-  const out = new Map<string, Json>();
+export function propertiesOf(spec: Lookup, schema: unknown, depth = 0): Map<string, JsonObject> {
+  const out = new Map<string, JsonObject>();
   const s = deref(spec, schema);
   if (!s || depth > SCHEMA_DEPTH) return out;
   for (const key of COMPOSITION) {
@@ -45,8 +45,8 @@ export function propertiesOf(spec: Lookup, schema: unknown, depth = 0): Map<stri
  * Every property declaration under a schema at any depth, each branch's own (not merged), through array items:
  * visit(name, schema) once per declaration reached. A schema met twice (a cycle) is walked once.
  */
-export function eachProperty(spec: Lookup, schema: unknown, visit: (name: string, schema: Json) => void): void {
-  const seen = new Set<Json>();
+export function eachProperty(spec: Lookup, schema: unknown, visit: (name: string, schema: JsonObject) => void): void {
+  const seen = new Set<JsonObject>();
   const walk = (x: unknown, depth: number): void => {
     const s = deref(spec, x);
     if (!s || depth > SCHEMA_DEPTH || seen.has(s)) return;
@@ -71,7 +71,7 @@ export function eachProperty(spec: Lookup, schema: unknown, visit: (name: string
  * keyword from the first part that has it. oneOf and anyOf stay as they are: a branch's rules are not the whole's.
  * Enough to see the members, constraints and required names a request must meet.
  */
-export function mergedSchema(spec: Lookup, schema: unknown, depth = 0): Json | undefined {
+export function mergedSchema(spec: Lookup, schema: unknown, depth = 0): JsonObject | undefined {
   if (!isObj(schema) || depth > SCHEMA_DEPTH) return undefined;
   const ref = schema['$ref'];
   if (typeof ref === 'string') {
@@ -80,8 +80,8 @@ export function mergedSchema(spec: Lookup, schema: unknown, depth = 0): Json | u
     return resolved ? { ...resolved, ...siblings } : undefined;
   }
   if (!Array.isArray(schema['allOf'])) return schema;
-  const merged: Json = { ...schema, allOf: undefined };
-  const props: Json = { ...(isObj(schema['properties']) ? schema['properties'] : {}) };
+  const merged: JsonObject = { ...schema, allOf: undefined };
+  const props: JsonObject = { ...(isObj(schema['properties']) ? schema['properties'] : {}) };
   const required = new Set<string>(Array.isArray(schema['required']) ? schema['required'].map(String) : []);
   for (const part of schema['allOf']) {
     const r = mergedSchema(spec, part, depth + 1);

@@ -10,7 +10,7 @@ import { operationsMatching } from '../results/coverage.js';
 import type { RunReport } from '../results/model.js';
 import { validateReport } from '../reports/schema.js';
 import type { PreconditionSettings } from '../harness/preconditions.js';
-import type { Catalogue } from '../binding/catalogue.js';
+import type { Catalogue } from '../binding/catalogue-in-use.js';
 import { differs } from './difference.js';
 import { VERIFY_EXIT } from './exit-codes.js';
 import { packageInputs, type PackageInputs } from './inputs.js';

@@ -8,7 +8,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadCatalogue, type Catalogue } from '../binding/catalogue.js';
+import { loadCatalogue, type Catalogue } from '../binding/catalogue-in-use.js';
 import { REFERENCE_SPEC_PATH, REQUIREMENTS_PATH } from '../catalogue/index.js';
 import { withoutParsedCache } from '../catalogue/yaml-file.js';
 import { loadCapabilities, type Capabilities } from '../config/capabilities.js';

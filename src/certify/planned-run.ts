@@ -6,7 +6,7 @@
  * dropped, a check moved to another requirement or demoted to INFO, a group left out while still listed: each is
  * a difference. A narrower run (fewer groups, a shard) is a plan too, and is shown for what it is.
  */
-import type { Catalogue } from '../binding/catalogue.js';
+import type { Catalogue } from '../binding/catalogue-in-use.js';
 import { citeSource } from '../catalogue/requirements.js';
 import { isGroupSlug, UNBOUND_SUITE, type SuiteSlug } from '../catalogue/groups.js';
 import type { Capabilities } from '../config/capabilities.js';

@@ -4,7 +4,7 @@
  * verdict, the headline, every requirement's row with its reason, MUST coverage, operations exercised and the
  * counts. Each must be the report's; a failed MUST check makes the verdict non-conformant wherever it is recorded.
  */
-import type { Catalogue } from '../binding/catalogue.js';
+import type { Catalogue } from '../binding/catalogue-in-use.js';
 import type { Capabilities } from '../config/capabilities.js';
 import { declaredGroups, leftOutBy, referenceChecksOf, referencePlan } from '../checks/coverage-plan.js';
 import { genericChecks } from '../checks/index.js';

@@ -10,7 +10,7 @@
  * - the rest (flows judged inside their run, INFO observations) are listed, by id, with why.
  * Whether evidence was cut is derived from the answers' sizes and the recorded count of exchanges not kept.
  */
-import type { Catalogue } from '../binding/catalogue.js';
+import type { Catalogue } from '../binding/catalogue-in-use.js';
 import { judgeTraffic, OBSERVED_VARIANTS } from '../checks/traffic.js';
 import type { CheckDef } from '../harness/check.js';
 import { answerOf, judgeOutcome, type Outcome } from '../harness/judge.js';

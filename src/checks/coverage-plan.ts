@@ -1,4 +1,4 @@
-import { loadCatalogue } from '../binding/catalogue.js';
+import { loadCatalogue } from '../binding/catalogue-in-use.js';
 import type { Capabilities } from '../config/capabilities.js';
 import { isGroupSlug, type SuiteSlug } from '../catalogue/groups.js';
 import type { CheckDef } from '../harness/check.js';

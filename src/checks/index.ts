@@ -9,7 +9,7 @@ import { idempotencyFamily } from './idempotency.js';
 import { inputFamily } from './input.js';
 import { lifecycleFamily } from './lifecycle.js';
 import { observationFamily } from './observations/index.js';
-import { schemaFamily } from './schema.js';
+import { validRequestFamily } from './valid-requests.js';
 import { tenancyFamily } from './tenancy.js';
 import { trafficFamily } from './traffic.js';
 import { transportFamily } from './transport.js';
@@ -26,7 +26,7 @@ export const FAMILIES: CheckFamily[] = [
   headersFamily,
   tenancyFamily,
   // What a valid request gets, and what invalid or repeated ones must not do.
-  schemaFamily,
+  validRequestFamily,
   idempotencyFamily,
   inputFamily,
   httpFamily,

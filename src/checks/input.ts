@@ -11,7 +11,7 @@ import type { HttpResponse } from '../http/client.js';
 import { applyMutation, describeMutation, dottedOf, mutationsFor, pointerOf, slugOf, type Mutation } from './mutations.js';
 import type { CheckFamily } from './plan.js';
 import { isCreate, isWrite, jsonBodyOf, pathParamsOf, readerOf, scoped, skipEffects, stateProbe, type Scoped } from './support.js';
-import { canonicalJson, isObj, type Json } from '../json.js';
+import { canonicalJson, isObj, type JsonObject } from '../json.js';
 import type { RequestParts } from '../http/request-parts.js';
 import { mergedSchema } from '../catalogue/schema-walker.js';
 import { sameValue } from '../drivers/shared.js';
@@ -210,15 +210,15 @@ const PLANTED_TIME = '2001-02-03T04:05:06Z';
 const PLANTED_AMOUNT = '987654.32';
 
 /** Read-only fields worth planting, with values that fit them (so a target that applies them would store them). */
-export function plantedFields(spec: SpecDocument, op: Operation, tail: string, tenant: string): Json {
+export function plantedFields(spec: SpecDocument, op: Operation, tail: string, tenant: string): JsonObject {
   const created = op.responses.find((r) => r.status === '201') ?? op.responses.find((r) => r.status.startsWith('2'));
   const media = created?.content.find((c) => c.mediaType === 'application/json');
   const schema = mergedSchema(spec, media?.schema);
   const props = schema && isObj(schema['properties']) ? schema['properties'] : {};
-  const out: Json = {};
+  const out: JsonObject = {};
   for (const name of READ_ONLY) {
     if (!(name in props) && name !== 'tenant_id') continue;
-    const s = mergedSchema(spec, props[name] as Json) ?? {};
+    const s = mergedSchema(spec, props[name] as JsonObject) ?? {};
     if (name === 'id') {
       const prefix = typeof s['pattern'] === 'string' ? (/^\^([A-Za-z]+_)/.exec(s['pattern'])?.[1] ?? '') : '';
       out[name] = `${prefix}ReadOnly${tail}`;
@@ -234,7 +234,7 @@ export function plantedFields(spec: SpecDocument, op: Operation, tail: string, t
 }
 
 /** Which planted fields the object carries as planted. */
-export function appliedFields(planted: Json, obj: unknown): string[] {
+export function appliedFields(planted: JsonObject, obj: unknown): string[] {
   if (!isObj(obj)) return [];
   return Object.entries(planted)
     .filter(([k, v]) => {
@@ -253,7 +253,7 @@ const PLANTED = 'planted:';
 const READ_BACK = 'read-back';
 
 /** The read-only fields a create's recorded case names, with the values its recorded request body planted. */
-function plantedIn(res: HttpResponse, keys: string[]): Json {
+function plantedIn(res: HttpResponse, keys: string[]): JsonObject {
   let body: unknown;
   try {
     body = JSON.parse(res.exchange.request.body ?? '');
@@ -262,7 +262,7 @@ function plantedIn(res: HttpResponse, keys: string[]): Json {
   }
   const missing = isObj(body) ? keys.filter((k) => !(k in body)) : keys;
   if (!isObj(body) || missing.length) throw new Error(`${describeRequest(res)} is recorded as planting ${missing.join(', ')}, which its recorded body does not carry`);
-  return Object.fromEntries(keys.map((k) => [k, body[k] as Json]));
+  return Object.fromEntries(keys.map((k) => [k, body[k] as JsonObject]));
 }
 
 /**

@@ -19,7 +19,7 @@ import type { HttpResponse } from '../http/client.js';
 import { isObj } from '../json.js';
 import { documentValue, validForParameter } from '../values/parameter-value.js';
 import { resourceOfStep, type MemberStep, type Resource } from '../values/resources.js';
-import { select } from '../values/schema-walk.js';
+import { select } from '../values/answer-pointers.js';
 import type { CheckFamily, PlanContext } from './plan.js';
 import { bodyFromDocument, validRequest } from './requests.js';
 import { documented2xx, documentedSuccesses, maxPageSize } from './support.js';

@@ -8,7 +8,7 @@ import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import type { JsonSchema } from '../catalogue/json-schema.js';
 import { pathToPointer } from '../catalogue/yaml-file.js';
 import { jsonBodyOf } from './support.js';
-import { isObj, type Json } from '../json.js';
+import { isObj, type JsonObject } from '../json.js';
 import { mergedSchema } from '../catalogue/schema-walker.js';
 
 
@@ -69,7 +69,7 @@ const FORMAT_VALUES: Record<string, string> = {
 };
 
 /** The invalid value for a property's most telling constraint, or undefined when it has none this can break. */
-export function invalidValue(s: Json): { value: unknown; constraint: string } | undefined {
+export function invalidValue(s: JsonObject): { value: unknown; constraint: string } | undefined {
   if (Array.isArray(s['enum']) && s['enum'].length > 0) {
     let v = 'fsapi_not_a_listed_value';
     while (s['enum'].includes(v)) v += '_x';
@@ -104,7 +104,7 @@ export function mutationsFor(spec: SpecDocument, op: Operation): Mutation[] {
   const root = mergedSchema(spec, jsonBodyOf(op)?.schema);
   if (!root) return [];
   const out: Mutation[] = [];
-  const visit = (schema: Json, path: string[], depth: number) => {
+  const visit = (schema: JsonObject, path: string[], depth: number) => {
     const props = isObj(schema['properties']) ? schema['properties'] : {};
     const required = new Set(Array.isArray(schema['required']) ? (schema['required'] as string[]) : []);
     for (const [name, raw] of Object.entries(props)) {

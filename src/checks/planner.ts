@@ -6,7 +6,7 @@ import type { SpecDocument } from '../catalogue/openapi.js';
 import { checkId, type CheckDef } from '../harness/check.js';
 import { genericChecks } from './index.js';
 import { shardSuites } from './shards.js';
-import type { Catalogue } from '../binding/catalogue.js';
+import type { Catalogue } from '../binding/catalogue-in-use.js';
 
 
 export const ALL_SUITE_SLUGS: SuiteSlug[] = [...GROUPS.map((g) => g.slug), ...CROSS_CUTTING];

@@ -12,7 +12,7 @@ import type { World } from '../harness/world.js';
 import type { RecordedExchange } from '../results/model.js';
 import { generateValid } from '../values/generate.js';
 import { valueSources, type ValueSource } from '../values/producers.js';
-import { select } from '../values/schema-walk.js';
+import { select } from '../values/answer-pointers.js';
 import { validForParameter } from '../values/parameter-value.js';
 import { describeSchema } from '../values/request-validity.js';
 import type { RequestParts } from '../http/request-parts.js';

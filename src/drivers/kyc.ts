@@ -1,6 +1,6 @@
 /** KYC: verification status, submission (counted in the history), documents (counted in the list). */
 import { kycDocumentCreate, kycSubmission } from '../../fixtures/factories.js';
-import type { Json } from '../harness/world.js';
+import type { JsonObject } from '../harness/world.js';
 import type { OperationDriver } from './types.js';
 import { bodyOf, consumable, idOf, pathParam, READ_ONLY_TIMESTAMP, readOk, readOnlyFields } from './shared.js';
 
@@ -9,7 +9,7 @@ import { bodyOf, consumable, idOf, pathParam, READ_ONLY_TIMESTAMP, readOk, readO
  * decision approved or rejected; the largest of those counts survives a history that leaves a step out.
  */
 export function submissionsIn(history: unknown): number {
-  const steps = Array.isArray(history) ? (history as Json[]).map((h) => h['status']) : [];
+  const steps = Array.isArray(history) ? (history as JsonObject[]).map((h) => h['status']) : [];
   const n = (...s: string[]) => steps.filter((x) => typeof x === 'string' && s.includes(x)).length;
   return Math.max(n('pending'), n('in_review'), n('approved', 'rejected'));
 }

@@ -1,7 +1,7 @@
 /** What the group drivers share: per-check prerequisites, list walking, field comparison. */
 import { describeRequest, summariseBody } from '../harness/assert.js';
 import { recordedWalk, walkPages, type Walk } from '../harness/pages.js';
-import type { Json } from '../harness/world.js';
+import type { JsonObject } from '../harness/world.js';
 import type { HttpResponse } from '../http/client.js';
 import { JUDGED_BODY_BYTES } from '../http/exchange.js';
 import type { DriverScope, EffectsRead, EffectsScope } from './types.js';
@@ -49,11 +49,11 @@ export function callAs(scope: EffectsScope, opId: string, parts: RequestParts = 
 }
 
 /** The JSON object of a 2xx response, or EffectsUnobservable. */
-export function readOk(res: HttpResponse, what: string): Json {
+export function readOk(res: HttpResponse, what: string): JsonObject {
   if (res.status < 200 || res.status >= 300 || typeof res.json !== 'object' || res.json === null) {
     throw new EffectsUnobservable(`cannot ${what}: ${describeRequest(res)} answered ${res.status}${summariseBody(res)}`);
   }
-  return res.json as Json;
+  return res.json as JsonObject;
 }
 
 /** Every item of a list (src/harness/pages.ts), as the scope's principal. */
@@ -64,17 +64,17 @@ export async function listAll(
   what = `list ${opId}`,
   pathParams: Record<string, string> = {},
   opts: CallOptions = {},
-): Promise<Json[]> {
+): Promise<JsonObject[]> {
   return itemsWalked(await walkPages((q) => callAs(scope, opId, { pathParams, query: { ...query, ...q } }, opts), { limit: 100 }), what);
 }
 
 /** The items of a walk, or EffectsUnobservable naming the page it could not read. */
-function itemsWalked(w: Walk, what: string): Json[] {
+function itemsWalked(w: Walk, what: string): JsonObject[] {
   if (w.stopped) {
     const { res, why } = w.stopped;
     throw new EffectsUnobservable(why === 'status' ? `cannot ${what}: ${describeRequest(res)} answered ${res.status}${summariseBody(res)}` : `cannot ${what}: ${describeRequest(res)} answered no data array`);
   }
-  return w.pages.flatMap((p) => p.items as Json[]);
+  return w.pages.flatMap((p) => p.items as JsonObject[]);
 }
 
 /**

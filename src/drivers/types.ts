@@ -1,5 +1,5 @@
 import type { CheckContext } from '../harness/check.js';
-import type { Json, World } from '../harness/world.js';
+import type { JsonObject, World } from '../harness/world.js';
 import type { HttpResponse } from '../http/client.js';
 import type { RequestParts } from '../http/request-parts.js';
 
@@ -27,7 +27,7 @@ export type EffectsRead =
       pathParams?: Record<string, string>;
       /** What the read is, for the message when it cannot be made ("list the accounts of cus_1"). */
       what: string;
-      count(items: Json[]): number;
+      count(items: JsonObject[]): number;
     }
   | {
       kind: 'read';

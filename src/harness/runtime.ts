@@ -17,7 +17,7 @@ import { documentValue } from '../values/parameter-value.js';
 import { loadGenerator } from '../values/generate.js';
 import { notFoundMadeUp } from '../values/made-up.js';
 import { type Probe, madeUpOf, type MadeUpValue, type CallOptions, type RequestParts } from '../http/request-parts.js';
-import { loadCatalogue, type Catalogue } from '../binding/catalogue.js';
+import { loadCatalogue, type Catalogue } from '../binding/catalogue-in-use.js';
 import { propertiesOf } from '../catalogue/schema-walker.js';
 
 /** Per worker: the catalogue of the spec in use, the redactor, and one keep-alive client for the target. */

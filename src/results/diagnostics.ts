@@ -21,7 +21,7 @@ const parsed = (text: string | undefined): unknown => {
   }
 };
 
-/** The check that sends each operation the request the suite built as valid (src/checks/schema.ts). */
+/** The check that sends each operation the request the suite built as valid (src/checks/valid-requests.ts). */
 const VALID_REQUEST = 'FSAPI-CONTRACT-004';
 /** Not a probe sent on purpose: the valid request named ids made up from the document and got "not found". */
 const MADE_UP: Probe = 'made-up-value';

@@ -10,14 +10,13 @@
  */
 import { merge } from 'allof-merge';
 import type { CheckResult, DocumentConflict } from './model.js';
+import { isObj, type JsonObject } from '../json.js';
 
 export type { DocumentConflict };
 
 /** What a conflict is before the run: the document's side, the checks not yet known. */
 export type DeclaredConflict = Omit<DocumentConflict, 'checks' | 'failed' | 'warning'>;
 
-type Json = Record<string, unknown>;
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 /** RFC 6901: "~" and "/" escaped in a pointer's segment. */
 const segment = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -27,12 +26,12 @@ interface RawOperation {
   id: string;
   method: string;
   path: string;
-  op: Json;
-  item: Json;
+  op: JsonObject;
+  item: JsonObject;
 }
 
 /** Every operation of the raw document, named as the catalogue names it (its operationId, else "METHOD /path"). */
-function operationsOf(raw: Json): RawOperation[] {
+function operationsOf(raw: JsonObject): RawOperation[] {
   const out: RawOperation[] = [];
   for (const [path, item] of Object.entries(isObj(raw['paths']) ? raw['paths'] : {})) {
     if (!isObj(item)) continue;
@@ -46,14 +45,14 @@ function operationsOf(raw: Json): RawOperation[] {
 }
 
 /** The seed's own scheme: an API key in the Api-Key header. */
-const isSeedScheme = (s: Json) => s['type'] === 'apiKey' && s['in'] === 'header' && String(s['name']).toLowerCase() === 'api-key';
-const isBearer = (s: Json) => s['type'] === 'http' && String(s['scheme']).toLowerCase() === 'bearer';
+const isSeedScheme = (s: JsonObject) => s['type'] === 'apiKey' && s['in'] === 'header' && String(s['name']).toLowerCase() === 'api-key';
+const isBearer = (s: JsonObject) => s['type'] === 'http' && String(s['scheme']).toLowerCase() === 'bearer';
 
 /**
  * FSAPI-AUTH-003: the operations that accept the key as `Authorization: Bearer` alone, by their document: one of
  * their security alternatives names only http bearer schemes.
  */
-function bearerOnly(raw: Json, ops: readonly RawOperation[]): DeclaredConflict[] {
+function bearerOnly(raw: JsonObject, ops: readonly RawOperation[]): DeclaredConflict[] {
   const components = isObj(raw['components']) ? raw['components'] : {};
   const schemes = isObj(components['securitySchemes']) ? components['securitySchemes'] : {};
   const bearer = new Set(Object.entries(schemes).filter(([, s]) => isObj(s) && isBearer(s)).map(([name]) => name));
@@ -63,7 +62,7 @@ function bearerOnly(raw: Json, ops: readonly RawOperation[]): DeclaredConflict[]
   const operations = ops
     .filter(({ op }) => {
       const alternatives = Array.isArray(op['security']) ? op['security'] : docSecurity;
-      const alone = alternatives.filter((a): a is Json => isObj(a) && Object.keys(a).length > 0 && Object.keys(a).every((name) => bearer.has(name)));
+      const alone = alternatives.filter((a): a is JsonObject => isObj(a) && Object.keys(a).length > 0 && Object.keys(a).every((name) => bearer.has(name)));
       for (const a of alone) for (const name of Object.keys(a)) used.add(name);
       return alone.length > 0;
     })
@@ -92,7 +91,7 @@ const KEY_REQUIREMENTS = ['FSAPI-AUTH-001', 'FSAPI-AUTH-002', 'FSAPI-AUTH-003', 
  * (none declared, `security: []`), an empty alternative (`{}`: the key optional), or only schemes that carry
  * nothing (an http scheme `none`, as Coinbase's `unauthenticated`). The seed secures every operation.
  */
-function unsecured(raw: Json, ops: readonly RawOperation[]): DeclaredConflict[] {
+function unsecured(raw: JsonObject, ops: readonly RawOperation[]): DeclaredConflict[] {
   const components = isObj(raw['components']) ? raw['components'] : {};
   const schemes = isObj(components['securitySchemes']) ? components['securitySchemes'] : {};
   const carriesNothing = (name: string) => {
@@ -116,7 +115,7 @@ function unsecured(raw: Json, ops: readonly RawOperation[]): DeclaredConflict[] 
 }
 
 /** Where a parameter object is declared: a component it equals (what a `$ref` named, before it was resolved), else its own place. */
-function declaredAt(param: Json, own: string, components: Json): string {
+function declaredAt(param: JsonObject, own: string, components: JsonObject): string {
   const shared = isObj(components['parameters']) ? components['parameters'] : {};
   const text = JSON.stringify(param);
   const named = Object.entries(shared).find(([, p]) => JSON.stringify(p) === text);
@@ -127,7 +126,7 @@ function declaredAt(param: Json, own: string, components: Json): string {
  * FSAPI-IDEM-001 and FSAPI-IDEM-101: the POST operations whose document declares the Idempotency-Key header and
  * does not require it.
  */
-function optionalIdempotencyKey(raw: Json, ops: readonly RawOperation[]): DeclaredConflict[] {
+function optionalIdempotencyKey(raw: JsonObject, ops: readonly RawOperation[]): DeclaredConflict[] {
   const components = isObj(raw['components']) ? raw['components'] : {};
   const places = new Map<string, number>();
   const operations: string[] = [];
@@ -139,9 +138,9 @@ function optionalIdempotencyKey(raw: Json, ops: readonly RawOperation[]): Declar
     ];
     // The operation's own declaration wins over the path's, as in OpenAPI.
     const key = declared.filter(([p]) => isObj(p) && p['in'] === 'header' && String(p['name']).toLowerCase() === 'idempotency-key').at(-1);
-    if (!key || (key[0] as Json)['required'] === true) continue;
+    if (!key || (key[0] as JsonObject)['required'] === true) continue;
     operations.push(id);
-    const at = declaredAt(key[0] as Json, key[1], components);
+    const at = declaredAt(key[0] as JsonObject, key[1], components);
     places.set(at, (places.get(at) ?? 0) + 1);
   }
   if (!operations.length) return [];
@@ -155,7 +154,7 @@ function optionalIdempotencyKey(raw: Json, ops: readonly RawOperation[]): Declar
 const SEED_CUSTOMER_BODY = ['first_name', 'last_name', 'middle_name', 'email', 'phone', 'type', 'gender', 'date_of_birth', 'address'];
 
 /** A schema with a `$ref` to a component followed and allOf merged (allof-merge, as the document diff merges), and where it is declared. */
-function effectiveSchema(raw: Json, schema: unknown, at: string): { schema: Json; at: string } | undefined {
+function effectiveSchema(raw: JsonObject, schema: unknown, at: string): { schema: JsonObject; at: string } | undefined {
   let s = schema;
   let where = at;
   for (let i = 0; i < 8 && isObj(s) && typeof s['$ref'] === 'string'; i++) {
@@ -183,7 +182,7 @@ function effectiveSchema(raw: Json, schema: unknown, at: string): { schema: Json
  * renamed field), or forbids the seed's members. The checks send the vendor's form through the binding; the seed's
  * own form is still sent once, and its refusal is this one fact.
  */
-function seedCustomerBody(raw: Json, ops: readonly RawOperation[]): DeclaredConflict[] {
+function seedCustomerBody(raw: JsonObject, ops: readonly RawOperation[]): DeclaredConflict[] {
   const create = ops.find((o) => o.method === 'post' && /^(\/v1)?\/customers\/?$/.test(o.path));
   if (!create) return [];
   let body: unknown = create.op['requestBody'];
@@ -196,7 +195,7 @@ function seedCustomerBody(raw: Json, ops: readonly RawOperation[]): DeclaredConf
   const content = isObj(body) && isObj(body['content']) ? body['content'] : {};
   const json = Object.keys(content).find((m) => m === 'application/json') ?? Object.keys(content).find((m) => /json/.test(m));
   if (!json || !isObj(content[json])) return [];
-  const schema = effectiveSchema(raw, (content[json] as Json)['schema'], `${at}${pointer('content', json, 'schema')}`);
+  const schema = effectiveSchema(raw, (content[json] as JsonObject)['schema'], `${at}${pointer('content', json, 'schema')}`);
   if (!schema) return [];
   const required = Array.isArray(schema.schema['required']) ? schema.schema['required'].map(String) : [];
   const props = isObj(schema.schema['properties']) ? schema.schema['properties'] : {};
@@ -210,7 +209,7 @@ function seedCustomerBody(raw: Json, ops: readonly RawOperation[]): DeclaredConf
 }
 
 /** The seed rules the document contradicts, each with where it says so and the operations it applies to. */
-export function declaredConflicts(raw: Json): DeclaredConflict[] {
+export function declaredConflicts(raw: JsonObject): DeclaredConflict[] {
   const ops = operationsOf(raw);
   return [...bearerOnly(raw, ops), ...unsecured(raw, ops), ...optionalIdempotencyKey(raw, ops), ...seedCustomerBody(raw, ops)];
 }

@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import type { Reporter, TestCase, TestModule } from 'vitest/node';
 import type { CheckResult } from '../results/model.js';
-import type { SuiteStats } from '../suite/suite.js';
+import type { SuiteStats } from '../vitest-suite/suite.js';
 
 // Defined by the suites that report it; named here too for the runner's modules.
 export type { SuiteStats };

@@ -3,7 +3,7 @@ import { listenForRequestTotals } from '../harness/request-totals.js';
 import type { ResultCollector } from './collector.js';
 import type { ProgressCounts } from './progress.js';
 import type { PacingNow } from '../http/rate-limiter.js';
-import type { Catalogue } from '../binding/catalogue.js';
+import type { Catalogue } from '../binding/catalogue-in-use.js';
 
 /** Where the live progress line's numbers come from, the checks' results aside (the collector, once vitest is up). */
 export interface ProgressSources {

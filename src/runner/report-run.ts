@@ -18,7 +18,7 @@ import { definitionOf } from '../results/definition.js';
 import { securitySchemeNote, silentReceiverNote } from '../results/diagnostics.js';
 import { declaredGroups, leftOutBy, referenceChecksOf, referencePlan } from '../checks/coverage-plan.js';
 import { declaredConflicts } from '../results/document-conflicts.js';
-import { repeatOf } from './repeat.js';
+import { repeatOf } from './repeat-command.js';
 import type { RunPlan } from './run-plan.js';
 import type { SuitesOutcome } from './suites.js';
 import type { Target } from './target.js';

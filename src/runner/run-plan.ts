@@ -4,7 +4,7 @@ import { harnessWorkers, type RunConfig } from '../config/run-config.js';
 import { genericChecks } from '../checks/index.js';
 import { runSuites } from '../checks/planner.js';
 import type { CheckDef } from '../harness/check.js';
-import { loadCatalogue, type Catalogue } from '../binding/catalogue.js';
+import { loadCatalogue, type Catalogue } from '../binding/catalogue-in-use.js';
 
 /** The first phase's hand-off: what the run will check, with what, and where its report goes. */
 export interface RunPlan {

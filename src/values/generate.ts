@@ -7,7 +7,7 @@
 import { describeErrors, type SchemaProblem } from '../catalogue/json-schema.js';
 import { bundleRef, type SpecDocument } from '../catalogue/openapi.js';
 import { SCHEMA_DEPTH } from '../catalogue/schema-walker.js';
-import { isObj, type Json } from '../json.js';
+import { isObj, type JsonObject } from '../json.js';
 import { cutSelfReferences, GenerationBudgetExceeded, namedComponents, valueBudget } from './generation-bounds.js';
 
 type Jsf = typeof import('json-schema-faker');
@@ -39,9 +39,9 @@ export function inlineForeignRefs(spec: Pick<SpecDocument, 'schemaAt'>, v: unkno
   if (typeof ref === 'string' && !COMPONENT.test(ref) && depth < SCHEMA_DEPTH) {
     const { $ref: _named, ...siblings } = v;
     const target = spec.schemaAt(ref);
-    return isObj(target) ? { ...(inlineForeignRefs(spec, target, depth + 1) as Json), ...siblings } : siblings;
+    return isObj(target) ? { ...(inlineForeignRefs(spec, target, depth + 1) as JsonObject), ...siblings } : siblings;
   }
-  const out: Json = {};
+  const out: JsonObject = {};
   for (const [k, x] of Object.entries(v)) out[k] = k === '$ref' && typeof x === 'string' ? bundleRef(x) : inlineForeignRefs(spec, x, depth);
   return out;
 }
@@ -56,7 +56,7 @@ const localRef = (ref: string): string => ref.replace(/^urn:fsapi:spec#\/\$defs\
 function forClient(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(forClient);
   if (!isObj(v)) return v;
-  const out: Json = {};
+  const out: JsonObject = {};
   for (const [k, x] of Object.entries(v)) out[k] = k === '$ref' && typeof x === 'string' ? localRef(x) : forClient(x);
   if (isObj(out['properties'])) {
     const props = out['properties'];
@@ -87,8 +87,8 @@ function forClient(v: unknown): unknown {
  * The document's component schemas in the generator's form, made once per document, each cycle of components that
  * apply to one value cut (generation-bounds.ts), and the cycles cut.
  */
-const definitions = new WeakMap<SpecDocument, { defs: Json; cycles: string[][] }>();
-function defsOf(spec: SpecDocument): { defs: Json; cycles: string[][] } {
+const definitions = new WeakMap<SpecDocument, { defs: JsonObject; cycles: string[][] }>();
+function defsOf(spec: SpecDocument): { defs: JsonObject; cycles: string[][] } {
   let made = definitions.get(spec);
   if (!made) {
     const components = isObj(spec.raw['components']) && isObj(spec.raw['components']['schemas']) ? spec.raw['components']['schemas'] : {};
@@ -158,7 +158,7 @@ const FORMATS: Record<string, () => string> = { url: () => 'https://example.com/
  * The schema's top-level oneOf/anyOf branches, each as a schema of its own (with the members beside the oneOf):
  * the generator makes `{}` of a oneOf whose branches differ only by optional members, which matches them all.
  */
-function branchesOf(prepared: Json): Json[] {
+function branchesOf(prepared: JsonObject): JsonObject[] {
   const key = Array.isArray(prepared['oneOf']) ? 'oneOf' : Array.isArray(prepared['anyOf']) ? 'anyOf' : undefined;
   if (!key) return [];
   const { [key]: branches, $defs, ...rest } = prepared;
@@ -234,14 +234,14 @@ function makingOf(spec: SpecDocument, schema: unknown, seed: number, opts: Gener
 }
 
 function newMaking(spec: SpecDocument, schema: unknown, seed: number, opts: GenerateOptions): Making | { problems: SchemaProblem[] } {
-  const own = inlineForeignRefs(spec, schema) as Json;
+  const own = inlineForeignRefs(spec, schema) as JsonObject;
   let validate: ReturnType<SpecDocument['validator']>;
   try {
     validate = spec.validator(own);
   } catch (e) {
     return { problems: [{ pointer: '', message: `the schema cannot be compiled (${(e as Error).message}), so no value can be proven valid` }] };
   }
-  const prepared = isObj(own) ? { ...(forClient(own) as Json), $defs: defsOf(spec).defs } : own;
+  const prepared = isObj(own) ? { ...(forClient(own) as JsonObject), $defs: defsOf(spec).defs } : own;
   const whole = (extra: Record<string, unknown>) =>
     Array.from({ length: ATTEMPTS }, (_, i) => ({ schema: prepared, options: { seed: seed + i, useExamplesValue: i === 0, useDefaultValue: i === 0, optionalsProbability: opts.optionals ?? 0, ...extra } }));
   const tries: Making['tries'] = [

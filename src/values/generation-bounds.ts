@@ -9,7 +9,7 @@
  * - a schema whose value is merely enormous (arrays in arrays, wide objects many levels down): the generator counts
  *   every value it makes against a budget (`valueBudget`), and past it gives up with where it was.
  */
-import { isObj, type Json } from '../json.js';
+import { isObj, type JsonObject } from '../json.js';
 
 /** The keywords whose schemas apply to the same value as the schema holding them (the others describe its parts). */
 const SAME_VALUE_LISTS = ['allOf', 'oneOf', 'anyOf'] as const;
@@ -21,7 +21,7 @@ const COMPOSITION = new Set<string>([...SAME_VALUE_LISTS, ...SAME_VALUE_ONE, 'di
 const defName = (ref: unknown): string | undefined => (typeof ref === 'string' && ref.startsWith('#/$defs/') ? ref.slice('#/$defs/'.length) : undefined);
 
 /** Each reference node reached from `schema` without leaving its value (through $ref, allOf, oneOf, anyOf, not, if/then/else). */
-function sameValueRefs(schema: unknown, visit: (node: Json) => void): void {
+function sameValueRefs(schema: unknown, visit: (node: JsonObject) => void): void {
   if (!isObj(schema)) return;
   if (defName(schema['$ref']) !== undefined) visit(schema);
   for (const k of SAME_VALUE_LISTS) if (Array.isArray(schema[k])) for (const s of schema[k]) sameValueRefs(s, visit);
@@ -35,7 +35,7 @@ function sameValueRefs(schema: unknown, visit: (node: Json) => void): void {
  * once. Returns each cycle cut, as the components it ran through ([A, B, A]), for the messages of the values
  * that cannot be proven valid because of it (a validator follows the same cycle until its stack runs out).
  */
-export function cutSelfReferences(defs: Json): string[][] {
+export function cutSelfReferences(defs: JsonObject): string[][] {
   const state = new Map<string, 'open' | 'done'>();
   const path: string[] = [];
   const cycles: string[][] = [];
@@ -48,7 +48,7 @@ export function cutSelfReferences(defs: Json): string[][] {
       if (state.get(target) === 'open') {
         cycles.push([...path.slice(path.indexOf(target)), target]);
         delete node['$ref'];
-        for (const [k, v] of Object.entries(defs[target] as Json)) if (!COMPOSITION.has(k) && !(k in node)) node[k] = v;
+        for (const [k, v] of Object.entries(defs[target] as JsonObject)) if (!COMPOSITION.has(k) && !(k in node)) node[k] = v;
       } else if (!state.has(target)) visit(target);
     });
     path.pop();
@@ -59,7 +59,7 @@ export function cutSelfReferences(defs: Json): string[][] {
 }
 
 /** The components a schema names, directly or through others (every reference, to the value or to its parts). */
-export function namedComponents(schema: unknown, defs: Json): Set<string> {
+export function namedComponents(schema: unknown, defs: JsonObject): Set<string> {
   const seen = new Set<string>();
   const walk = (v: unknown): void => {
     if (Array.isArray(v)) return v.forEach(walk);

@@ -14,7 +14,7 @@
 import type { Operation, Parameter, SpecDocument } from '../catalogue/openapi.js';
 import { isObj } from '../json.js';
 import type { ValueSourceAccount } from '../results/model.js';
-import { escapePointer, listArrayOf, successSchema } from './schema-walk.js';
+import { escapePointer, listArrayOf, successSchema } from './answer-pointers.js';
 import { propertiesOf } from '../catalogue/schema-walker.js';
 import { ACTIVE_CONFIDENCE } from '../confidence.js';
 

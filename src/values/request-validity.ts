@@ -9,7 +9,7 @@
 import { merge } from 'allof-merge';
 import { requestMediaOf, type Operation, type SpecDocument } from '../catalogue/openapi.js';
 import type { SchemaProblem } from '../catalogue/json-schema.js';
-import { isObj, type Json } from '../json.js';
+import { isObj, type JsonObject } from '../json.js';
 import type { RequestParts } from '../http/request-parts.js';
 import { validForParameter } from './parameter-value.js';
 
@@ -22,20 +22,20 @@ const COMPONENT = '#/components/schemas/';
 function documentRefs(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(documentRefs);
   if (!isObj(v)) return v;
-  const out: Json = {};
+  const out: JsonObject = {};
   for (const [k, x] of Object.entries(v)) out[k] = k === '$ref' && typeof x === 'string' ? x.replace(URN, COMPONENT) : documentRefs(x);
   return out;
 }
 
-const sources = new WeakMap<SpecDocument, Json>();
-function sourceOf(spec: SpecDocument): Json {
+const sources = new WeakMap<SpecDocument, JsonObject>();
+function sourceOf(spec: SpecDocument): JsonObject {
   let s = sources.get(spec);
   if (!s) sources.set(spec, (s = { components: isObj(spec.raw['components']) ? { schemas: spec.raw['components']['schemas'] ?? {} } : { schemas: {} } }));
   return s;
 }
 
 /** A schema with allOf merged and a top-level $ref followed (one level: deeper ones are followed as the walk reaches them). */
-function effective(spec: SpecDocument, schema: unknown, depth: number): Json | undefined {
+function effective(spec: SpecDocument, schema: unknown, depth: number): JsonObject | undefined {
   if (!isObj(schema) || depth > DEPTH) return undefined;
   const source = sourceOf(spec);
   let merged: unknown;
@@ -98,7 +98,7 @@ export function readOnlyMembers(spec: SpecDocument, schema: unknown): ReadOnlyTr
 export function withoutReadOnly(body: unknown, tree: ReadOnlyTree): unknown {
   if (Array.isArray(body)) return body.map((x) => withoutReadOnly(x, tree));
   if (!isObj(body) || Object.keys(tree).length === 0) return body;
-  const out: Json = {};
+  const out: JsonObject = {};
   for (const [k, v] of Object.entries(body)) {
     const t = tree[k];
     if (t === true) continue;

@@ -9,7 +9,7 @@
  */
 import { requestMediaOf, type Operation, type SpecDocument } from '../catalogue/openapi.js';
 import { collectionOf, pathShape, resourceOf, singular, valueSources, type ValueSource } from './producers.js';
-import { escapePointer, listArrayOf, successSchema } from './schema-walk.js';
+import { escapePointer, listArrayOf, successSchema } from './answer-pointers.js';
 import { deref, propertiesOf } from '../catalogue/schema-walker.js';
 
 /** An operation on one member of the collection, and the pairing that fills its id from the create's answer. */

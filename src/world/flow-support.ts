@@ -9,7 +9,7 @@ import { parseBody } from '../http/body.js';
 import type { CheckContext } from '../harness/check.js';
 import { walkPages } from '../harness/pages.js';
 import { pollUntil } from '../harness/poll.js';
-import type { Json } from '../harness/world.js';
+import type { JsonObject } from '../harness/world.js';
 import type { HttpResponse } from '../http/client.js';
 import type { CallOptions, RequestParts } from '../http/request-parts.js';
 import { JUDGED_BODY_BYTES } from '../http/exchange.js';
@@ -18,18 +18,18 @@ import type { ReceivedDelivery } from '../webhooks/delivery.js';
 import type { Facts } from '../results/model.js';
 import { caseAnswer } from '../harness/judge.js';
 
-export type { Json };
+export type { JsonObject };
 
 export { idOf } from '../harness/assert.js';
 export { caseAnswer, caseAnswerIf } from '../harness/judge.js';
 
 /** The JSON object of a response with the expected status (a 2xx unless said), or a CheckFailure that says why. */
-export function jsonOf(res: HttpResponse, expected: number | readonly number[] | ((s: number) => boolean) = STATUS.is2xx, what = 'status'): Json {
+export function jsonOf(res: HttpResponse, expected: number | readonly number[] | ((s: number) => boolean) = STATUS.is2xx, what = 'status'): JsonObject {
   expectStatus(res, expected, what);
   const j = res.json;
   if (j === null || typeof j !== 'object' || Array.isArray(j)) fail(`${describeRequest(res)} answered ${res.status} without a JSON object body${summariseBody(res)}`);
-  unwrappedOrSkip(res, j as Json);
-  return j as Json;
+  unwrappedOrSkip(res, j as JsonObject);
+  return j as JsonObject;
 }
 
 const ENVELOPES = ['data', 'result', 'resource', 'item', 'object', 'payload'];
@@ -38,7 +38,7 @@ const ENVELOPES = ['data', 'result', 'resource', 'item', 'object', 'payload'];
  * A resource the suite would read in an envelope it was not told of ({ data: { id, ... } } with no binding): judging
  * its fields there would blame the target for the suite's reading, so the check is skipped with the fix.
  */
-function unwrappedOrSkip(res: HttpResponse, j: Json): void {
+function unwrappedOrSkip(res: HttpResponse, j: JsonObject): void {
   if ('id' in j) return;
   const keys = Object.keys(j);
   const wrapper = keys.find((k) => ENVELOPES.includes(k.toLowerCase()));
@@ -52,25 +52,25 @@ function unwrappedOrSkip(res: HttpResponse, j: Json): void {
 }
 
 /** Calls an operation and expects a 2xx JSON object. */
-export async function ok(ctx: CheckContext, opId: string, parts: RequestParts = {}, what?: string): Promise<Json> {
+export async function ok(ctx: CheckContext, opId: string, parts: RequestParts = {}, what?: string): Promise<JsonObject> {
   return jsonOf(await ctx.call(opId, parts), STATUS.is2xx, what);
 }
 
 /** Walks a list's pages until `stop` says so after a page; answers every item read. A page that is not a 2xx is the target's failure; one whose items cannot be read, the suite's gap. */
-async function walk(ctx: CheckContext, opId: string, parts: RequestParts, stop: (page: Json[]) => boolean): Promise<Json[]> {
-  const w = await walkPages((query) => ctx.call(opId, { ...parts, query: { ...parts.query, ...query } }), { limit: 100, stop: (p) => stop(p.items as Json[]) });
+async function walk(ctx: CheckContext, opId: string, parts: RequestParts, stop: (page: JsonObject[]) => boolean): Promise<JsonObject[]> {
+  const w = await walkPages((query) => ctx.call(opId, { ...parts, query: { ...parts.query, ...query } }), { limit: 100, stop: (p) => stop(p.items as JsonObject[]) });
   if (w.stopped?.why === 'status') jsonOf(w.stopped.res);
   if (w.stopped) readableItems(w.stopped.res, opId);
-  return w.pages.flatMap((p) => p.items as Json[]);
+  return w.pages.flatMap((p) => p.items as JsonObject[]);
 }
 
 /** Every item of a list, walking next_cursor (src/harness/pages.ts). */
-export function listAll(ctx: CheckContext, opId: string, parts: RequestParts = {}): Promise<Json[]> {
+export function listAll(ctx: CheckContext, opId: string, parts: RequestParts = {}): Promise<JsonObject[]> {
   return walk(ctx, opId, parts, () => false);
 }
 
 /** The first item of a list matching (walking pages until found), and every item read. */
-export async function firstMatch(ctx: CheckContext, opId: string, parts: RequestParts, match: (item: Json) => boolean): Promise<{ item: Json | undefined; items: Json[] }> {
+export async function firstMatch(ctx: CheckContext, opId: string, parts: RequestParts, match: (item: JsonObject) => boolean): Promise<{ item: JsonObject | undefined; items: JsonObject[] }> {
   const items = await walk(ctx, opId, parts, (page) => page.some(match));
   return { item: items.find(match), items };
 }
@@ -83,14 +83,14 @@ export async function findInList(
   ctx: CheckContext,
   opId: string,
   parts: RequestParts,
-  match: (item: Json) => boolean,
-): Promise<{ item: Json | undefined; items: Json[] }> {
+  match: (item: JsonObject) => boolean,
+): Promise<{ item: JsonObject | undefined; items: JsonObject[] }> {
   const r = await pollUntil(() => firstMatch(ctx, opId, parts, match), (x) => x.item !== undefined, ctx.config.webhookWaitMs, ctx.signal);
   return r.value;
 }
 
 /** Reads a resource until a condition holds, bounded by the webhook wait; answers the last value read. */
-export async function readUntil(ctx: CheckContext, opId: string, parts: RequestParts, done: (j: Json) => boolean): Promise<{ value: Json; ok: boolean }> {
+export async function readUntil(ctx: CheckContext, opId: string, parts: RequestParts, done: (j: JsonObject) => boolean): Promise<{ value: JsonObject; ok: boolean }> {
   return pollUntil(async () => jsonOf(await ctx.call(opId, parts)), done, ctx.config.webhookWaitMs, ctx.signal);
 }
 
@@ -193,28 +193,28 @@ export const INSPECT_RECEIVER = 'inspect-receiver';
  * The deliveries a check recorded (requests the target sent to the receiver), in the order recorded, each with its
  * body read as the receiver reads it (raw: `type`, `data.object.id`, `id`; undefined when it is no JSON object).
  */
-export function recordedDeliveries(answers: readonly HttpResponse[]): { res: HttpResponse; event: Json | undefined }[] {
+export function recordedDeliveries(answers: readonly HttpResponse[]): { res: HttpResponse; event: JsonObject | undefined }[] {
   return answers
     .filter((r) => r.exchange.received === true)
     .map((res) => {
       const { json } = parseBody(res.exchange.request.body ?? '');
-      return { res, event: json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Json) : undefined };
+      return { res, event: json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as JsonObject) : undefined };
     });
 }
 
 /** A raw delivered event's object id (`data.object.id`, where the receiver reads it). */
-export function deliveredObjectId(event: Json | undefined): unknown {
-  return ((event?.['data'] as Json | undefined)?.['object'] as Json | undefined)?.['id'];
+export function deliveredObjectId(event: JsonObject | undefined): unknown {
+  return ((event?.['data'] as JsonObject | undefined)?.['object'] as JsonObject | undefined)?.['id'];
 }
 
 /**
  * A list page's items as the run's walk read them (walk above): a page that is not a 2xx fails as it did there, one
  * without a `data` array is the suite's gap (skipped) or, read as a bare array, the end of the walk.
  */
-export function walkedPageItems(res: HttpResponse, opId: string): Json[] {
+export function walkedPageItems(res: HttpResponse, opId: string): JsonObject[] {
   if (!STATUS.is2xx(res.status)) jsonOf(res);
   const items = listItems(res);
-  if (items) return items as Json[];
+  if (items) return items as JsonObject[];
   readableItems(res, opId);
   return [];
 }
@@ -223,10 +223,10 @@ export function walkedPageItems(res: HttpResponse, opId: string): Json[] {
  * The event a delivery carried (its body parsed; through the binding, when given, in the reference's terms, as an
  * event read by id is), or a failure naming the attempt.
  */
-export function deliveredEvent(d: ReceivedDelivery, binding?: Binding): Json {
+export function deliveredEvent(d: ReceivedDelivery, binding?: Binding): JsonObject {
   try {
     const j = JSON.parse(d.body) as unknown;
-    if (j && typeof j === 'object' && !Array.isArray(j)) return (binding ? binding.eventToReference(j) : j) as Json;
+    if (j && typeof j === 'object' && !Array.isArray(j)) return (binding ? binding.eventToReference(j) : j) as JsonObject;
   } catch {
     // fall through
   }
@@ -242,7 +242,7 @@ export function sameJson(a: unknown, b: unknown): boolean {
   if (a && b && typeof a === 'object' && typeof b === 'object') {
     const ka = Object.keys(a as object).sort();
     const kb = Object.keys(b as object).sort();
-    return sameJson(ka, kb) && ka.every((k) => sameJson((a as Json)[k], (b as Json)[k]));
+    return sameJson(ka, kb) && ka.every((k) => sameJson((a as JsonObject)[k], (b as JsonObject)[k]));
   }
   return false;
 }
@@ -252,7 +252,7 @@ export function firstDifference(a: unknown, b: unknown, path = ''): string | und
   if (sameJson(a, b)) return undefined;
   if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
     for (const k of new Set([...Object.keys(a as object), ...Object.keys(b as object)])) {
-      const d = firstDifference((a as Json)[k], (b as Json)[k], path ? `${path}.${k}` : k);
+      const d = firstDifference((a as JsonObject)[k], (b as JsonObject)[k], path ? `${path}.${k}` : k);
       if (d) return d;
     }
   }
@@ -270,21 +270,21 @@ export async function readBack(ctx: CheckContext, opId: string, parts: RequestPa
 
 /** The value at a member path ("address.country") of a JSON object. */
 export function at(j: unknown, path: string): unknown {
-  return path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Json)[k] : undefined), j);
+  return path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as JsonObject)[k] : undefined), j);
 }
 
 /** A copy of a JSON object with the value at a member path replaced. */
-export function withValue(j: Json, path: string, value: unknown): Json {
+export function withValue(j: JsonObject, path: string, value: unknown): JsonObject {
   const out = structuredClone(j);
   const keys = path.split('.');
-  let o: Json = out;
-  for (const k of keys.slice(0, -1)) o = o[k] as Json;
+  let o: JsonObject = out;
+  for (const k of keys.slice(0, -1)) o = o[k] as JsonObject;
   o[keys[keys.length - 1]!] = value;
   return out;
 }
 
 /** Reads a list (all its pages) until a condition on the whole list holds, bounded by the webhook wait. */
-export async function listUntil(ctx: CheckContext, opId: string, parts: RequestParts, done: (items: Json[]) => boolean): Promise<{ items: Json[]; ok: boolean }> {
+export async function listUntil(ctx: CheckContext, opId: string, parts: RequestParts, done: (items: JsonObject[]) => boolean): Promise<{ items: JsonObject[]; ok: boolean }> {
   const r = await pollUntil(() => listAll(ctx, opId, parts), done, ctx.config.webhookWaitMs, ctx.signal);
   return { items: r.value, ok: r.ok };
 }

@@ -16,7 +16,7 @@ import {
 } from '../../fixtures/factories.js';
 import { describeRequest, idOf, listItems, PreconditionFailed, summariseBody } from '../harness/assert.js';
 import { pollUntil } from '../harness/poll.js';
-import type { Json, World, WorldScope } from '../harness/world.js';
+import type { JsonObject, World, WorldScope } from '../harness/world.js';
 import type { HttpResponse } from '../http/client.js';
 
 /** The setup could not build a prerequisite: the dependent check errors with this message. */
@@ -43,14 +43,14 @@ export function createWorld(scope: WorldScope): World {
   /** Set once the target refused a customer of type individual: later customers are created as business. */
   let customerType: 'individual' | 'business' = 'individual';
 
-  const ok = (res: HttpResponse, what: string): Json => {
+  const ok = (res: HttpResponse, what: string): JsonObject => {
     if (res.status < 200 || res.status >= 300 || typeof res.json !== 'object' || res.json === null) {
       throw new SetupError(`setup could not ${what}: ${describeRequest(res)} answered ${res.status}${summariseBody(res)}`);
     }
-    return res.json as Json;
+    return res.json as JsonObject;
   };
   const count = (type: string) => (counts[type] = (counts[type] ?? 0) + 1);
-  const create = async (type: string, opId: string, parts: Parameters<WorldScope['call']>[1], what: string): Promise<Json> => {
+  const create = async (type: string, opId: string, parts: Parameters<WorldScope['call']>[1], what: string): Promise<JsonObject> => {
     const json = ok(await scope.call(opId, parts), what);
     count(type);
     return json;
@@ -191,7 +191,7 @@ export function createWorld(scope: WorldScope): World {
           wait,
         );
         if (!list.ok) throw new SetupError(`setup found no transaction on ${String(col['account_id'])} after a collection`);
-        return list.value[0] as Json;
+        return list.value[0] as JsonObject;
       }),
 
     event: () =>
@@ -199,14 +199,14 @@ export function createWorld(scope: WorldScope): World {
         await world.customer();
         const list = await pollUntil(async () => listItems(await scope.call('listWebhookEvents', { query: { limit: 1 } })) ?? [], (items) => items.length > 0, wait);
         if (!list.ok) throw new SetupError('setup found no event after creating a customer');
-        return list.value[0] as Json;
+        return list.value[0] as JsonObject;
       }),
 
     delivery: () =>
       once('delivery', async () => {
         await world.event();
         const list = await pollUntil(async () => listItems(await scope.call('listWebhookDeliveries', { query: { limit: 1 } })) ?? [], (items) => items.length > 0, scope.config.receiver ? wait : 0);
-        return list.value[0] as Json | undefined;
+        return list.value[0] as JsonObject | undefined;
       }),
   };
   return world;

@@ -8,8 +8,8 @@ import { parse } from 'yaml';
 import { REFERENCE_SPEC_PATH } from '../../src/catalogue/index.js';
 import { DIALECTS, isOffsetList, type DialectDefinition, type DialectName } from './definitions.js';
 
-export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-export type JsonObject = { [k: string]: Json };
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [k: string]: JsonValue };
+export type JsonObject = { [k: string]: JsonValue };
 
 export const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -79,15 +79,15 @@ function templatePattern(template: string): RegExp {
 }
 
 /** Follows a local $ref ("#/components/...") in the reference document. */
-export function deref(doc: JsonObject, v: Json | undefined): Json | undefined {
+export function deref(doc: JsonObject, v: JsonValue | undefined): JsonValue | undefined {
   if (!isObject(v) || typeof v['$ref'] !== 'string') return v;
-  let cur: Json | undefined = doc;
+  let cur: JsonValue | undefined = doc;
   for (const part of v['$ref'].replace(/^#\//, '').split('/')) cur = isObject(cur) ? cur[part] : undefined;
   return cur;
 }
 
 /** Every property name declared anywhere under a schema. */
-function propertyNames(schema: Json | undefined, into: Set<string>): void {
+function propertyNames(schema: JsonValue | undefined, into: Set<string>): void {
   if (Array.isArray(schema)) for (const s of schema) propertyNames(s, into);
   if (!isObject(schema)) return;
   if (isObject(schema['properties'])) for (const k of Object.keys(schema['properties'])) into.add(k);
@@ -162,7 +162,7 @@ export function seedFixedEnums(doc: JsonObject): Set<string> {
 }
 
 /** The enum values of a schema (through a $ref and array items), unless the seed fixes them. */
-function enumOf(doc: JsonObject, schema: Json | undefined, fixed: Set<string>): Json[] | undefined {
+function enumOf(doc: JsonObject, schema: JsonValue | undefined, fixed: Set<string>): JsonValue[] | undefined {
   if (!isObject(schema)) return undefined;
   if (typeof schema['$ref'] === 'string' && fixed.has(schema['$ref'].split('/').pop()!)) return undefined;
   const s = deref(doc, schema);
@@ -179,13 +179,13 @@ function enumOf(doc: JsonObject, schema: Json | undefined, fixed: Set<string>): 
 function upperCaseValueMap(doc: JsonObject): Map<string, Map<string, string>> {
   const fixed = seedFixedEnums(doc);
   const out = new Map<string, Map<string, string>>();
-  const add = (member: string, values: Json[] | undefined) => {
+  const add = (member: string, values: JsonValue[] | undefined) => {
     const words = (values ?? []).filter(isWordValue);
     if (words.length === 0) return;
     const m = out.get(member) ?? out.set(member, new Map()).get(member)!;
     for (const v of words) m.set(v, upperValue(v));
   };
-  const walk = (v: Json | undefined): void => {
+  const walk = (v: JsonValue | undefined): void => {
     if (Array.isArray(v)) return v.forEach(walk);
     if (!isObject(v)) return;
     if (isObject(v['properties'])) for (const [name, p] of Object.entries(v['properties'])) add(name, enumOf(doc, p, fixed));
@@ -352,7 +352,7 @@ const OPAQUE = new Set(['metadata']);
  * Renames members, ids, enum and event values at any depth (an event's data too: the vendor's events carry its
  * resources as it spells them); metadata is the client's and is kept.
  */
-export function translateValue(d: Dialect, value: Json, dir: Direction, refName?: string): Json {
+export function translateValue(d: Dialect, value: JsonValue, dir: Direction, refName?: string): JsonValue {
   const names = dir === 'toVendor' ? d.fields : d.fieldsBack;
   if (typeof value === 'string') return translateScalar(d, refName, value, dir);
   if (Array.isArray(value)) return value.map((v) => translateValue(d, v, dir, refName));
@@ -368,7 +368,7 @@ export function translateValue(d: Dialect, value: Json, dir: Direction, refName?
 }
 
 /** A reference success body in the vendor's shape: list shape, envelope, names and values. */
-export function responseToVendor(d: Dialect, op: RefOperation, body: Json): Json {
+export function responseToVendor(d: Dialect, op: RefOperation, body: JsonValue): JsonValue {
   const list = d.def.list;
   if (op.kind === 'list' && list && isObject(body) && Array.isArray(body['data'])) {
     const items = translateValue(d, body['data'], 'toVendor');
@@ -387,7 +387,7 @@ export function responseToVendor(d: Dialect, op: RefOperation, body: Json): Json
  * vendor's names, or, for a dialect with its own error shape, `{ error: { code, message } }` whose message names
  * each invalid field.
  */
-export function problemToVendor(d: Dialect, body: Json): Json {
+export function problemToVendor(d: Dialect, body: JsonValue): JsonValue {
   if (!isObject(body)) return body;
   const rename = (field: string): string => field.split('/').map((seg) => d.fields.get(seg) ?? seg).join('/');
   const errors = Array.isArray(body['errors']) ? body['errors'].map((e) => (isObject(e) && typeof e['field'] === 'string' ? { ...e, field: rename(e['field']) } : e)) : undefined;
@@ -404,7 +404,7 @@ export function problemToVendor(d: Dialect, body: Json): Json {
   return errors && d.fields.size > 0 ? { ...body, errors } : body;
 }
 
-function setPath(o: JsonObject, path: string, v: Json): void {
+function setPath(o: JsonObject, path: string, v: JsonValue): void {
   const keys = path.split('.');
   let cur = o;
   for (const k of keys.slice(0, -1)) cur = (isObject(cur[k]) ? cur[k] : (cur[k] = {})) as JsonObject;

@@ -5,11 +5,11 @@
  * document has none.
  */
 import { isOffsetList } from './definitions.js';
-import { deref, isObject, loadReferenceDocument, problemToVendor, responseToVendor, seedFixedEnums, translateScalar, translateValue, type Dialect, type Json, type JsonObject, type RefOperation } from './dialect.js';
+import { deref, isObject, loadReferenceDocument, problemToVendor, responseToVendor, seedFixedEnums, translateScalar, translateValue, type Dialect, type JsonValue, type JsonObject, type RefOperation } from './dialect.js';
 
-const clone = <T extends Json>(v: T): T => structuredClone(v);
+const clone = <T extends JsonValue>(v: T): T => structuredClone(v);
 
-function stripAnnotations(v: Json): Json {
+function stripAnnotations(v: JsonValue): JsonValue {
   if (Array.isArray(v)) return v.map(stripAnnotations);
   if (!isObject(v)) return v;
   const out: JsonObject = {};
@@ -28,7 +28,7 @@ function idPattern(d: Dialect, pattern: string): string {
  * Renames `properties` keys and `required` entries, maps enum values of status/state members (`states`), every
  * enum's values (upperCaseValues, pascalCaseEvents) and id patterns, at any depth.
  */
-function schemaToVendor(d: Dialect, doc: JsonObject, schema: Json): Json {
+function schemaToVendor(d: Dialect, doc: JsonObject, schema: JsonValue): JsonValue {
   if (Array.isArray(schema)) return schema.map((s) => schemaToVendor(d, doc, s));
   if (!isObject(schema)) return schema;
   const out: JsonObject = {};
@@ -60,7 +60,7 @@ function schemaToVendor(d: Dialect, doc: JsonObject, schema: Json): Json {
 }
 
 /** A status member's schema with the vendor's state names (inlined: other members sharing the enum keep theirs). */
-function stateSchema(d: Dialect, doc: JsonObject, s: Json): Json {
+function stateSchema(d: Dialect, doc: JsonObject, s: JsonValue): JsonValue {
   const resolved = deref(doc, s);
   if (!isObject(resolved) || !Array.isArray(resolved['enum'])) return schemaToVendor(d, doc, s);
   return { ...resolved, enum: resolved['enum'].map((e) => (typeof e === 'string' ? (d.states.get(e) ?? e) : e)) };
@@ -74,7 +74,7 @@ function translateEnumValue(d: Dialect, v: string): string {
 }
 
 /** The 2xx JSON schema of an operation in the vendor's shape. */
-function responseSchema(d: Dialect, doc: JsonObject, op: RefOperation, schema: Json): Json {
+function responseSchema(d: Dialect, doc: JsonObject, op: RefOperation, schema: JsonValue): JsonValue {
   const list = d.def.list;
   if (op.kind === 'list' && list) {
     const listSchema = deref(doc, schema) as JsonObject;
@@ -92,14 +92,14 @@ function responseSchema(d: Dialect, doc: JsonObject, op: RefOperation, schema: J
   return schema;
 }
 
-function examplesToVendor(examples: Json | undefined, f: (v: Json) => Json): Json | undefined {
+function examplesToVendor(examples: JsonValue | undefined, f: (v: JsonValue) => JsonValue): JsonValue | undefined {
   if (!isObject(examples)) return examples;
   const out: JsonObject = {};
   for (const [name, ex] of Object.entries(examples)) out[name] = isObject(ex) && 'value' in ex ? { ...ex, value: f(ex['value']!) } : ex;
   return out;
 }
 
-function mediaToVendor(media: Json, schema: (s: Json) => Json, value: (v: Json) => Json): Json {
+function mediaToVendor(media: JsonValue, schema: (s: JsonValue) => JsonValue, value: (v: JsonValue) => JsonValue): JsonValue {
   if (!isObject(media)) return media;
   const out: JsonObject = { ...media };
   if (media['schema'] !== undefined) out['schema'] = schema(media['schema']);
@@ -109,7 +109,7 @@ function mediaToVendor(media: Json, schema: (s: Json) => Json, value: (v: Json) 
 }
 
 /** A parameter (inline or $ref) in the vendor's name; kept as a $ref when nothing changes. */
-function parameterToVendor(d: Dialect, doc: JsonObject, p: Json, pathParams: Map<string, string>): Json {
+function parameterToVendor(d: Dialect, doc: JsonObject, p: JsonValue, pathParams: Map<string, string>): JsonValue {
   const resolved = deref(doc, p);
   if (!isObject(resolved)) return p;
   const name = String(resolved['name']);
@@ -211,7 +211,7 @@ function errorSchema(code: string, message: string): JsonObject {
 }
 
 /** An error response documented as the vendor's error shape (application/json), its examples translated. */
-function errorResponseToVendor(d: Dialect, r: Json): Json {
+function errorResponseToVendor(d: Dialect, r: JsonValue): JsonValue {
   if (!isObject(r) || !isObject(r['content'])) return r;
   const content: JsonObject = {};
   for (const [type, media] of Object.entries(r['content'])) {

@@ -17,7 +17,7 @@ import { Agent, request } from 'undici';
 import { sign, verify } from '../../src/webhooks/signature.js';
 import { makeCert } from '../helpers/servers.js';
 import { isOffsetList, type OffsetListShape } from './definitions.js';
-import { foreignQueryValue, isObject, problemToVendor, queryToReference, responseToVendor, translatePath, translateValue, type Dialect, type Json, type JsonObject, type RefOperation } from './dialect.js';
+import { foreignQueryValue, isObject, problemToVendor, queryToReference, responseToVendor, translatePath, translateValue, type Dialect, type JsonValue, type JsonObject, type RefOperation } from './dialect.js';
 
 export interface Upstream {
   /** The sandbox's base URL (https://127.0.0.1:PORT/v1/). */
@@ -64,9 +64,9 @@ function locationToVendor(d: Dialect, location: string): string {
   return /^https?:/i.test(location) ? `${url.origin}${path}` : path;
 }
 
-function parseJson(text: string): Json | undefined {
+function parseJson(text: string): JsonValue | undefined {
   try {
-    return JSON.parse(text) as Json;
+    return JSON.parse(text) as JsonValue;
   } catch {
     return undefined;
   }
@@ -96,7 +96,7 @@ interface Upstreamed {
   status: number;
   headers: Record<string, string | string[]>;
   raw: Buffer;
-  json: Json | undefined;
+  json: JsonValue | undefined;
 }
 
 async function forward(origin: string, agent: Agent, method: string, path: string, query: string, headers: string[], body: Buffer | string | undefined): Promise<Upstreamed> {
@@ -128,7 +128,7 @@ const OFFSET_WALK_CAP = 500;
 const FAITHFUL_PAGES = 10;
 
 interface Snapshot {
-  items: Json[];
+  items: JsonValue[];
   total: number;
 }
 
@@ -152,10 +152,10 @@ async function offsetList(d: Dialect, list: OffsetListShape, send: (query: URLSe
   const firstPage = page(first);
   if (first.status >= 300 || !firstPage) return first;
   const limit = query.get('limit');
-  const size = limit !== null ? Number(limit) : firstPage['has_more'] === true ? (firstPage['data'] as Json[]).length : Number.MAX_SAFE_INTEGER;
+  const size = limit !== null ? Number(limit) : firstPage['has_more'] === true ? (firstPage['data'] as JsonValue[]).length : Number.MAX_SAFE_INTEGER;
   let snap = offset === 0 ? undefined : snapshots.get(key);
   if (!snap) {
-    const items: Json[] = [...(firstPage['data'] as Json[])];
+    const items: JsonValue[] = [...(firstPage['data'] as JsonValue[])];
     let cur = firstPage;
     for (let n = 1; n < OFFSET_WALK_CAP && cur['has_more'] === true && typeof cur['next_cursor'] === 'string'; n++) {
       const next = new URLSearchParams(query);
@@ -163,7 +163,7 @@ async function offsetList(d: Dialect, list: OffsetListShape, send: (query: URLSe
       if (n >= FAITHFUL_PAGES && items.length >= offset + size) next.set('limit', '100');
       const got = page(await send(next));
       if (!got) break;
-      items.push(...(got['data'] as Json[]));
+      items.push(...(got['data'] as JsonValue[]));
       cur = got;
     }
     snap = { items, total: items.length };

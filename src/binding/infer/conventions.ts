@@ -4,7 +4,7 @@
  */
 import type { Operation, SpecDocument } from '../../catalogue/openapi.js';
 import { isStateMember, type ErrorShape } from '../format.js';
-import { isObj, type Json } from '../../json.js';
+import { isObj, type JsonObject } from '../../json.js';
 import { deref, eachProperty } from '../../catalogue/schema-walker.js';
 import { rawWords, squash } from './vocabulary.js';
 import { jsonSchema, propertiesOf, successSchema, typed, type Shape } from './shapes.js';
@@ -184,7 +184,7 @@ export const MESSAGE_NAMES = /^(message|msg|detail|details|description|error_?de
 export function errorShapeOf(spec: SpecDocument, schema: unknown): ErrorShape | undefined {
   const top = propertiesOf(spec, schema);
   if ('title' in top && ('status' in top || 'detail' in top || 'type' in top)) return undefined;
-  const search = (props: Record<string, Json>, prefix: string, depth: number): ErrorShape | undefined => {
+  const search = (props: Record<string, JsonObject>, prefix: string, depth: number): ErrorShape | undefined => {
     const str = (n: string) => typed(props[n]!, 'string') || (props[n]!['type'] === undefined && !isObj(props[n]!['properties']));
     const names = Object.keys(props);
     const code = names.filter((n) => CODE_NAMES.test(n) && str(n)).sort((a, b) => rank(a) - rank(b))[0];

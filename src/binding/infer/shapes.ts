@@ -4,14 +4,14 @@
  */
 import type { Operation, SpecDocument } from '../../catalogue/openapi.js';
 import type { ListShape } from '../format.js';
-import { isObj, type Json } from '../../json.js';
+import { isObj, type JsonObject } from '../../json.js';
 import { pathParamNames } from '../../http/path-template.js';
 import { deref, propertiesOf as propertyMap } from '../../catalogue/schema-walker.js';
 import { effectOf, type Effect } from './effect.js';
 import { ACTION_OF, CRUD, GENERIC_HEADS, PATH_ACTIONS, SYNONYMS, UNFOLDED_HEADS, rawWords, singular, squash, words } from './vocabulary.js';
 
 /** An object schema's properties (the catalogue's walk: $ref, allOf, every oneOf/anyOf branch), by name. */
-export const propertiesOf = (spec: SpecDocument, schema: unknown): Record<string, Json> => Object.fromEntries(propertyMap(spec, schema));
+export const propertiesOf = (spec: SpecDocument, schema: unknown): Record<string, JsonObject> => Object.fromEntries(propertyMap(spec, schema));
 
 export const jsonSchema = (media: { mediaType: string; schema: unknown }[] | undefined): unknown => (media ?? []).find((m) => m.mediaType.includes('json'))?.schema;
 export const successSchema = (op: Operation): unknown => {
@@ -53,13 +53,13 @@ export interface Shape {
 }
 
 export const LIST_ITEM_NAMES = ['data', 'items', 'results', 'records', 'entries', 'content', 'elements', 'values', 'list', 'objects'];
-export const typed = (v: Json, t: string): boolean => v['type'] === t || (Array.isArray(v['type']) && v['type'].includes(t));
+export const typed = (v: JsonObject, t: string): boolean => v['type'] === t || (Array.isArray(v['type']) && v['type'].includes(t));
 
 /** Objects a list's array may sit in: HAL's `_embedded` ({ _embedded: { customers: [...] } }), a cursor's page. */
 const LIST_WRAPPERS = ['_embedded', 'embedded', 'cursor', 'page', 'result', 'results', 'data'];
 
-export function listShapeOf(spec: SpecDocument, op: Operation, body: Record<string, Json>): Shape['list'] {
-  const isArray = (v: Json) => typed(v, 'array') || isObj(v['items']);
+export function listShapeOf(spec: SpecDocument, op: Operation, body: Record<string, JsonObject>): Shape['list'] {
+  const isArray = (v: JsonObject) => typed(v, 'array') || isObj(v['items']);
   if (!Object.values(body).some(isArray)) {
     // The array one level down, in a wrapper object: its members are the list's (items, has_more, next).
     for (const [k, v] of Object.entries(body)) {

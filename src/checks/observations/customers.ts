@@ -6,7 +6,7 @@ import { delay } from '../../http/rate-limiter.js';
 import { mergedSchema } from '../../catalogue/schema-walker.js';
 import { validRequest } from '../requests.js';
 import { isGetById, jsonBodyOf, pathParamsOf } from '../support.js';
-import { isObj, type Json } from '../../json.js';
+import { isObj, type JsonObject } from '../../json.js';
 import { shape, SEED_CUSTOMER_FIELDS, SEED_ADDRESS_FIELDS, without, type Obs } from './shared.js';
 
 export function customerObservations(create: Operation): Obs[] {
@@ -24,7 +24,7 @@ export function customerObservations(create: Operation): Obs[] {
         const paths = [...SEED_CUSTOMER_FIELDS.map((f) => [f]), ...SEED_ADDRESS_FIELDS.map((f) => ['address', f])];
         for (const path of paths) {
           const parts = await fresh(ctx);
-          const body = parts.body as Json;
+          const body = parts.body as JsonObject;
           const parent = path.length > 1 ? body[path[0]!] : body;
           if (!isObj(parent) || !(path[path.length - 1]! in parent)) continue;
           const res = await ctx.call(create, { ...parts, body: without(body, path) }, { probe: 'invalid-body' });
@@ -41,12 +41,12 @@ export function customerObservations(create: Operation): Obs[] {
       writes: true,
       async run(ctx) {
         const schema = mergedSchema(ctx.spec, jsonBodyOf(create)?.schema);
-        const gender = mergedSchema(ctx.spec, (schema?.['properties'] as Json | undefined)?.['gender'] as Json | undefined);
+        const gender = mergedSchema(ctx.spec, (schema?.['properties'] as JsonObject | undefined)?.['gender'] as JsonObject | undefined);
         const genders = Array.isArray(gender?.['enum']) ? (gender['enum'] as unknown[]).map(String) : ['female', 'male', 'non_binary', 'undisclosed'];
         const results: string[] = [];
         for (const [field, value] of [['type', 'business'], ...genders.map((g) => ['gender', g])] as [string, string][]) {
           const parts = await fresh(ctx);
-          const res = await ctx.call(create, { ...parts, body: { ...(parts.body as Json), [field]: value } });
+          const res = await ctx.call(create, { ...parts, body: { ...(parts.body as JsonObject), [field]: value } });
           results.push(`${field} ${value} → ${res.status}`);
         }
         ctx.observe(results.join('; '));
@@ -114,7 +114,7 @@ export function customerObservations(create: Operation): Obs[] {
       writes: true,
       async run(ctx) {
         const parts = await fresh(ctx);
-        const res = await ctx.call(create, parts, { rawBody: JSON.stringify({ ...(parts.body as Json), fsapi_padding: 'x'.repeat(2 * 1024 * 1024) }), probe: 'oversized-body' });
+        const res = await ctx.call(create, parts, { rawBody: JSON.stringify({ ...(parts.body as JsonObject), fsapi_padding: 'x'.repeat(2 * 1024 * 1024) }), probe: 'oversized-body' });
         ctx.observe(`a 2 MiB body to ${create.method} ${create.path} → ${shape(res, false)}`);
       },
     },

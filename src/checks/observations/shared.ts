@@ -2,7 +2,7 @@
 import type { Operation, SpecDocument } from '../../catalogue/openapi.js';
 import type { CheckDef } from '../../harness/check.js';
 import type { HttpResponse } from '../../http/client.js';
-import { isObj, type Json } from '../../json.js';
+import { isObj, type JsonObject } from '../../json.js';
 
 /** A prerequisite the world or a driver could not build: an observation notes it (only transport problems error). */
 export const isSetupProblem = (e: unknown): boolean => e instanceof Error && (e.name === 'PreconditionFailed' || e.name === 'EffectsUnobservable');
@@ -22,7 +22,7 @@ export const SEED_CUSTOMER_FIELDS = ['first_name', 'last_name', 'middle_name', '
 export const SEED_ADDRESS_FIELDS = ['address_line1', 'city', 'country', 'postal_code', 'state'];
 
 export function without(body: unknown, path: string[]): unknown {
-  const copy = structuredClone(body) as Json;
+  const copy = structuredClone(body) as JsonObject;
   let o: unknown = copy;
   for (const seg of path.slice(0, -1)) o = isObj(o) ? o[seg] : undefined;
   if (isObj(o)) delete o[path[path.length - 1]!];

@@ -1,7 +1,7 @@
 /** Gap observations on webhooks: delivery, retries and signatures as the target chose them. */
 import type { SpecDocument } from '../../catalogue/openapi.js';
 import { listItems } from '../../harness/assert.js';
-import { type Json } from '../../json.js';
+import { type JsonObject } from '../../json.js';
 import { FAIL_FIRST_MARKER, type ReceivedDelivery } from '../../webhooks/delivery.js';
 import { type Obs } from './shared.js';
 
@@ -66,7 +66,7 @@ export function webhookObservations(spec: SpecDocument): Obs[] {
         } else if (deliveries) {
           const dl = await ctx.call(deliveries, {}, { query: { limit: 100 } });
           const delays = (listItems(dl) ?? [])
-            .map((d) => (Array.isArray(d['attempts']) ? (d['attempts'] as Json[]) : []))
+            .map((d) => (Array.isArray(d['attempts']) ? (d['attempts'] as JsonObject[]) : []))
             .filter((a) => a.length >= 2)
             .map((a) => Date.parse(String(a[1]!['attempted_at'])) - Date.parse(String(a[0]!['attempted_at'])))
             .filter((n) => Number.isFinite(n));

@@ -33,7 +33,7 @@ GET /accounts, the headers and the /v1/ base) is never bound elsewhere. docs/bin
     const specArg = (args.values['spec'] as string | undefined) ?? process.env['FSAPI_SPEC'];
     if (!specArg) throw new UsageError('bind needs the vendor document', { fix: 'give --spec vendor.yaml (or FSAPI_SPEC)' });
     const specPath = resolve(specArg);
-    const { loadCatalogue } = await import('../../binding/catalogue.js');
+    const { loadCatalogue } = await import('../../binding/catalogue-in-use.js');
     const checkPath = args.values['check'] as string | undefined;
     if (checkPath) {
       const cat = await loadCatalogue({ specPath, bindingPath: resolve(checkPath) });

@@ -16,7 +16,7 @@ export interface RequirementCoverage {
 
 /** Each requirement with the checks that verify it and the sandbox faults that prove those checks can fail. */
 export async function requirementCoverage(specPath?: string): Promise<RequirementCoverage[]> {
-  const [{ citeSource }, { loadCatalogue }, { planChecks }] = await Promise.all([import('../../catalogue/index.js'), import('../../binding/catalogue.js'), import('../../checks/planner.js')]);
+  const [{ citeSource }, { loadCatalogue }, { planChecks }] = await Promise.all([import('../../catalogue/index.js'), import('../../binding/catalogue-in-use.js'), import('../../checks/planner.js')]);
   const catalogue = await loadCatalogue(specPath ? { specPath } : {});
   const planned = await planChecks(catalogue);
   const { FAULTS } = await import('../../../sandbox/faults.js');

@@ -11,7 +11,7 @@ import { plural } from '../../plural.js';
 
 /** The catalogue and the planner, loaded when a command runs (not when the CLI loads, for --help's sake). */
 async function planning() {
-  const [{ loadCatalogue }, { planChecks }] = await Promise.all([import('../../binding/catalogue.js'), import('../../checks/planner.js')]);
+  const [{ loadCatalogue }, { planChecks }] = await Promise.all([import('../../binding/catalogue-in-use.js'), import('../../checks/planner.js')]);
   return { loadCatalogue, planChecks };
 }
 

@@ -9,7 +9,7 @@ import { lastAnswer } from '../harness/judge.js';
 import { validRequest } from './requests.js';
 import { documented2xx, documentedSuccesses, isWrite } from './support.js';
 
-export const schemaFamily: CheckFamily = {
+export const validRequestFamily: CheckFamily = {
   name: 'contract (valid requests)',
   forOperation(op) {
     if (!op.group) return [];

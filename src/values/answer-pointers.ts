@@ -5,11 +5,11 @@
 import type { JsonSchema } from '../catalogue/json-schema.js';
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import { deref, propertiesOf } from '../catalogue/schema-walker.js';
-import { isObj, type Json } from '../json.js';
+import { isObj, type JsonObject } from '../json.js';
 
-const typeOf = (s: Json): string | undefined => (Array.isArray(s['type']) ? s['type'].find((t) => t !== 'null') : typeof s['type'] === 'string' ? s['type'] : undefined);
+const typeOf = (s: JsonObject): string | undefined => (Array.isArray(s['type']) ? s['type'].find((t) => t !== 'null') : typeof s['type'] === 'string' ? s['type'] : undefined);
 
-export const isArraySchema = (s: Json | undefined): boolean => s !== undefined && (typeOf(s) === 'array' || s['items'] !== undefined);
+export const isArraySchema = (s: JsonObject | undefined): boolean => s !== undefined && (typeOf(s) === 'array' || s['items'] !== undefined);
 
 /** Members vendors hold a list's items in, most common first (the reference's own `data` among them). */
 export const LIST_MEMBERS = ['data', 'items', 'results', 'records', 'list', 'entries', 'content', 'values', 'elements', 'rows', 'nodes', 'edges'];
@@ -19,7 +19,7 @@ export const LIST_MEMBERS = ['data', 'items', 'results', 'records', 'list', 'ent
  * (`/data`, or a member named after the collection, `/calls`), with the items' schema. Undefined when the schema
  * shows no array of objects.
  */
-export function listArrayOf(spec: Pick<SpecDocument, 'schemaAt'>, schema: unknown, collection?: string, depth = 0): { pointer: string; item: Json } | undefined {
+export function listArrayOf(spec: Pick<SpecDocument, 'schemaAt'>, schema: unknown, collection?: string, depth = 0): { pointer: string; item: JsonObject } | undefined {
   const s = deref(spec, schema);
   if (!s) return undefined;
   if (isArraySchema(s)) {
@@ -27,7 +27,7 @@ export function listArrayOf(spec: Pick<SpecDocument, 'schemaAt'>, schema: unknow
     return item ? { pointer: '', item } : undefined;
   }
   const arrays = [...propertiesOf(spec, s)].filter(([, v]) => isArraySchema(v)).map(([k, v]) => ({ name: k, item: deref(spec, v['items']) }));
-  const usable = arrays.filter((a): a is { name: string; item: Json } => a.item !== undefined && propertiesOf(spec, a.item).size > 0);
+  const usable = arrays.filter((a): a is { name: string; item: JsonObject } => a.item !== undefined && propertiesOf(spec, a.item).size > 0);
   const rank = (n: string): number => {
     const i = LIST_MEMBERS.indexOf(n.toLowerCase());
     if (i >= 0) return i;
