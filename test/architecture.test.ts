@@ -163,6 +163,21 @@ function unshippedImports(imports: readonly Import[], pkg: PackageJson): string[
     .map((i) => `${i.from}:${i.line} imports ${i.to}, which the package ${i.bare ? 'does not depend on' : 'does not ship'}: ${i.text}`);
 }
 
+/** The imports of made-up files under src/ of a temporary project: the rules' own reading, tested apart. */
+function importsOfMadeUp(sources: Record<string, string>): Import[] {
+  const dir = mkdtempSync(join(tmpdir(), 'fsapi-architecture-'));
+  try {
+    const all = { 'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', noEmit: true }, include: ['src'] }), ...sources };
+    for (const [name, text] of Object.entries(all)) {
+      mkdirSync(dirname(join(dir, name)), { recursive: true });
+      writeFileSync(join(dir, name), text);
+    }
+    return projectImports(dir, ['src']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const files = ROOTS.flatMap(sourceFiles);
 const imports = projectImports(fromRoot(), ROOTS);
 
@@ -191,20 +206,13 @@ describe('one-way imports', () => {
 
   it('finds an upward import, a dynamic one and a circle when there is one', () => {
     // The rule's own reading, on made-up files, so that a parser change that sees nothing cannot pass the tests above.
-    const dir = mkdtempSync(join(tmpdir(), 'fsapi-architecture-'));
     const sources: Record<string, string> = {
-      'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', noEmit: true }, include: ['src'] }),
       'src/http/x.ts': "import type { CheckContext } from '../harness/check.js';\nexport type X = CheckContext;\n",
       'src/harness/check.ts': 'export interface CheckContext { n: number }\n',
       'src/catalogue/a.ts': "export { b } from './b.js';\n",
       'src/catalogue/b.ts': "export const b = () => import('./a.js');\n",
     };
-    for (const [name, text] of Object.entries(sources)) {
-      mkdirSync(dirname(join(dir, name)), { recursive: true });
-      writeFileSync(join(dir, name), text);
-    }
-    const made = projectImports(dir, ['src']);
-    rmSync(dir, { recursive: true, force: true });
+    const made = importsOfMadeUp(sources);
     expect(upwardImports(made)).toEqual([
       "src/http/x.ts:1 (src/http) imports src/harness/check.ts (src/harness): import type { CheckContext } from '../harness/check.js';",
     ]);
@@ -213,9 +221,7 @@ describe('one-way imports', () => {
   });
 
   it('finds an import that leaves the shipped roots, one of an unshipped file, and one of a dev-only package', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'fsapi-architecture-'));
     const sources: Record<string, string> = {
-      'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', noEmit: true }, include: ['src'] }),
       'src/cli/a.ts': [
         "import { helper } from '../../test/helpers/run.js';",
         "import { plan } from '../../tools/index-plan.js';",
@@ -229,12 +235,7 @@ describe('one-way imports', () => {
       ].join('\n'),
       'src/catalogue/ok.ts': 'export const ok = 1;\n',
     };
-    for (const [name, text] of Object.entries(sources)) {
-      mkdirSync(dirname(join(dir, name)), { recursive: true });
-      writeFileSync(join(dir, name), text);
-    }
-    const made = projectImports(dir, ['src']);
-    rmSync(dir, { recursive: true, force: true });
+    const made = importsOfMadeUp(sources);
     const pkg: PackageJson = { files: ['dist/src/', '!dist/src/catalogue/build-validators.js', 'spec/'], dependencies: { undici: '^7' } };
     expect(unshippedImports(made, pkg)).toEqual([
       "src/cli/a.ts:1 imports test/helpers/run.ts, which the package does not ship: import { helper } from '../../test/helpers/run.js';",
