@@ -51,13 +51,13 @@ export async function selfcheck(opts: { full: boolean; faults?: string[]; parall
   } else {
     const record = readRecord();
     const sizes = new Map<string, number>();
-    // A check on a list its own suite cannot fill (no create on its path: webhook deliveries, transactions) sees
-    // only what other suites made: it caught a fault in the full run, but need not alone.
+    // A check that says it judges what the run's other checks made, or one on a list its own suite cannot fill (no
+    // create on its path: webhook deliveries, transactions), caught a fault in the full run, but need not alone.
     const leansOnOthers = new Set<string>();
     for (const p of await planChecks(catalogue)) {
       sizes.set(p.suite, (sizes.get(p.suite) ?? 0) + 1);
       const op = catalogue.spec.operations.find((o) => o.operationId === p.def.operation);
-      if (op && isList(op) && !creatorOf(catalogue.spec, op)) leansOnOthers.add(p.id);
+      if (p.def.leansOnRun || (op && isList(op) && !creatorOf(catalogue.spec, op))) leansOnOthers.add(p.id);
     }
     for (const f of faults) {
       const rec = record.faults.find((r) => r.name === f.name);
