@@ -40,6 +40,7 @@ describe('exit code precedence: incomplete 5 > regression 4 > intermittent 7 > n
     const diff = (regression: boolean, intermittent: number) => ({ regression, intermittent: Array.from({ length: intermittent }, () => ({}) as DiffEntry) }) as BaselineDiff;
     expect(exitCodeOf({ verdict: 'non-conformant' })).toBe(EXIT.nonConformant);
     expect(exitCodeOf({ verdict: 'non-conformant', baseline: diff(false, 0) })).toBe(EXIT.nonConformant);
+    expect(exitCodeOf({ verdict: 'non-conformant', baseline: diff(false, 1) })).toBe(EXIT.intermittent);
     expect(exitCodeOf({ verdict: 'non-conformant', baseline: diff(false, 2) })).toBe(EXIT.intermittent);
     expect(exitCodeOf({ verdict: 'non-conformant', baseline: diff(true, 2) })).toBe(EXIT.regression);
     expect(exitCodeOf({ verdict: 'incomplete', baseline: diff(true, 2) })).toBe(EXIT.incomplete);
@@ -75,6 +76,10 @@ describe('retries of a check that passed in the baseline', () => {
     expect(r.attempts).toEqual({ runs: 5, failed: 3 });
     expect(r.intermittent).toBe(true);
     expect(r.status).toBe('failed');
+    // One passing retry is enough: failed on every run but one.
+    const once = await withRetries(result('failed'), plan(2), again('failed', 'passed').fn);
+    expect(once.attempts).toEqual({ runs: 3, failed: 2 });
+    expect(once.intermittent).toBe(true);
   });
 
   it('a failure every retry repeats is no intermittent one; an error (not rate-limited) counts as a failure', async () => {
