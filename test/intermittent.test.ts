@@ -1,8 +1,10 @@
 /**
- * Intermittent failures against a baseline: behind a proxy that breaks one 401 answer in ten at random (a 403
- * instead), the checks that passed in the baseline and now fail are run again; those a retry passes are reported
- * intermittent, with a failure rate close to the proxy's, and exit 7. A fault that is always there (the sandbox's
- * accounts-list-empty) stays a plain regression: every retry fails, exit 4.
+ * Intermittent failures against a baseline, wired end to end: behind a proxy that breaks some 401 answers at random
+ * (a 403 instead), the checks that passed in the baseline and now fail are run again; those a retry passes are
+ * reported intermittent, on stdout and in summary.md. A fault that is always there (the sandbox's
+ * accounts-list-empty) stays a plain regression: every retry fails, exit 4. The arithmetic (which failures are
+ * retried, runs and failures counted, the rate, the exit code's precedence) is unit-tested in
+ * test/exit-and-retries.test.ts, so this one run keeps to one group and a few retries.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,18 +18,19 @@ import { gateway, type Gateway } from './helpers/gateway.js';
 const open: (RunningSandbox | Gateway)[] = [];
 afterAll(async () => Promise.all(open.map((x) => x.close())));
 const load = (dir: string) => JSON.parse(readFileSync(join(dir, 'latest', 'conformance.json'), 'utf8')) as RunReport;
-const RATE = 0.1;
-const RETRIES = 20;
+// Often enough that some auth checks of one group fail at first, rarely enough that a retry of each passes.
+const RATE = 0.3;
+const RETRIES = 3;
 
-describe('a target that breaks one answer in ten at random, compared with its baseline', { timeout: 300_000 }, () => {
-  it('reports those failures intermittent with about that rate, and a deterministic fault as a plain regression', async () => {
+describe('a target that breaks some answers at random, compared with its baseline', { timeout: 300_000 }, () => {
+  it('retries the newly failing checks: those a retry passes are intermittent, a deterministic fault a plain regression', async () => {
     const [before, after] = await Promise.all([startSandbox({ httpPort: 0 }), startSandbox({ httpPort: 0, faults: ['accounts-list-empty'] })]);
     open.push(before, after);
     const gw = await gateway({ upstream: after.base_url, upstreamCa: after.ca_pem, flaky: { status: 401, rate: RATE, seed: 22 } });
     open.push(gw);
     const dir = mkdtempSync(join(tmpdir(), 'fsapi-intermittent-'));
     writeFileSync(join(dir, 'gateway.pem'), gw.cert.cert);
-    const args = (out: string) => ['run', '--groups', 'accounts,customers,cards,wallets', '--seed', '22', '--report-dir', join(dir, out)];
+    const args = (out: string) => ['run', '--groups', 'accounts', '--seed', '22', '--report-dir', join(dir, out)];
 
     const base = await runCli(args('baseline'), { ...sandboxTargetEnv(before), FSAPI_PLAIN_HTTP_URL: before.plain_http_url! });
     expect(base.code, base.stderr).toBe(0);
@@ -54,16 +57,9 @@ describe('a target that breaks one answer in ten at random, compared with its ba
       expect(e.requirement).toMatch(/^FSAPI-AUTH-/);
       expect(e.attempts!.runs).toBe(RETRIES + 1);
     }
-    expect(diff.newly_failing.filter((e) => !e.intermittent).map((e) => e.requirement)).not.toContain('FSAPI-AUTH-001');
-    // Over the retries (the first run is left out: it was retried for failing) the rate is close to the proxy's.
-    const retries = diff.intermittent!.reduce((n, e) => n + e.attempts!.runs - 1, 0);
-    const failed = diff.intermittent!.reduce((n, e) => n + e.attempts!.failed - 1, 0);
-    console.log(
-      `[intermittent] proxy broke ${gw.counts.flakyBroken} of ${gw.counts.flakyCandidates} 401 answers; ${diff.intermittent!.length} checks intermittent: ${failed} of ${retries} retries failed (${((failed / retries) * 100).toFixed(1)}%); ` +
-        `plain regressions: ${diff.newly_failing.filter((e) => !e.intermittent).map((e) => `${e.id} (${e.attempts ? `${e.attempts.failed}/${e.attempts.runs}` : 'not retried'})`).join(', ')}`,
-    );
-    expect(failed / retries).toBeGreaterThan(RATE / 2);
-    expect(failed / retries).toBeLessThan(RATE * 2);
+    // Each intermittent check failed at first and then at most every retry but one.
+    for (const e of diff.intermittent!) expect(e.attempts!.failed).toBeLessThan(RETRIES + 1);
+    console.log(`[intermittent] proxy broke ${gw.counts.flakyBroken} of ${gw.counts.flakyCandidates} 401 answers; ${diff.intermittent!.length} checks intermittent`);
     // Still a failure of the target: non-conformant, and the verdict says intermittent in its own line.
     expect(report.verdict).toBe('non-conformant');
     expect(now.stdout).toMatch(/^intermittent: \d+ checks? that passed in the baseline fails? only sometimes/m);

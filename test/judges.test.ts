@@ -13,11 +13,11 @@ import { bodyBeforePadding } from '../src/checks/http.js';
 import { recordedParts } from '../src/checks/recorded-effects.js';
 import { EFFECTS_AFTER, EFFECTS_BEFORE, EFFECTS_UNSEEN } from '../src/checks/support.js';
 import { checkId, type CheckDef } from '../src/harness/check.js';
-import { answerOf, judgeOutcome, type Outcome } from '../src/harness/judge.js';
-import type { HttpResponse } from '../src/http/client.js';
+import { answerOf, judgeOutcome } from '../src/harness/judge.js';
 import type { RecordedExchange } from '../src/http/exchange.js';
-import type { Facts, RunReport } from '../src/results/model.js';
+import type { RunReport } from '../src/results/model.js';
 import { runCli } from './helpers/cli.js';
+import { answers, exchange, judged } from './helpers/recorded.js';
 import { flows as accountFlows } from '../suites/accounts.conformance.js';
 import { flows as webhookFlows } from '../suites/webhooks.conformance.js';
 import { recordedBalance } from '../src/world/flow-support.js';
@@ -26,23 +26,6 @@ import { deliveredToReceiver, eventReadsById, historyListsDelivered } from '../s
 
 const BASE = 'https://api.example/v1';
 const RECEIVER = 'http://127.0.0.1:8787';
-
-/** One recorded exchange, as a report holds it. */
-function exchange(method: string, url: string, status: number | undefined, body?: unknown, extra: Partial<RecordedExchange> & { requestBody?: unknown } = {}): RecordedExchange {
-  const { requestBody, ...rest } = extra;
-  return {
-    started_at: '2026-11-27T10:00:00.000Z',
-    duration_ms: 3,
-    request: { method, url, headers: {}, ...(requestBody !== undefined ? { body: typeof requestBody === 'string' ? requestBody : JSON.stringify(requestBody) } : {}) },
-    ...(status !== undefined ? { response: { status, headers: { 'content-type': 'application/json' }, size_bytes: 10, ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}) } } : {}),
-    ...rest,
-  };
-}
-
-/** The answers a judge is given, rebuilt from recorded exchanges as `verify` rebuilds them. */
-const answers = (...xs: RecordedExchange[]): HttpResponse[] => xs.map((x) => answerOf(x)!);
-
-const judged = (judge: CheckDef['judge'] | ((a: readonly HttpResponse[], f: Facts) => void), xs: RecordedExchange[], facts: Facts = {}): Outcome => judgeOutcome(judge!, answers(...xs), 'MUST', false, facts);
 
 let catalogue: Catalogue;
 let defs: Map<string, CheckDef>;

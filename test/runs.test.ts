@@ -216,10 +216,10 @@ describe('whole runs', { timeout: 300_000 }, () => {
     const b = load(broken).baseline!;
     expect(b.regression).toBe(true);
     expect(b.newly_failing.map((d) => d.requirement)).toContain('FSAPI-ACC-001');
-    // The failing check leads to its code: its definition's file and line, in the report and wherever it is shown.
+    // The failing check leads to its code: its definition's file and declaration, in the report and wherever it is shown.
     const failing = load(broken).checks.find((c) => c.requirement === 'FSAPI-ACC-001' && c.status === 'failed')!;
-    const [file, line] = failing.defined_at!.split(':');
-    expect(readFileSync(new URL(`../${file}`, import.meta.url), 'utf8').split('\n')[Number(line) - 1]).toMatch(/\brun\b/);
+    const [file, name] = failing.defined_at!.split('#');
+    expect(readFileSync(new URL(`../${file}`, import.meta.url), 'utf8')).toMatch(new RegExp(`^(export )?(async )?(function|const) ${name}\\b`, 'm'));
     expect(regressed.stdout).toContain(`defined at ${failing.defined_at}`);
     expect(readFileSync(join(broken, 'latest', 'summary.md'), 'utf8')).toContain(`\`${failing.defined_at}\``);
     expect(readFileSync(join(broken, 'latest', 'junit.xml'), 'utf8')).toContain(`defined at: ${failing.defined_at}`);

@@ -118,6 +118,30 @@ describe('batching', () => {
     };
     expect(coveringSuites(f, () => 1)).toEqual(['accounts']);
   });
+
+  it("passes over a suite whose catching checks read only what other suites made, where another suite's check stands alone", () => {
+    // tenant-list-leak-page-two: the webhooks suite caught it twice in the full run, on lists of deliveries and
+    // events that other suites' writes filled; alone it sees no second page. The accounts suite fills its own list.
+    const f: FaultRecord = {
+      name: 'tenant-list-leak-page-two',
+      description: '',
+      breaks: ['FSAPI-TEN-001', 'FSAPI-X-001'],
+      verdict: 'non-conformant',
+      caught_by: {
+        'FSAPI-TEN-001': [
+          { id: 'FSAPI-TEN-001 listAccounts foreign-items', suite: 'accounts' },
+          { id: 'FSAPI-TEN-001 listWebhookDeliveries foreign-items', suite: 'webhooks' },
+          { id: 'FSAPI-TEN-001 listWebhookEvents foreign-items', suite: 'webhooks' },
+        ],
+        // Caught only where other suites' data is needed: that suite is still the one to run.
+        'FSAPI-X-001': [{ id: 'FSAPI-X-001 listWebhookEvents x', suite: 'webhooks' }],
+      },
+    };
+    const alone = (id: string) => !/listWebhook/.test(id);
+    expect(coveringSuites({ ...f, breaks: ['FSAPI-TEN-001'] }, () => 1)).toEqual(['webhooks']);
+    expect(coveringSuites({ ...f, breaks: ['FSAPI-TEN-001'] }, () => 1, alone)).toEqual(['accounts']);
+    expect(coveringSuites(f, () => 1, alone)).toEqual(['accounts', 'webhooks']);
+  });
 });
 
 describe('the fault matrix, every run', { timeout: 900_000 }, () => {

@@ -6,8 +6,10 @@
  *   npm run index              # rewrites `checks:` and `faults:` of every entry
  *   npm run index -- --check   # writes nothing; exits 1 naming each entry whose keys the sources no longer match
  *
- * A check's place is its `run` function's: V8's inspector gives the function's location, and tsx's source maps lead
- * it back to the TypeScript line. So this runs from the sources (tsx), never from dist/.
+ * A check's place is the top-level declaration that holds its `run` function (`src/checks/auth.ts#challengeCheck`):
+ * V8's inspector gives the function's location, tsx's source maps lead it back to the TypeScript line, and the
+ * declaration holding that line names the site (tools/declaration-site.ts). Lines are never stored, so a comment or a
+ * blank line added to a check file changes nothing here. This runs from the sources (tsx), never from dist/.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
@@ -18,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { FAULTS } from '../sandbox/faults.js';
 import { PACKAGE_ROOT } from '../src/paths.js';
 import { plannedForIndex } from './index-plan.js';
+import { declarationLine, siteName } from './declaration-site.js';
 import { loadCatalogue } from '../src/binding/catalogue-in-use.js';
 
 const CATALOGUE = `${PACKAGE_ROOT}/spec/requirements.yaml`;
@@ -28,7 +31,7 @@ interface Site {
   variants: Set<string>;
 }
 
-/** Where each function was defined ("src/checks/auth.ts:73"), through one inspector session of this process. */
+/** Where each function was defined ("src/checks/auth.ts#challengeCheck"), through one inspector session of this process. */
 async function locator(): Promise<{ locate(f: (...a: never[]) => unknown): Promise<string>; close(): void }> {
   const session = new Session();
   session.connect();
@@ -46,15 +49,15 @@ async function locator(): Promise<{ locate(f: (...a: never[]) => unknown): Promi
       if (!loc) throw new Error(`no location for ${f.name || 'a check'}`);
       const url = scripts.get(loc.scriptId) ?? '';
       const entry = findSourceMap(url)?.findEntry(loc.lineNumber, loc.columnNumber) as { originalSource?: string; originalLine?: number } | undefined;
-      const file = entry?.originalSource ?? url;
-      const line = entry?.originalLine ?? loc.lineNumber;
-      return `${relative(PACKAGE_ROOT, file.startsWith('file:') ? fileURLToPath(file) : file)}:${line + 1}`;
+      const source = entry?.originalSource ?? url;
+      const file = source.startsWith('file:') ? fileURLToPath(source) : source;
+      return siteName(relative(PACKAGE_ROOT, file), readFileSync(file, 'utf8'), (entry?.originalLine ?? loc.lineNumber) + 1);
     },
     close: () => session.disconnect(),
   };
 }
 
-/** What the sources say of every requirement: its checks' sites (ordered by file and line) and the faults that prove them. */
+/** What the sources say of every requirement: its checks' sites (ordered by file, then declaration) and the faults that prove them. */
 async function index(): Promise<Map<string, { checks: Site[]; faults: string[] }>> {
   const catalogue = await loadCatalogue();
   const planned = await plannedForIndex(catalogue);
@@ -69,10 +72,14 @@ async function index(): Promise<Map<string, { checks: Site[]; faults: string[] }
   } finally {
     close();
   }
+  // By file, then in the file's order of declarations: the order changes only when declarations are reordered.
+  const place = (s: Site) => {
+    const [file, name] = s.at.split('#');
+    return { file: file!, line: name ? (declarationLine(readFileSync(`${PACKAGE_ROOT}/${file}`, 'utf8'), name) ?? 0) : 0 };
+  };
   const order = (a: Site, b: Site) => {
-    const [fa, la] = a.at.split(':');
-    const [fb, lb] = b.at.split(':');
-    return fa!.localeCompare(fb!) || Number(la) - Number(lb);
+    const [pa, pb] = [place(a), place(b)];
+    return pa.file.localeCompare(pb.file) || pa.line - pb.line;
   };
   return new Map(
     catalogue.requirements.all.map((r) => [

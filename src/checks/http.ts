@@ -224,7 +224,7 @@ function absurdLimitCheck(op: Operation, spec: SpecDocument, binding: Binding | 
     operation: op.operationId,
     variant: 'absurd-limit',
     title: `limit=${ABSURD_LIMIT} is refused (4xx) or capped at the documented maximum`,
-    ...(overfill ? { writes: true, uses: [creator.operationId], timeoutMs: 120_000 } : {}),
+    ...(overfill ? { writes: true, uses: [creator.operationId], timeoutMs: 120_000 } : { leansOnRun: true }),
     async run(ctx) {
       const max = maxPageSize(op, ctx.binding) ?? 100;
       let parts = await validRequest(ctx, op);

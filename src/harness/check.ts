@@ -53,6 +53,11 @@ export interface CheckDef {
   after?: boolean;
   /** Holds its slot through a deliberate wait (the replay delay): started first, so the wait overlaps other checks. */
   waits?: boolean;
+  /**
+   * Judges data it does not make itself (a list filled by the run's other checks): alone in its suite it may find
+   * nothing to judge, so selfcheck proves a fault with another suite's check where one caught it too.
+   */
+  leansOnRun?: boolean;
   timeoutMs?: number;
   /** Sends the check's requests; with `judge`, only that. */
   run(ctx: CheckContext): Promise<void>;

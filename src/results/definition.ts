@@ -6,7 +6,7 @@
 import type { CheckResult } from './model.js';
 
 export interface CheckSite {
-  /** "src/checks/auth.ts:73": the file and line of the check's run function. */
+  /** "src/checks/auth.ts#challengeCheck": the file and the top-level declaration that holds the check's run function. */
   at: string;
   variants: readonly string[];
 }

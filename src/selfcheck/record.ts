@@ -59,13 +59,19 @@ export function recordOf(results: FaultResult[], clean: { checks: number; verdic
 
 /**
  * The fewest suites whose recorded catching checks cover every requirement the fault breaks: enough to prove it is
- * caught, far cheaper than every suite. On ties, the suite with more catching checks wins (a check that needed data
- * another suite made in the full run may skip alone, and more checks make that less likely), then the smaller one.
- * The choice is a heuristic: a fault missed over these suites is run again over every suite before it is judged.
+ * caught, far cheaper than every suite. A check that reads only what other suites made (a list of webhook deliveries,
+ * which its own suite cannot fill) caught the fault in the full run but may see nothing alone: where a requirement has
+ * catching checks that `standsAlone` accepts, only their suites count for it. On ties, the suite with more catching
+ * checks wins, then the smaller one. The choice is a heuristic: a fault missed over these suites is run again over
+ * every suite before it is judged.
  */
-export function coveringSuites(fault: FaultRecord, suiteSize: (s: SuiteSlug) => number): SuiteSlug[] {
+export function coveringSuites(fault: FaultRecord, suiteSize: (s: SuiteSlug) => number, standsAlone: (checkId: string) => boolean = () => true): SuiteSlug[] {
   const where = new Map<string, Set<SuiteSlug>>();
-  for (const r of fault.breaks) where.set(r, new Set((fault.caught_by[r] ?? []).map((c) => c.suite)));
+  for (const r of fault.breaks) {
+    const caught = fault.caught_by[r] ?? [];
+    const alone = caught.filter((c) => standsAlone(c.id));
+    where.set(r, new Set((alone.length ? alone : caught).map((c) => c.suite)));
+  }
   const uncovered = new Set(fault.breaks.filter((r) => (where.get(r)?.size ?? 0) > 0));
   const chosen: SuiteSlug[] = [];
   while (uncovered.size > 0) {
