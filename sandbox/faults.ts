@@ -102,7 +102,7 @@ const DEFINITIONS = [
   },
   { name: 'idem-case-insensitive', breaks: ['FSAPI-IDEM-105'], description: 'Idempotency keys are compared case-insensitively.' },
   { name: 'idem-truncated-keys', breaks: ['FSAPI-IDEM-105'], description: 'Only the first 40 characters of an Idempotency-Key are compared.' },
-  { name: 'idem-short-retention', breaks: ['FSAPI-IDEM-002'], description: 'Idempotency keys expire after 1 second instead of 24 hours.' },
+  { name: 'idem-short-retention', breaks: ['FSAPI-IDEM-002'], description: 'Idempotency keys expire after 1.75 seconds instead of 24 hours.' },
 
   // --- Tenancy -------------------------------------------------------------------------------------------------
   { name: 'tenant-isolation-broken', breaks: ['FSAPI-TEN-001'], description: "Get-by-id finds another tenant's objects." },
