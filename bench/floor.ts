@@ -302,7 +302,8 @@ async function main(): Promise<void> {
       .filter((l) => l.trim())
       .map((l) => JSON.parse(l) as TraceLine);
 
-    const workers = harnessWorkers(report.run.groups.length);
+    // At most the run's workers (the waiting file counted): the concurrency the floor is given.
+    const workers = harnessWorkers(report.run.groups.length + 1);
     const concurrency = concurrencyFlag ?? report.run.concurrency * workers;
     // Untimed, the floor as the issue defines it: every request as soon as a slot is free. Timed, the same
     // requests with the run's deliberate waits kept (a delayed repeat goes no sooner than REPLAY_DELAY_MS after

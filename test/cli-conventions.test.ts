@@ -40,14 +40,14 @@ describe('results on stdout, diagnostics on stderr', { timeout: 120_000 }, () =>
     expect(r.stdout).toMatch(/^verdict: CONFORMANT$/m);
     expect(r.stdout).toMatch(/^reports: /m);
     expect(r.stderr).not.toMatch(/verdict|transport +\d+ checks/);
-    // One suite: "1 suite", not "1 suites"; and no progress line (-q).
-    // ... and the count names the waiting file's line too: the suite lines are the count and one more.
-    expect(r.stderr).toMatch(/^running 1 suite \+ waiting \(their checks that wait for an event, side by side; \d+ workers?, /m);
-    expect(r.stdout.match(/^ {2}(ok|x|!) +\S+ +\d+ checks?/gm)?.map((l) => l.trim().split(/ +/)[1]).sort()).toEqual(['transport', 'waiting']);
+    // One suite: "1 suite", not "1 suites"; and no progress line (-q). No transport check waits for an event, so
+    // there is no waiting file: one worker, one suite line.
+    expect(r.stderr).toMatch(/^running 1 suite \(1 worker, \d+ checks in flight per suite\)$/m);
+    expect(r.stdout.match(/^ {2}(ok|x|!) +\S+ +\d+ checks?/gm)?.map((l) => l.trim().split(/ +/)[1]).sort()).toEqual(['transport']);
     expect(r.stderr).not.toMatch(/^progress /m);
     const logged = readFileSync(log, 'utf8');
     expect(logged).toContain('verdict: CONFORMANT');
-    expect(logged).toContain('running 1 suite + waiting (');
+    expect(logged).toContain('running 1 suite (1 worker, ');
   });
 });
 

@@ -18,6 +18,11 @@ export interface RunPlan {
   checksOf: (suite: SuiteSlug) => CheckDef[];
   /** A suite's weight is its number of checks: it balances shards and orders the files of a run. */
   weight: (suite: SuiteSlug) => number;
+  /**
+   * Whether the waiting file runs: only when a planned check waits (a worker loads the whole harness to run it,
+   * which a run of suites without such checks, such as transport or webhooks alone, would pay for nothing).
+   */
+  waiting: boolean;
   workers: number;
   /** This run's report directory. */
   dir: string;
@@ -38,5 +43,6 @@ export async function planRun(given: RunConfig, runId: string, log: (line: strin
     log(`shard ${index}/${count}: ${groups.length ? groups.join(', ') : `no suite (${runSuites(given.groups, catalogue.spec, weight).length} suites for ${count} shards)`}`);
   }
   const cfg = { ...given, groups };
-  return { runId, given, cfg, catalogue, checksOf, weight, workers: harnessWorkers(cfg.groups.length), dir: join(cfg.reportDir, runId) };
+  const waiting = groups.some((g) => checksOf(g).some((d) => d.waits));
+  return { runId, given, cfg, catalogue, checksOf, weight, waiting, workers: harnessWorkers(groups.length + (waiting ? 1 : 0)), dir: join(cfg.reportDir, runId) };
 }

@@ -94,11 +94,11 @@ export class SuiteRunner {
 }
 
 /** vitest, its reporters and the suite files in their order, ready to run once the run's config is provided. */
-async function prepareSuites({ cfg, weight, dir, workers, catalogue }: RunPlan, print: (line: string) => void): Promise<PreparedSuites> {
+async function prepareSuites({ cfg, weight, dir, workers, catalogue, waiting }: RunPlan, print: (line: string) => void): Promise<PreparedSuites> {
   const [{ createVitest, BaseSequencer }, allure] = await Promise.all([import('vitest/node'), allureReporter(join(dir, ALLURE_RESULTS_DIR), catalogue.requirements, declaredConflicts(catalogue.spec.raw))]);
   // Files start in this order: the checks that wait first (their wait overlaps everything else), then the suites
   // with the most checks, so the small ones fill in at the end (longest first packs the workers best).
-  const files = [WAITING_FILE, ...[...cfg.groups].sort((a, b) => weight(b) - weight(a))].map((f) => relative(PACKAGE_ROOT, join(SUITES_DIR, `${f}${SUITE_EXT}`)));
+  const files = [...(waiting ? [WAITING_FILE] : []), ...[...cfg.groups].sort((a, b) => weight(b) - weight(a))].map((f) => relative(PACKAGE_ROOT, join(SUITES_DIR, `${f}${SUITE_EXT}`)));
   class InOrder extends BaseSequencer {
     override async sort(specs: TestSpecification[]): Promise<TestSpecification[]> {
       const rank = (t: TestSpecification) => files.indexOf(relative(PACKAGE_ROOT, t.moduleId));
@@ -152,7 +152,7 @@ const INTERRUPT_GRACE_MS = 1_000;
 
 async function runSuites(
   { vitest, collector }: PreparedSuites,
-  { cfg, workers }: RunPlan,
+  { cfg, workers, waiting }: RunPlan,
   worker: WorkerConfig,
   log: (line: string) => void,
   interrupt: AbortSignal,
@@ -185,7 +185,8 @@ async function runSuites(
     if (interrupt.aborted) interrupted = collector.interrupted = true;
     else {
       // One line per suite below, and one more for the waiting file: named here, so the count and the lines agree.
-      log(`running ${plural(cfg.groups.length, 'suite')} + ${WAITING_FILE} (their checks that wait for an event, side by side; ${plural(workers, 'worker')}, ${plural(cfg.concurrency, 'check')} in flight per suite)`);
+      const also = waiting ? ` + ${WAITING_FILE} (their checks that wait for an event, side by side; ` : ' (';
+      log(`running ${plural(cfg.groups.length, 'suite')}${also}${plural(workers, 'worker')}, ${plural(cfg.concurrency, 'check')} in flight per suite)`);
       const started = vitest.start();
       progress?.display.track(progress.counts);
       // The report's schema validator loads (or, from the sources, compiles) while the workers start up, not after
@@ -205,7 +206,7 @@ async function runSuites(
   const suiteErrors = [...collector.suiteErrors];
   const failedSuites = new Set(collector.suitesFailed);
   if (!stopped) {
-    for (const name of [WAITING_FILE, ...cfg.groups]) {
+    for (const name of [...(waiting ? [WAITING_FILE] : []), ...cfg.groups]) {
       if (collector.suitesEnded.has(name)) continue;
       suiteErrors.push(`suite ${name}: it never ran (the test runner could not start it: see its messages above)`);
       failedSuites.add(name);
