@@ -1,5 +1,6 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { defineConfig } from 'vitest/config';
+import { busy } from './test/helpers/busy.js';
 
 /**
  * The files that spend minutes in child processes (whole runs, the fault matrix, an npm install) start first, so
@@ -27,7 +28,8 @@ export default defineConfig({
     // busy), 4 workers 386 s (1.85 cores busy), both passing.
     maxWorkers: 4,
     sequence: { sequencer: LongFirst },
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Every limit is what a test needs idle, stretched for a busy machine (test/helpers/busy.ts).
+    testTimeout: busy(60_000),
+    hookTimeout: busy(60_000),
   },
 });

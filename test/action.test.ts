@@ -18,6 +18,7 @@ import { sandboxTargetEnv } from './helpers/cli.js';
 import type { RunReport } from '../src/results/model.js';
 import { artifactName, commandFor, mustAnnotations, okCodes, targetSettings } from '../action/run.mjs';
 import { cacheKey } from '../action/cache-key.mjs';
+import { busy } from './helpers/busy.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin', 'fsapi-conformance.js');
@@ -142,7 +143,7 @@ describe('a self-contained action', () => {
   });
 });
 
-describe('the action run through its scripts', { timeout: 300_000 }, () => {
+describe('the action run through its scripts', { timeout: busy(300_000) }, () => {
   it('against the embedded sandbox: conformant, outputs, summary.md in the job summary, the step passes', () => {
     const run = runAction({ groups: 'versioning', seed: '11' });
     expect(run.code, run.log).toBe(0);

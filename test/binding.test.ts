@@ -23,6 +23,7 @@ import { REFERENCE_SPEC_PATH, type SpecDocument } from '../src/catalogue/index.j
 import type { RunReport } from '../src/results/model.js';
 import { runCli } from './helpers/cli.js';
 import { loadCatalogue } from '../src/binding/catalogue-in-use.js';
+import { busy } from './helpers/busy.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'fsapi-binding-'));
 type Doc = { paths: Record<string, Record<string, { operationId?: string; tags?: string[]; parameters?: { in: string; name: string }[] }>>; components: { parameters: Record<string, { in: string; name: string }> } };
@@ -417,7 +418,7 @@ describe('bind: the conventions dialect', () => {
   });
 });
 
-describe('a run through a binding', { timeout: 300_000 }, () => {
+describe('a run through a binding', { timeout: busy(300_000) }, () => {
   it('bind then run on the names dialect: conformant, no errors, as many executed checks as the reference run', async () => {
     const bindingPath = join(dir, 'cli-binding.yaml');
     const bind = await runCli(['bind', '--spec', names.path, '--out', bindingPath], {});
@@ -450,7 +451,7 @@ describe('a run through a binding', { timeout: 300_000 }, () => {
   });
 });
 
-describe('operations a binding places nowhere', { timeout: 300_000 }, () => {
+describe('operations a binding places nowhere', { timeout: busy(300_000) }, () => {
   it('run in the unbound suite: the seed rules reach them, the report validates, and the accounting says why', async () => {
     const doc = JSON.parse(readFileSync(names.path, 'utf8')) as { paths: Record<string, unknown> };
     doc.paths['/status-page'] = { get: { operationId: 'ops.status', tags: ['Operations'], summary: 'Service status', responses: { '200': { description: 'up' } } } };
@@ -468,7 +469,7 @@ describe('operations a binding places nowhere', { timeout: 300_000 }, () => {
   });
 });
 
-describe('parameters the vendor document requires', { timeout: 300_000 }, () => {
+describe('parameters the vendor document requires', { timeout: busy(300_000) }, () => {
   it('are sent on every request of the operation: required query parameters (enum through a component) and headers', async () => {
     const doc = JSON.parse(readFileSync(names.path, 'utf8')) as { paths: Record<string, Record<string, { parameters?: unknown[] }>>; components: { schemas: Record<string, unknown> } };
     doc.components.schemas['Region'] = { type: 'string', enum: ['eu-west', 'us-east'] };
@@ -488,7 +489,7 @@ describe('parameters the vendor document requires', { timeout: 300_000 }, () => 
   });
 });
 
-describe('a request body made from the schema', { timeout: 300_000 }, () => {
+describe('a request body made from the schema', { timeout: busy(300_000) }, () => {
   it('is sent where no driver serves the operation and its document gives no example, valid for its schema and labelled', async () => {
     const doc = JSON.parse(readFileSync(names.path, 'utf8')) as { paths: Record<string, unknown> };
     doc.paths['/notes'] = {

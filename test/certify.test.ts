@@ -17,6 +17,7 @@ import { signStatement } from '../src/certify/dsse.js';
 import type { CheckResult, RunReport } from '../src/results/model.js';
 import { runCli } from './helpers/cli.js';
 import { copyPkg, openPkg, putReport, rawTar, reportOf, signPkg, tarEntry, withoutAllure, type Pkg } from './helpers/forge.js';
+import { busy } from './helpers/busy.js';
 
 const root = mkdtempSync(join(tmpdir(), 'fsapi-certify-'));
 // Removing two full runs and some fifty packages takes a while on a busy machine.
@@ -49,7 +50,7 @@ beforeAll(async () => {
   expect(c.code, c.stderr).toBe(0);
   expect(d.code, d.stderr).toBe(0);
   [clean, faulted] = await Promise.all([openPkg(cleanPkg), openPkg(faultedPkg)]);
-}, 300_000);
+}, busy(300_000));
 
 let forged = 0;
 /** A forged package: `edit` changes a copy of the honest one (its report, files, statement); it is signed with the right key. */
@@ -73,7 +74,7 @@ function claim(pkg: Pkg, report: RunReport): void {
 
 const check = (r: RunReport, id: string): CheckResult => r.checks.find((c) => c.id === id) ?? expect.fail(`no check ${id}`);
 
-describe('keygen, certify, verify: the honest packages', { timeout: 120_000 }, () => {
+describe('keygen, certify, verify: the honest packages', { timeout: busy(120_000) }, () => {
   it('a certified clean run verifies, and says what it is: the reference sandbox, the party, every check of the plan recorded', async () => {
     // A gate asks for a vendor's full run: the suite's own sandbox is less, whatever its verdict, unless accepted.
     const gated = await cli(['verify', cleanPkg, '--key', `${keyPrefix}.pub`, '--require', 'conformant']);
@@ -144,7 +145,7 @@ describe('keygen, certify, verify: the honest packages', { timeout: 120_000 }, (
   });
 });
 
-describe('tampering without the key', { timeout: 120_000 }, () => {
+describe('tampering without the key', { timeout: busy(120_000) }, () => {
   const unsigned = async (edit: (pkg: Pkg) => void) => {
     const pkg = copyPkg(clean);
     edit(pkg);
@@ -186,7 +187,7 @@ describe('tampering without the key', { timeout: 120_000 }, () => {
   });
 });
 
-describe('a signer who hides failures', { timeout: 120_000 }, () => {
+describe('a signer who hides failures', { timeout: busy(120_000) }, () => {
   it('the failed checks of a run dropped (verdict recomputed to conformant): 15', async () => {
     const v = await forge(faulted, (pkg, r) => {
       r.checks = r.checks.filter((c) => c.status !== 'failed');
@@ -371,7 +372,7 @@ describe('a signer who hides failures', { timeout: 120_000 }, () => {
   });
 });
 
-describe('a signer who weakens the inputs', { timeout: 120_000 }, () => {
+describe('a signer who weakens the inputs', { timeout: busy(120_000) }, () => {
   it('a packaged requirement catalogue that demotes MUST requirements: 16', async () => {
     const v = await forge(faulted, (pkg, r) => {
       const text = pkg.files.get('inputs/requirements.yaml')!.toString();
@@ -401,7 +402,7 @@ describe('a signer who weakens the inputs', { timeout: 120_000 }, () => {
   });
 });
 
-describe('a signer who brings evidence from elsewhere', { timeout: 120_000 }, () => {
+describe('a signer who brings evidence from elsewhere', { timeout: busy(120_000) }, () => {
   it('an embedded-sandbox run relabelled with a vendor base URL: 17', async () => {
     const v = await forge(clean, (pkg, r) => {
       r.target.base_url = 'https://api.acme.example/v1/';
@@ -483,7 +484,7 @@ describe('a signer who brings evidence from elsewhere', { timeout: 120_000 }, ()
   });
 });
 
-describe("packages built to hurt the certifier's machine", { timeout: 120_000 }, () => {
+describe("packages built to hurt the certifier's machine", { timeout: busy(120_000) }, () => {
   const write = (name: string, entries: Buffer[]) => {
     const out = join(root, name);
     writeFileSync(out, rawTar(entries));
@@ -578,7 +579,7 @@ describe("packages built to hurt the certifier's machine", { timeout: 120_000 },
   });
 });
 
-describe("judges catch answers edited under a check's result", { timeout: 120_000 }, () => {
+describe("judges catch answers edited under a check's result", { timeout: busy(120_000) }, () => {
   it('an AUTH check left passed with a 200 answer: certify refuses it (12), and a package signed anyway fails verify with 12', async () => {
     const dir = join(root, 'contradicting');
     const report = reportOf(clean);

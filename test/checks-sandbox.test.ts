@@ -9,11 +9,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunReport } from '../src/results/model.js';
 import { runCli } from './helpers/cli.js';
+import { busy } from './helpers/busy.js';
 
 const root = mkdtempSync(join(tmpdir(), 'fsapi-checks-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-describe('idempotency retention', { timeout: 300_000 }, () => {
+describe('idempotency retention', { timeout: busy(300_000) }, () => {
   it('idem-short-retention: only the delayed replay fails; the immediate one still passes', async () => {
     const dir = join(root, 'retention');
     const res = await runCli(['run', '--groups', 'customers', '--seed', '1', '--report-dir', dir, '--sandbox-fault', 'idem-short-retention'], {});

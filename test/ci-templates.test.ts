@@ -16,6 +16,7 @@ import { parse } from 'yaml';
 import { buildIsCurrent } from '../bin/build-stamp.js';
 import type { RunReport } from '../src/results/model.js';
 import { ACTION, runAction, type ActionRun, type ActionStep } from './helpers/action.js';
+import { busy } from './helpers/busy.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'bin', 'fsapi-conformance.js');
@@ -143,7 +144,7 @@ function runWorkflow(file: string): JobRun[] {
 
 const reportOf = (a: ActionRun) => JSON.parse(readFileSync(join(a.workspace, a.outputs['report-dir']!, 'conformance.json'), 'utf8')) as RunReport;
 
-describe('the CI templates, copied with the secrets they name, against a sandbox started apart', { timeout: 600_000 }, () => {
+describe('the CI templates, copied with the secrets they name, against a sandbox started apart', { timeout: busy(600_000) }, () => {
   it.each(['examples/github/fsapi-minimal.yml', 'examples/github/fsapi-conformance.yml', 'examples/github/fsapi-regression.yml'])('%s: every job exits 0, and the job summary names the waiver and its reason', (file) => {
     const runs = runWorkflow(file);
     for (const r of runs) expect(r.code, `${r.job}\n${r.log}`).toBe(0);

@@ -15,10 +15,11 @@ import { fromRoot, SUITE_VERSION } from '../src/paths.js';
 import type { CheckResult } from '../src/results/model.js';
 import { ResultCollector } from '../src/runner/collector.js';
 import { runCli } from './helpers/cli.js';
+import { busy } from './helpers/busy.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'fsapi-conventions-'));
 
-describe('results on stdout, diagnostics on stderr', { timeout: 120_000 }, () => {
+describe('results on stdout, diagnostics on stderr', { timeout: busy(120_000) }, () => {
   it('a run refused before it begins (an unknown fault, a target that does not answer) prints nothing on stdout', async () => {
     const fault = await runCli(['run', '--sandbox-fault', 'no-such-fault'], {});
     expect(fault.code).toBe(2);
@@ -51,7 +52,7 @@ describe('results on stdout, diagnostics on stderr', { timeout: 120_000 }, () =>
   });
 });
 
-describe('CLI conventions', { timeout: 60_000 }, () => {
+describe('CLI conventions', { timeout: busy(60_000) }, () => {
   it('--version (and -V, and version: npx takes --version for its own) print the version a report records, exit 0', async () => {
     const [long, short, word] = await Promise.all([runCli(['--version'], {}), runCli(['-V'], {}), runCli(['version'], {})]);
     expect(long.code).toBe(0);

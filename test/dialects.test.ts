@@ -19,6 +19,7 @@ import { dialect, type JsonObject } from './dialects/dialect.js';
 import { startDialectTarget, targetEnv, writeDialectFiles, type DialectTarget } from './dialects/target.js';
 import { scoreBinding, type Binding } from './dialects/truth.js';
 import { runCli } from './helpers/cli.js';
+import { busy } from './helpers/busy.js';
 
 interface Reply {
   status: number;
@@ -233,7 +234,7 @@ describe('the translating proxy', () => {
   });
 });
 
-describe('a plain run against each dialect (no binding)', { timeout: 300_000 }, () => {
+describe('a plain run against each dialect (no binding)', { timeout: busy(300_000) }, () => {
   it.each(DIALECT_NAMES)('%s: the run completes with a verdict and no internal error', async (name) => {
     const target = await startDialectTarget(name);
     try {
@@ -255,7 +256,7 @@ describe('a plain run against each dialect (no binding)', { timeout: 300_000 }, 
   });
 });
 
-describe('bind, then run through each dialect', { timeout: 600_000 }, () => {
+describe('bind, then run through each dialect', { timeout: busy(600_000) }, () => {
   const groups = ['--groups', 'customers,kyc,accounts,cards', '--seed', '3'];
   const executedByLevel = (r: RunReport) => {
     const out: Record<string, number> = {};

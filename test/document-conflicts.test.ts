@@ -16,6 +16,7 @@ import type { CheckResult, RunReport } from '../src/results/model.js';
 import { fromRoot } from '../src/paths.js';
 import { runCli } from './helpers/cli.js';
 import { check, exchange } from './fixtures/reports/build.js';
+import { busy } from './helpers/busy.js';
 
 const FIXTURE = fromRoot('test', 'fixtures', 'openapi', 'bearer-only.yaml');
 
@@ -80,7 +81,7 @@ describe('the document contradicting a seed rule', () => {
 
 const load = (dir: string) => JSON.parse(readFileSync(join(dir, 'latest', 'conformance.json'), 'utf8')) as RunReport;
 
-describe('a bearer-only document run against a target that does what it says', { timeout: 300_000 }, () => {
+describe('a bearer-only document run against a target that does what it says', { timeout: busy(300_000) }, () => {
   it('states each contradiction once in every report, its checks grouped and still failing; the same faults under the reference profile are listed one by one', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fsapi-conflicts-'));
     const faults = ['--sandbox-fault', 'auth-accept-bearer', '--sandbox-fault', 'idem-key-optional'];

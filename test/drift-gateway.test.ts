@@ -17,6 +17,7 @@ import { describeDrift } from '../src/reports/regression-render.js';
 import type { RunReport } from '../src/results/model.js';
 import { runCli, sandboxTargetEnv } from './helpers/cli.js';
 import { gateway, type Gateway } from './helpers/gateway.js';
+import { busy } from './helpers/busy.js';
 
 const open: (RunningSandbox | Gateway)[] = [];
 afterAll(async () => Promise.all(open.map((x) => x.close())));
@@ -24,7 +25,7 @@ const load = (dir: string) => JSON.parse(readFileSync(join(dir, 'latest', 'confo
 const burstStatuses = (r: RunReport) => new Set(r.checks.flatMap((c) => c.exchanges.filter((x) => x.case === PARALLEL_BURST_CASE).map((x) => x.response?.status)));
 const notLatency = (r: RunReport) => (r.baseline?.drift?.findings ?? []).filter((f) => f.kind !== 'latency').map(describeDrift);
 
-describe('clean runs of an unchanged target, the bursts answered 409 in one and replayed in the other', { timeout: 400_000 }, () => {
+describe('clean runs of an unchanged target, the bursts answered 409 in one and replayed in the other', { timeout: busy(400_000) }, () => {
   it('report no drift but latency', async () => {
     const sb = await startSandbox({ httpPort: 0 });
     open.push(sb);

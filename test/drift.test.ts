@@ -14,6 +14,7 @@ import { describeDrift } from '../src/reports/regression-render.js';
 import type { RecordedExchange, RunReport } from '../src/results/model.js';
 import { fromRoot } from '../src/paths.js';
 import { runCli } from './helpers/cli.js';
+import { busy } from './helpers/busy.js';
 
 const BASE = 'https://127.0.0.1:1/v1/';
 const T0 = Date.parse('2026-11-27T00:00:00.000Z');
@@ -164,7 +165,7 @@ describe('behaviour drift', () => {
   });
 });
 
-describe('a release of the sandbox: two faults and a changed document', { timeout: 300_000 }, () => {
+describe('a release of the sandbox: two faults and a changed document', { timeout: busy(300_000) }, () => {
   it('the regression report names each change, the document first', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fsapi-release-'));
     const doc = parseDocument(readFileSync(fromRoot('spec', 'openapi.yaml'), 'utf8'));

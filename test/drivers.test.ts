@@ -27,6 +27,7 @@ import { Redactor } from '../src/http/redact.js';
 import { WebhookReceiver } from '../src/runner/receiver.js';
 import { createWorld } from '../src/world/index.js';
 import { loadCatalogue, type Catalogue } from '../src/binding/catalogue-in-use.js';
+import { busy } from './helpers/busy.js';
 
 /** An in-process stand-in for the suite runtime: one sandbox, one client, worlds per business, a context per "check". */
 interface Harness {
@@ -183,7 +184,7 @@ describe('helpers', () => {
   });
 });
 
-describe('the drivers against the conformant sandbox', { timeout: 120_000 }, () => {
+describe('the drivers against the conformant sandbox', { timeout: busy(120_000) }, () => {
   let h: Harness;
   beforeAll(async () => {
     h = await harness();
@@ -268,7 +269,7 @@ describe('the drivers against the conformant sandbox', { timeout: 120_000 }, () 
   });
 });
 
-describe('the drivers against the mass-assignment fault', { timeout: 120_000 }, () => {
+describe('the drivers against the mass-assignment fault', { timeout: busy(120_000) }, () => {
   let h: Harness;
   beforeAll(async () => {
     h = await harness(['mass-assignment']);

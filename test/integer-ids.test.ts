@@ -12,6 +12,7 @@ import type { RunReport } from '../src/results/model.js';
 import { startSandbox } from '../sandbox/index.js';
 import { gateway } from './helpers/gateway.js';
 import { runCli, sandboxTargetEnv } from './helpers/cli.js';
+import { busy } from './helpers/busy.js';
 
 const open: { close(): Promise<void> }[] = [];
 const dirs: string[] = [];
@@ -37,7 +38,7 @@ async function runWithIntegerIds(faults: string[]): Promise<RunReport> {
 
 const replay = (r: RunReport) => r.checks.find((c) => c.requirement === 'FSAPI-IDEM-002' && c.operation === 'createCustomer' && c.id.endsWith(' replay'))!;
 
-describe('a target with integer ids', { timeout: 300_000 }, () => {
+describe('a target with integer ids', { timeout: busy(300_000) }, () => {
   it('has its replays compared by id: a replay answering another id fails FSAPI-IDEM-002', async () => {
     const [clean, faulty] = await Promise.all([runWithIntegerIds([]), runWithIntegerIds(['idem-replay-new-id'])]);
     // The target's ids are numbers on the wire.

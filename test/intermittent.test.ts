@@ -14,6 +14,7 @@ import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
 import type { RunReport } from '../src/results/model.js';
 import { runCli, sandboxTargetEnv } from './helpers/cli.js';
 import { gateway, type Gateway } from './helpers/gateway.js';
+import { busy } from './helpers/busy.js';
 
 const open: (RunningSandbox | Gateway)[] = [];
 afterAll(async () => Promise.all(open.map((x) => x.close())));
@@ -22,7 +23,7 @@ const load = (dir: string) => JSON.parse(readFileSync(join(dir, 'latest', 'confo
 const RATE = 0.3;
 const RETRIES = 3;
 
-describe('a target that breaks some answers at random, compared with its baseline', { timeout: 300_000 }, () => {
+describe('a target that breaks some answers at random, compared with its baseline', { timeout: busy(300_000) }, () => {
   it('retries the newly failing checks: those a retry passes are intermittent, a deterministic fault a plain regression', async () => {
     const [before, after] = await Promise.all([startSandbox({ httpPort: 0 }), startSandbox({ httpPort: 0, faults: ['accounts-list-empty'] })]);
     open.push(before, after);

@@ -17,6 +17,7 @@ import { HOSTILE_KEY, HOSTILE_TENANT } from './helpers/hostile.js';
 import { httpsServer, type TestServer } from './helpers/servers.js';
 import { loadCatalogue } from '../src/binding/catalogue-in-use.js';
 import { TEST_SPIN_VARIABLE } from '../src/harness/test-spin.js';
+import { busy } from './helpers/busy.js';
 
 const PROMISE = /: stopping; the report will hold what was learnt \(verdict incomplete\)/;
 const open: TestServer[] = [];
@@ -52,7 +53,7 @@ function expectReportKept(r: { code: number | null; stdout: string; stderr: stri
   return report;
 }
 
-describe('an interrupt keeps the word the console gives', { timeout: 120_000 }, () => {
+describe('an interrupt keeps the word the console gives', { timeout: busy(120_000) }, () => {
   it('at start-up, as soon as the run names its target: the report of a run with no check, every unverified MUST diagnosed as interrupted', async () => {
     const r = await interrupted((cli) => cli.stdoutLine(/^fsapi-conformance \S+: embedded reference sandbox/));
     const report = expectReportKept(r);
@@ -137,7 +138,7 @@ describe('an interrupt keeps the word the console gives', { timeout: 120_000 }, 
   });
 });
 
-describe('a suite the test runner could not start', { timeout: 120_000 }, () => {
+describe('a suite the test runner could not start', { timeout: busy(120_000) }, () => {
   it('is a suite error (verdict incomplete, exit 5), its requirements not verified for that cause, not "not in the document"', async () => {
     // vitest hands --cpu-prof-dir to its worker threads without its value, so none of them starts: a runner fault.
     const dir = mkdtempSync(join(tmpdir(), 'fsapi-cut-'));

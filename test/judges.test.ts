@@ -23,6 +23,7 @@ import { flows as webhookFlows } from '../suites/webhooks.conformance.js';
 import { recordedBalance } from '../src/world/flow-support.js';
 import { listsOpened } from '../suites/accounts.conformance.js';
 import { deliveredToReceiver, eventReadsById, historyListsDelivered } from '../suites/webhooks.conformance.js';
+import { busy } from './helpers/busy.js';
 
 const BASE = 'https://api.example/v1';
 const RECEIVER = 'http://127.0.0.1:8787';
@@ -243,7 +244,7 @@ describe('facts counted again from the reads they come from', () => {
 });
 
 describe('a run against the embedded sandbox, judged again from its recorded evidence', () => {
-  it('every check of these suites that has a judge comes out as it ran; the deliveries the receiver got are evidence', { timeout: 120_000 }, async () => {
+  it('every check of these suites that has a judge comes out as it ran; the deliveries the receiver got are evidence', { timeout: busy(120_000) }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fsapi-judges-'));
     const r = await runCli(['run', '--groups', 'accounts,transport,webhooks', '--seed', '5', '--report-dir', dir], {});
     expect(r.code, r.stderr).toBe(0);

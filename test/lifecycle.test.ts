@@ -19,6 +19,7 @@ import { resourcesOf } from '../src/values/resources.js';
 import { runCli } from './helpers/cli.js';
 import { httpsServer, json, type Cert, type TestServer } from './helpers/servers.js';
 import { loadCatalogue } from '../src/binding/catalogue-in-use.js';
+import { busy } from './helpers/busy.js';
 
 const DOC = fromRoot('test', 'fixtures', 'lifecycle', 'vendor.yaml');
 const KEY = 'sk_test_lifecycle_fixture';
@@ -120,7 +121,7 @@ beforeAll(async () => {
     FSAPI_RATE_LIMIT: '0',
   });
   report = JSON.parse(readFileSync(join(dir, 'r', 'latest', 'conformance.json'), 'utf8')) as RunReport;
-}, 240_000);
+}, busy(240_000));
 
 afterAll(() => server.close());
 
@@ -150,7 +151,7 @@ describe('the resource model of a document', () => {
   });
 });
 
-describe('the walk against a target that keeps what it is sent', { timeout: 60_000 }, () => {
+describe('the walk against a target that keeps what it is sent', { timeout: busy(60_000) }, () => {
   it('ends in a verdict with no suite error', () => {
     expect(report.checks.filter((c) => c.status === 'error').map((c) => `${c.id}: ${c.message}`)).toEqual([]);
   });

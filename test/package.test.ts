@@ -19,6 +19,7 @@ import { ALL_SUITES } from '../src/config/run-config.js';
 import { WAITING_FILE } from '../src/paths.js';
 import type { RunReport } from '../src/results/model.js';
 import { buildIsCurrent } from '../bin/build-stamp.js';
+import { busy } from './helpers/busy.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MANIFEST = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -102,7 +103,7 @@ beforeAll(async () => {
     `${packed.filename}: ${(packed.size / 1024).toFixed(0)} kB packed, ${(packed.unpackedSize / 1024).toFixed(0)} kB unpacked, ${files.length} files ` +
       `${JSON.stringify(byFolder)}; npm install into an empty folder: ${(installMs / 1000).toFixed(1)} s`,
   );
-}, 600_000);
+}, busy(600_000));
 
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
@@ -208,7 +209,7 @@ describe('installed into an empty folder', () => {
     const one = JSON.parse(readFileSync(join(consumer, 'reports', 'latest', 'allure-results', results[0]!), 'utf8')) as { labels: { name: string }[] };
     expect(one.labels.map((l) => l.name)).toEqual(expect.arrayContaining(['epic', 'feature', 'story', 'severity']));
     console.log(`installed run: ${report.counts.by_status.total} checks in ${(r.ms / 1000).toFixed(1)} s`);
-  }, 600_000);
+  }, busy(600_000));
 
   it('npx fsapi-conformance requirements and --help read the shipped catalogue', async () => {
     const [req, help] = await Promise.all([exec('npx', ['fsapi-conformance', 'requirements', '--json'], consumer), exec('npx', ['fsapi-conformance', '--help'], consumer)]);
@@ -216,7 +217,7 @@ describe('installed into an empty folder', () => {
     expect((JSON.parse(req.stdout) as unknown[]).length).toBeGreaterThan(50);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('usage: fsapi-conformance <command> [options]');
-  }, 120_000);
+  }, busy(120_000));
 
   describe('npx fsapi-conformance sandbox --json, and a run against it configured by the environment', () => {
     let sandbox: ChildProcessByStdio<null, Readable, Readable> | undefined;
@@ -280,6 +281,6 @@ describe('installed into an empty folder', () => {
       });
       expect(refused).toBe('ECONNREFUSED');
       console.log(`sandbox + remote run (accounts,transport): ${(r.ms / 1000).toFixed(1)} s`);
-    }, 300_000);
+    }, busy(300_000));
   });
 });

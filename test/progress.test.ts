@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { listenForRequestTotals, requestTotalsReporter } from '../src/harness/request-totals.js';
 import { LiveProgress, renderProgress, type ProgressCounts, type ProgressStream } from '../src/runner/progress.js';
 import type { RunReport } from '../src/results/model.js';
+import { busy } from './helpers/busy.js';
 
 const BIN = new URL('../bin/fsapi-conformance.js', import.meta.url).pathname;
 const ESC = '\x1b';
@@ -139,12 +140,12 @@ const escape = (s: string) => s.replace(/[[\]\\^$.|?*+()]/g, '\\$&');
 function runInTerminal(extra: string[]): { output: string; report: RunReport } {
   const dir = mkdtempSync(join(tmpdir(), 'fsapi-progress-'));
   const command = [process.execPath, BIN, 'run', '--groups', 'accounts', '--seed', '5', '--rate-limit', '40', '--report-dir', dir, ...extra].map((a) => `'${a}'`).join(' ');
-  const r = spawnSync('script', ['-qec', command, '/dev/null'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', COLUMNS: '150' }, timeout: 120_000 });
+  const r = spawnSync('script', ['-qec', command, '/dev/null'], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', COLUMNS: '150' }, timeout: busy(120_000) });
   expect(r.status, r.stdout + r.stderr).toBe(0);
   return { output: r.stdout, report: JSON.parse(readFileSync(join(dir, 'latest', 'conformance.json'), 'utf8')) as RunReport };
 }
 
-describe('a run in a terminal', { timeout: 150_000 }, () => {
+describe('a run in a terminal', { timeout: busy(150_000) }, () => {
   it('shows the checks done of those planned, keeps the suite lines and the summary whole; --quiet shows none', () => {
     const { output, report } = runInTerminal([]);
     const total = report.counts.by_status.total;

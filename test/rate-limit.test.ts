@@ -15,13 +15,14 @@ import { runCli, sandboxTargetEnv } from './helpers/cli.js';
 import { gateway, type Gateway } from './helpers/gateway.js';
 import { EMPTY_LIST, HOSTILE_KEY, HOSTILE_TENANT, isPreflight } from './helpers/hostile.js';
 import { httpServer, httpsServer, json, type TestServer } from './helpers/servers.js';
+import { busy } from './helpers/busy.js';
 
 const open: (RunningSandbox | Gateway | TestServer)[] = [];
 afterAll(async () => Promise.all(open.map((x) => x.close())));
 const load = (dir: string) => JSON.parse(readFileSync(join(dir, 'latest', 'conformance.json'), 'utf8')) as RunReport;
 const outcomes = (r: RunReport) => Object.fromEntries(r.checks.map((c) => [c.id, c.status]));
 
-describe('a run behind a rate-limiting gateway', { timeout: 300_000 }, () => {
+describe('a run behind a rate-limiting gateway', { timeout: busy(300_000) }, () => {
   it('is slowed, not judged: the same statuses and verdict as without the gateway, every 429 counted', async () => {
     const sb = await startSandbox({ httpPort: 0 });
     open.push(sb);
@@ -55,7 +56,7 @@ describe('a run behind a rate-limiting gateway', { timeout: 300_000 }, () => {
   });
 });
 
-describe('a target whose process dies after the preflight (its proxy answers 502)', { timeout: 300_000 }, () => {
+describe('a target whose process dies after the preflight (its proxy answers 502)', { timeout: busy(300_000) }, () => {
   it('passes no check on a 502', async () => {
     const badGateway = (res: ServerResponse) => res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>502 Bad Gateway</h1>');
     let preflighted = false;

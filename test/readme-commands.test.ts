@@ -15,6 +15,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildIsCurrent } from '../bin/build-stamp.js';
+import { busy } from './helpers/busy.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -162,7 +163,7 @@ describe('README.md commands', () => {
       it.skip(`${command}  (skipped: ${c.skip})`, () => undefined);
       continue;
     }
-    it(`${command}  (exit ${c.exit ?? 0})`, { timeout: 300_000 }, async () => {
+    it(`${command}  (exit ${c.exit ?? 0})`, { timeout: busy(300_000) }, async () => {
       if (c.setup) {
         const s = spawnSync('bash', ['-e', '-c', c.setup], { cwd: copy, encoding: 'utf8', env: env() });
         expect(s.status, s.stderr).toBe(0);
@@ -183,7 +184,7 @@ describe('README.md commands', () => {
         expect(await exited).toBe(0);
         return;
       }
-      const r = spawnSync('bash', ['-c', command], { cwd: copy, encoding: 'utf8', env: env(c.groups), timeout: 280_000 });
+      const r = spawnSync('bash', ['-c', command], { cwd: copy, encoding: 'utf8', env: env(c.groups), timeout: busy(280_000) });
       expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(c.exit ?? 0);
       c.check?.({ stdout: r.stdout, stderr: r.stderr, dir: copy });
     });

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeReports } from '../src/reports/index.js';
 import { standardReport } from './fixtures/reports/build.js';
+import { busy } from './helpers/busy.js';
 
 const root = mkdtempSync(join(tmpdir(), 'fsapi-html-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -35,7 +36,7 @@ beforeAll(() => {
   dir = join(root, 'reports', 'run-html');
   mkdirSync(dir, { recursive: true });
   cpSync(results, join(dir, 'allure-results'), { recursive: true });
-}, 60_000);
+}, busy(60_000));
 
 describe('the Allure HTML report', () => {
   it('is one self-contained index.html built from allure-results', async () => {

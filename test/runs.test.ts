@@ -17,6 +17,7 @@ import { REFERENCE_SPEC_PATH } from '../src/catalogue/index.js';
 import type { RunReport } from '../src/results/model.js';
 import { LABEL_EMAIL_DOMAIN } from '../fixtures/factories.js';
 import { runCli, sandboxTargetEnv } from './helpers/cli.js';
+import { busy } from './helpers/busy.js';
 
 const BIN = new URL('../bin/fsapi-conformance.js', import.meta.url).pathname;
 const tmp = () => mkdtempSync(join(tmpdir(), 'fsapi-runs-'));
@@ -42,7 +43,7 @@ async function startSandboxProcess(): Promise<Required<SandboxJsonLine>> {
   return JSON.parse(first) as Required<SandboxJsonLine>;
 }
 
-describe('whole runs', { timeout: 300_000 }, () => {
+describe('whole runs', { timeout: busy(300_000) }, () => {
   const groups = 'accounts,transport,versioning';
 
   it('gives the same checks and verdict against the sandbox in another process as embedded, and repeats by seed', async () => {

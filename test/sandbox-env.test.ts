@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunReport } from '../src/results/model.js';
 import { runCli } from './helpers/cli.js';
+import { busy } from './helpers/busy.js';
 
 const BIN = join(import.meta.dirname, '..', 'bin', 'fsapi-conformance.js');
 const stops: (() => void)[] = [];
@@ -41,7 +42,7 @@ function sandboxEnv(args: string[], last: RegExp): Promise<string> {
   });
 }
 
-describe('sandbox --env', { timeout: 120_000 }, () => {
+describe('sandbox --env', { timeout: busy(120_000) }, () => {
   it('> .env, then run: every MUST requirement of the groups verified (webhooks included), exit 0, not inconclusive', async () => {
     const port = await freePort();
     const text = await sandboxEnv(['--http-port', '0', '--webhook-url', `http://127.0.0.1:${port}/hooks`], /^FSAPI_WEBHOOK_LISTEN=.*\n/m);

@@ -12,6 +12,7 @@ import { planChecks, type PlannedCheck } from '../src/checks/planner.js';
 import { selfcheck } from '../src/cli/commands/selfcheck.js';
 import { areasOf, batchFaults, coveringSuites, DOC_PATH, readRecord, renderDoc, type FaultRecord } from '../src/selfcheck/record.js';
 import { loadCatalogue, type Catalogue } from '../src/binding/catalogue-in-use.js';
+import { busy } from './helpers/busy.js';
 
 let catalogue: Catalogue;
 let planned: PlannedCheck[];
@@ -144,7 +145,7 @@ describe('batching', () => {
   });
 });
 
-describe('the fault matrix, every run', { timeout: 900_000 }, () => {
+describe('the fault matrix, every run', { timeout: busy(900_000) }, () => {
   it('the clean sandbox fails nothing, and every fault fails exactly its documented requirements', async () => {
     const lines: string[] = [];
     const summary = await selfcheck({ full: false, parallel: 2, seed: 1, log: (s) => lines.push(s) });

@@ -21,6 +21,7 @@ import { fromRoot } from '../src/paths.js';
 import type { RunReport } from '../src/results/model.js';
 import { runCli } from './helpers/cli.js';
 import { loadCatalogue, type Catalogue } from '../src/binding/catalogue-in-use.js';
+import { busy } from './helpers/busy.js';
 
 let catalogue: Catalogue;
 beforeAll(async () => {
@@ -127,7 +128,7 @@ describe('resources_created', () => {
   });
 });
 
-describe('a vendor document that forgot the 401', { timeout: 300_000 }, () => {
+describe('a vendor document that forgot the 401', { timeout: busy(300_000) }, () => {
   it('warns under FSAPI-CONTRACT-101 and fails no CONTRACT requirement', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fsapi-probes-'));
     const doc = parse(readFileSync(REFERENCE_SPEC_PATH, 'utf8'), { maxAliasCount: -1 }) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };

@@ -13,6 +13,7 @@ import type { RunReport } from '../src/results/model.js';
 import { fromRoot } from '../src/paths.js';
 import { runCli } from './helpers/cli.js';
 import { httpsServer, json, type Cert, type TestServer } from './helpers/servers.js';
+import { busy } from './helpers/busy.js';
 
 const KEY = 'sk_test_valid_requests';
 const WIDGET = '3f2b8c1e-7a4d-4e9b-8c2a-1d5e6f7a8b9c';
@@ -93,14 +94,14 @@ beforeAll(async () => {
     FSAPI_RATE_LIMIT: '0',
   });
   report = JSON.parse(readFileSync(join(dir, 'r', 'latest', 'conformance.json'), 'utf8')) as RunReport;
-}, 240_000);
+}, busy(240_000));
 
 afterAll(() => server.close());
 
 const sent = (method: string, path: string) => server.requests.filter((r) => r.method === method && r.url.replace(/\?.*$/, '') === `/v1${path}` && r.headers['api-key'] === KEY);
 const check = (requirement: string, operation: string, variant?: string) => report.checks.find((c) => c.requirement === requirement && c.operation === operation && (!variant || c.id.endsWith(` ${variant}`)));
 
-describe('valid requests on a vendor document', { timeout: 60_000 }, () => {
+describe('valid requests on a vendor document', { timeout: busy(60_000) }, () => {
   it('runs with no suite error', () => {
     expect(report.checks.filter((c) => c.status === 'error').map((c) => `${c.id}: ${c.message}`)).toEqual([]);
   });

@@ -13,6 +13,7 @@ import type { RunReport } from '../src/results/model.js';
 import { fromRoot } from '../src/paths.js';
 import { runCli } from './helpers/cli.js';
 import { httpsServer, json, type Cert, type TestServer } from './helpers/servers.js';
+import { busy } from './helpers/busy.js';
 
 const KEY = 'sk_test_values_fixture';
 const CARD: Record<string, string> = { token: 'card_abc123', state: 'OPEN' };
@@ -71,14 +72,14 @@ beforeAll(async () => {
   });
   code = r.code;
   report = JSON.parse(readFileSync(join(dir, 'r', 'latest', 'conformance.json'), 'utf8')) as RunReport;
-}, 240_000);
+}, busy(240_000));
 
 afterAll(() => server.close());
 
 const sent = (method: string, path: string) => server.requests.filter((r) => r.method === method && r.url.replace(/\?.*$/, '') === `/v1${path}`);
 const check = (requirement: string, operation: string, variant?: string) => report.checks.find((c) => c.requirement === requirement && c.operation === operation && (!variant || c.id.endsWith(` ${variant}`)));
 
-describe('values on a vendor document', { timeout: 60_000 }, () => {
+describe('values on a vendor document', { timeout: busy(60_000) }, () => {
   it('runs to a verdict with no suite error', () => {
     expect(code).toBe(1);
     expect(report.checks.filter((c) => c.status === 'error').map((c) => `${c.id}: ${c.message}`)).toEqual([]);

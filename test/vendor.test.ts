@@ -16,6 +16,7 @@ import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
 import { REFERENCE_SPEC_PATH } from '../src/catalogue/index.js';
 import type { RunReport } from '../src/results/model.js';
 import { runCli, sandboxTargetEnv } from './helpers/cli.js';
+import { busy } from './helpers/busy.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'fsapi-vendor-'));
 const reference = parse(readFileSync(REFERENCE_SPEC_PATH, 'utf8'), { maxAliasCount: -1 }) as { paths: Record<string, Record<string, unknown>> };
@@ -34,7 +35,7 @@ const getStatement = {
 };
 const load = (d: string) => JSON.parse(readFileSync(join(d, 'latest', 'conformance.json'), 'utf8')) as RunReport;
 
-describe('vendor mode', { timeout: 300_000 }, () => {
+describe('vendor mode', { timeout: busy(300_000) }, () => {
   it('a faithful copy of the profile is conformant; a moved operation is called with real ids and its 404 is the only failure', async () => {
     writeFileSync(join(dir, 'copy.json'), JSON.stringify(reference, null, 1));
     // The vendor serves getAccount elsewhere (GET /accounts itself is the seed's, so it stays): no driver fits the

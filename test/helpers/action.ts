@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { parse } from 'yaml';
+import { busy } from './busy.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -62,7 +63,7 @@ export function runAction(inputs: Record<string, string>, env: Record<string, st
       cwd: workspace,
       encoding: 'utf8',
       env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', GITHUB_ACTION_PATH: ROOT, GITHUB_WORKSPACE: workspace, RUNNER_TEMP: mkdtempSync(join(tmpdir(), 'fsapi-runner-temp-')), GITHUB_OUTPUT: outputFile, GITHUB_STEP_SUMMARY: summaryFile, ...env, ...stepEnv },
-      timeout: 240_000,
+      timeout: busy(240_000),
     });
     log += r.stdout + r.stderr;
     if (step.id) stepOutputs[step.id] = Object.fromEntries(readFileSync(outputFile, 'utf8').split('\n').filter(Boolean).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
