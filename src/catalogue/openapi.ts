@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { UsageError } from '../errors.js';
 import { groupOf, type GroupSlug, type UNBOUND_SUITE } from './groups.js';
+import { patternLocator, UnsupportedPattern } from './linear-pattern.js';
 import { createAjv, describeErrors, SUBSCHEMA, SUBSCHEMA_LIST, SUBSCHEMA_MAP, type JsonSchema, type SchemaProblem, type ValidateFunction } from './json-schema.js';
 import { loadPrecompiled, schemaKey } from './precompiled.js';
 import type { LoadWarning, Prepared } from './prepare.js';
@@ -288,8 +289,10 @@ async function validatorsOf(doc: LoadedDocument, operations: Operation[], opts: 
   const { raw, is30, file, shown, trusted, schemas } = doc;
   // The build's compiled validators serve a trusted document (src/catalogue/precompiled.ts).
   const precompiled = trusted && !opts.standalone ? loadPrecompiled(file.sha256) : undefined;
+  const patternsAt = patternLocator(raw);
   const makeAjv = (checkSchemas: boolean) => {
-    const ajv = createAjv({ standalone: opts.standalone ?? false });
+    // A vendor's patterns run in linear time; the reference profile's are the suite's own (its amounts use a lookahead).
+    const ajv = createAjv({ standalone: opts.standalone ?? false, ...(trusted ? {} : { documentPatterns: patternsAt }) });
     // All component schemas as one bundle; every $ref into them becomes absolute so inline schemas compile on their own.
     const bundle = { $id: BUNDLE_ID, $defs: Object.fromEntries(Object.entries(schemas).map(([name, s]: [string, unknown]) => [name, rewriteRefs(as31(s, is30), raw, is30)])) };
     try {
@@ -396,15 +399,24 @@ async function validatorsOf(doc: LoadedDocument, operations: Operation[], opts: 
       if (!match) return { kind: 'undocumented-media-type', mediaType: media || '(none)', documented: spec.content.map((c) => c.mediaType) };
       if (match.schema === undefined) return { kind: 'ok' };
       const fn = validator(match.schema);
-      return fn(body) ? { kind: 'ok' } : { kind: 'schema', problems: describeErrors(fn.errors) };
+      return naming(`validating ${op.operationId}'s ${status} answer`, () => (fn(body) ? { kind: 'ok' } : { kind: 'schema', problems: describeErrors(fn.errors) }));
     },
     validateRequestBody(op, body, mediaType) {
       const media = mediaType ? op.requestBody?.content.find((c) => c.mediaType === mediaType) : requestMediaOf(op);
       if (!media?.schema) return [];
       const fn = validator(media.schema);
-      return fn(body) ? [] : describeErrors(fn.errors);
+      return naming(`validating a request body of ${op.operationId}`, () => (fn(body) ? [] : describeErrors(fn.errors)));
     },
   };
+}
+
+/** A validation that met a pattern the linear-time engine cannot run says what it was validating. */
+function naming<T>(during: string, validate: () => T): T {
+  try {
+    return validate();
+  } catch (e) {
+    throw e instanceof UnsupportedPattern ? e.in(during) : e;
+  }
 }
 
 const isJsonMedia = (m: string): boolean => m === 'application/json' || /^application\/[\w.+-]+\+json$/.test(m);

@@ -8,6 +8,7 @@ import { isObj } from '../json.js';
 import type { JsonSchema } from '../catalogue/json-schema.js';
 import { generateValid, inlineForeignRefs } from './generate.js';
 import { deref } from '../catalogue/schema-walker.js';
+import { UnsupportedPattern } from '../catalogue/linear-pattern.js';
 
 export type Plain = string | number | boolean;
 
@@ -42,13 +43,22 @@ function ownSchema(spec: SpecDocument, p: ParameterLike): { inlined: JsonSchema 
 /** Whether a value is valid for the parameter's schema (any value, when the schema cannot be compiled). */
 function validatorOf(spec: SpecDocument, own: JsonSchema | undefined): (v: unknown) => boolean {
   if (own === undefined) return () => true;
+  let fn: ReturnType<SpecDocument['validator']>;
   try {
-    const fn = spec.validator(own);
-    return (v) => fn(v) === true;
+    fn = spec.validator(own);
   } catch {
     // A schema no validator compiles: the document's own values are taken as they are.
     return () => true;
   }
+  return (v) => {
+    try {
+      return fn(v) === true;
+    } catch (e) {
+      // Likewise a pattern the linear-time engine cannot run (a value generated for it is refused, with that cause).
+      if (e instanceof UnsupportedPattern) return true;
+      throw e;
+    }
+  };
 }
 
 /** Whether a value as it travels in a path or query (text) is valid for the parameter: as it is, or as the number it spells. */
