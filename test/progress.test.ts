@@ -128,6 +128,23 @@ describe('a check that holds its worker', () => {
       while (heard.longest()?.check !== 'FSAPI-B-002 getThing') await new Promise((resolve) => setImmediate(resolve));
       now = 12_000;
       expect(heard.longest()).toEqual({ check: 'FSAPI-B-002 getThing', operation: 'getThing', worker: expect.any(String), forMs: 12_000 });
+      // Asked on an interrupt, it does not answer: it is the one to stop at once.
+      expect(await heard.unresponsive(200)).toEqual([heard.longest()!.worker]);
+    } finally {
+      await worker.terminate();
+      heard.close();
+    }
+  });
+
+  it('that waits on the network answers when asked, and is not taken for a spinning one', async () => {
+    const heard = listenForCheckActivity('run-idle');
+    const reporter = new URL('../dist/src/harness/checks-in-progress.js', import.meta.url).href;
+    // On a check whose request is out: its event loop turns. The interval keeps the thread alive while it waits.
+    const worker = new Worker(`import(${JSON.stringify(reporter)}).then((m) => { m.checkActivityReporter('run-idle').started('FSAPI-C-003 slow', 'slow'); setInterval(() => {}, 1000); require('node:worker_threads').parentPort.postMessage('waiting'); });`, { eval: true });
+    try {
+      await new Promise((resolve) => worker.once('message', resolve));
+      while (heard.longest() === undefined) await new Promise((resolve) => setImmediate(resolve));
+      expect(await heard.unresponsive(10_000)).toEqual([]);
     } finally {
       await worker.terminate();
       heard.close();

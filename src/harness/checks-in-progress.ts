@@ -15,6 +15,14 @@ interface CheckActivity {
 }
 
 const channelName = (runId: string) => `fsapi-conformance:${runId}:checks`;
+/** Asks and answers whether a worker's event loop turns, apart from the checks' traffic (rare: on an interrupt). */
+const controlName = (runId: string) => `fsapi-conformance:${runId}:control`;
+
+interface Control {
+  event: 'ping' | 'pong';
+  nonce: number;
+  worker?: string;
+}
 
 /** In a worker: `started` when a check begins, `ended` when its result is made. */
 export function checkActivityReporter(runId: string): { started: (check: string, operation: string | undefined) => void; ended: (check: string) => void } {
@@ -22,6 +30,13 @@ export function checkActivityReporter(runId: string): { started: (check: string,
   channel.unref();
   // vitest's worker number where there is one (what its own output calls the worker), else the thread's.
   const worker = process.env['VITEST_POOL_ID'] ?? String(threadId);
+  // Answered by the event loop: a worker stuck in synchronous code never answers, which is how it is told apart.
+  const control = new BroadcastChannel(controlName(runId));
+  control.unref();
+  control.onmessage = (e) => {
+    const c = (e as { data: Control }).data;
+    if (c.event === 'ping') control.postMessage({ event: 'pong', nonce: c.nonce, worker } satisfies Control);
+  };
   return {
     started: (check, operation) => channel.postMessage({ worker, check, event: 'start', ...(operation ? { operation } : {}) } satisfies CheckActivity),
     ended: (check) => channel.postMessage({ worker, check, event: 'end' } satisfies CheckActivity),
@@ -40,7 +55,10 @@ export interface LongestCheck {
  * In the main thread: the checks running now, by when the main thread heard of their start (`now`'s clock);
  * `longest` names the one running longest. `close` stops listening.
  */
-export function listenForCheckActivity(runId: string, now: () => number = () => performance.now()): { longest: () => LongestCheck | undefined; close: () => void } {
+export function listenForCheckActivity(
+  runId: string,
+  now: () => number = () => performance.now(),
+): { longest: () => LongestCheck | undefined; unresponsive: (waitMs: number) => Promise<string[]>; close: () => void } {
   const running = new Map<string, { check: string; operation?: string; worker: string; since: number }>();
   const channel = new BroadcastChannel(channelName(runId));
   channel.unref();
@@ -57,5 +75,41 @@ export function listenForCheckActivity(runId: string, now: () => number = () => 
     const { since, ...named } = first;
     return { ...named, forMs: now() - since };
   };
-  return { longest, close: () => channel.close() };
+  const control = new BroadcastChannel(controlName(runId));
+  control.unref();
+  let nonce = 0;
+  /**
+   * The workers on a check now that do not answer within `waitMs`: each is in synchronous code that no cancel
+   * reaches (a worker waiting on the network answers at once).
+   */
+  const unresponsive = (waitMs: number): Promise<string[]> => {
+    const silent = new Set([...running.values()].map((r) => r.worker));
+    if (silent.size === 0) return Promise.resolve([]);
+    const asked = ++nonce;
+    return new Promise((resolve) => {
+      const done = () => {
+        control.onmessage = () => undefined;
+        resolve([...silent]);
+      };
+      const timer = setTimeout(done, waitMs);
+      control.onmessage = (e) => {
+        const c = (e as { data: Control }).data;
+        if (c.event !== 'pong' || c.nonce !== asked || !c.worker) return;
+        silent.delete(c.worker);
+        if (silent.size === 0) {
+          clearTimeout(timer);
+          done();
+        }
+      };
+      control.postMessage({ event: 'ping', nonce: asked } satisfies Control);
+    });
+  };
+  return {
+    longest,
+    unresponsive,
+    close: () => {
+      channel.close();
+      control.close();
+    },
+  };
 }
