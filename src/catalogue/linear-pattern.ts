@@ -2,8 +2,9 @@
  * A document's regular expressions (`pattern`, `patternProperties`) run on RE2's linear-time engine (re2js, pure
  * JavaScript), never on a backtracking one: on ECMAScript's engine a hostile pattern (`^(a+)+$` against forty
  * letters and a `!`) takes longer than any run, and a worker stuck in one match cannot even be interrupted. The
- * pattern is read as ECMAScript writes it (`\u0041`, `(?<name>`, `[^]` translated). What RE2 cannot run at all
- * (lookaround, backreferences, a repeat count over 1,000) is never run on the other engine instead: using it throws
+ * pattern is read as ECMAScript writes it (`\u0041`, `(?<name>`, `[^]` translated), lookaheads at its start as
+ * conditions RE2 checks apart. What RE2 cannot run at all (other lookaround, backreferences, a repeat count over
+ * 1,000) is never run on the other engine instead: using it throws
  * UnsupportedPattern, naming the construct and where the document writes the pattern, so what needed it is
  * skipped with that cause.
  */
@@ -55,6 +56,43 @@ function constructOf(message: string): string {
 
 const compiled = new Map<string, PatternTest | UnsupportedPattern>();
 
+/** A pattern on RE2, read as ECMAScript writes it; throws RE2's refusal. */
+const onRe2 = (pattern: string): { test: (text: string) => boolean } => re2().compile(re2().translateRegExp(pattern));
+
+/** The end of the group that opens at `at` (its closing parenthesis), past escapes and character classes. */
+function groupEnd(pattern: string, at: number): number | undefined {
+  let depth = 0;
+  let inClass = false;
+  for (let i = at; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') i++;
+    else if (inClass) inClass = c !== ']';
+    else if (c === '[') inClass = true;
+    else if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return i;
+  }
+  return undefined;
+}
+
+/**
+ * Lookaheads right after the pattern's `^` (`^(?=.*[1-9])...`, `^(?!.*--)...`, the usual way to add a rule to a
+ * pattern) are conditions on the whole text from its start: each is its own RE2 search anchored at the start,
+ * which gives ECMAScript's meaning in linear time. Undefined when the pattern has none there.
+ */
+function withLeadingLookaheads(pattern: string): PatternTest | undefined {
+  if (!pattern.startsWith('^(?=') && !pattern.startsWith('^(?!')) return undefined;
+  const conditions: { holds: boolean; re: { test: (text: string) => boolean } }[] = [];
+  let at = 1;
+  while (pattern.startsWith('(?=', at) || pattern.startsWith('(?!', at)) {
+    const end = groupEnd(pattern, at);
+    if (end === undefined) return undefined;
+    conditions.push({ holds: pattern[at + 2] === '=', re: onRe2(`^(?:${pattern.slice(at + 3, end)})`) });
+    at = end + 1;
+  }
+  const rest = onRe2(`^${pattern.slice(at)}`);
+  return { test: (text) => conditions.every((c) => c.re.test(text) === c.holds) && rest.test(text), toString: () => `/${pattern}/u` };
+}
+
 /**
  * The pattern on the linear-time engine; one the engine cannot take is returned as a test that throws
  * UnsupportedPattern when used (a schema that holds it still compiles, and validates every value that never
@@ -64,8 +102,12 @@ export function linearPattern(pattern: string, where: (pattern: string) => reado
   let known = compiled.get(pattern);
   if (!known) {
     try {
-      const re = re2().compile(re2().translateRegExp(pattern));
-      known = { test: (text) => re.test(text), toString: () => `/${pattern}/u` };
+      let made = withLeadingLookaheads(pattern);
+      if (!made) {
+        const re = onRe2(pattern);
+        made = { test: (text) => re.test(text), toString: () => `/${pattern}/u` };
+      }
+      known = made;
     } catch (e) {
       known = new UnsupportedPattern(pattern, constructOf((e as Error).message), []);
     }
