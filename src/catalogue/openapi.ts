@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { UsageError } from '../errors.js';
 import { groupOf, type GroupSlug, type UNBOUND_SUITE } from './groups.js';
-import { patternLocator, UnsupportedPattern } from './linear-pattern.js';
+import { matchesLinear, patternLocator, UnsupportedPattern } from './linear-pattern.js';
 import { createAjv, describeErrors, SUBSCHEMA, SUBSCHEMA_LIST, SUBSCHEMA_MAP, type JsonSchema, type SchemaProblem, type ValidateFunction } from './json-schema.js';
 import { loadPrecompiled, schemaKey } from './precompiled.js';
 import type { LoadWarning, Prepared } from './prepare.js';
@@ -85,6 +85,11 @@ export interface SpecDocument {
   schemaAt(ref: string): JsonSchema | undefined;
   /** Compiles (once) and returns a validator for a schema inside the document. */
   validator(schema: JsonSchema): ValidateFunction;
+  /**
+   * Whether a text matches one of the document's patterns, on the engine its validators use (linear time for a
+   * vendor's document; undefined for a pattern that engine cannot run).
+   */
+  matchesPattern(pattern: string, text: string): boolean | undefined;
   /** Loaded with `standalone`: the source of every validator an operation needs (src/catalogue/precompiled.ts). */
   standaloneSource?: () => string;
   /** The response the document declares for a status, or undefined when it documents none. */
@@ -282,7 +287,7 @@ function indexOperations(doc: LoadedDocument): OperationIndex {
   return { operations, byId, states };
 }
 
-type Validators = Pick<SpecDocument, 'schemaAt' | 'validator' | 'standaloneSource' | 'responseFor' | 'validateResponse' | 'validateRequestBody'>;
+type Validators = Pick<SpecDocument, 'schemaAt' | 'validator' | 'matchesPattern' | 'standaloneSource' | 'responseFor' | 'validateResponse' | 'validateRequestBody'>;
 
 /** Validators: the document's schemas compiled on first use against one bundle of its components (or the build's). */
 async function validatorsOf(doc: LoadedDocument, operations: Operation[], opts: LoadOptions): Promise<Validators> {
@@ -361,6 +366,8 @@ async function validatorsOf(doc: LoadedDocument, operations: Operation[], opts: 
   return {
     schemaAt,
     validator,
+    // The reference profile's patterns are the suite's own: ECMAScript's engine, as its compiled validators.
+    matchesPattern: trusted ? matchesNative : matchesLinear,
     ...(opts.standalone
       ? {
           standaloneSource: () => {
@@ -408,6 +415,15 @@ async function validatorsOf(doc: LoadedDocument, operations: Operation[], opts: 
       return naming(`validating a request body of ${op.operationId}`, () => (fn(body) ? [] : describeErrors(fn.errors)));
     },
   };
+}
+
+/** A pattern of the suite's own on ECMAScript's engine (read without the Unicode flag where only that reads it). */
+function matchesNative(pattern: string, text: string): boolean | undefined {
+  try {
+    return new RegExp(pattern, 'u').test(text);
+  } catch {
+    return new RegExp(pattern).test(text);
+  }
 }
 
 /** A validation that met a pattern the linear-time engine cannot run says what it was validating. */
