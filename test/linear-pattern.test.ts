@@ -9,6 +9,9 @@ import { linearPattern, matchesLinear, UnsupportedPattern } from '../src/catalog
 import { outcomeOf } from '../src/harness/judge.js';
 import { invalidValue } from '../src/checks/mutations.js';
 import { fromRoot } from '../src/paths.js';
+import { TrafficObserver } from '../src/harness/observer.js';
+import { evaluatorsFor, judgeTraffic } from '../src/checks/traffic.js';
+import type { HttpResponse } from '../src/http/client.js';
 import { generateValid, loadGenerator } from '../src/values/generate.js';
 
 await loadGenerator();
@@ -53,6 +56,22 @@ describe("a document's patterns", () => {
     // A check that meets it is skipped with that cause, never failed.
     expect(outcomeOf(thrown, 'MUST', false)).toEqual({ status: 'skipped', message: (thrown as Error).message });
     expect(() => linearPattern('^(a)\\1$').test('aa')).toThrow(/a backreference/);
+  });
+
+  it("that the engine cannot run leave an answer's schema unjudged, and only that: its status and media type are judged", () => {
+    const observer = new TrafficObserver(evaluatorsFor(spec));
+    const body = { memo: 'ok' };
+    const res = { status: 201, headers: { 'content-type': 'application/json' }, text: JSON.stringify(body), json: body, contentType: 'application/json', sizeBytes: 13, durationMs: 1, exchange: { request: { method: 'POST', url: 'https://api.example.test/v1/notes', headers: {} } } } as unknown as HttpResponse;
+    observer.observe(op('createNote'), res);
+    expect(observer.unjudged('createNote', 'FSAPI-CONTRACT-001')).toMatch(/^validating createNote's 201 answer: .*#\/components\/schemas\/Memo\/pattern uses a lookahead/);
+    expect(observer.applicable('createNote', 'FSAPI-CONTRACT-001')).toBe(0);
+    for (const judged of ['FSAPI-CONTRACT-002', 'FSAPI-CONTRACT-003']) {
+      expect(observer.unjudged('createNote', judged)).toBeUndefined();
+      expect(observer.applicable('createNote', judged)).toBe(1);
+    }
+    // verify's judgement over the recorded traffic reads it the same way.
+    expect(judgeTraffic(spec, op('createNote'), 'FSAPI-CONTRACT-002', [{ res }])).toEqual({ applicable: 1, findings: [] });
+    expect(judgeTraffic(spec, op('createNote'), 'FSAPI-CONTRACT-001', [{ res }])).toEqual({ applicable: 0, findings: [] });
   });
 
   it('end the making of a value that needs one the engine cannot run, with its cause, and never build a string of a huge repeat', () => {
