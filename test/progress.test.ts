@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listenForRequestTotals, requestTotalsReporter } from '../src/harness/request-totals.js';
-import { LiveProgress, renderProgress, type ProgressCounts, type ProgressStream } from '../src/runner/progress.js';
+import { LiveProgress, LONG_CHECK_MS, renderProgress, type ProgressCounts, type ProgressStream } from '../src/runner/progress.js';
+import { listenForCheckActivity } from '../src/harness/checks-in-progress.js';
+import { Worker } from 'node:worker_threads';
 import type { RunReport } from '../src/results/model.js';
 import { busy } from './helpers/busy.js';
 
@@ -103,6 +105,51 @@ describe('the progress line', () => {
     expect(out.text).toBe(ERASE);
     p.line('verdict: CONFORMANT');
     expect(out.text).toBe(`${ERASE}verdict: CONFORMANT\n`);
+  });
+});
+
+describe('a check that holds its worker', () => {
+  it('is named on the line past a few seconds, with its operation where its id does not say it', () => {
+    const longest = { check: 'FSAPI-SCHEMA-001 createTransfer', operation: 'createTransfer', worker: '2', forMs: 12_000 };
+    expect(renderProgress(counts({ done: 3, requests: 9, longest }), 0, 20_000)).toBe('20s: 3 checks, 0 failed, 9 requests, 0.0 req/s; worker 2 on FSAPI-SCHEMA-001 createTransfer for 12s');
+    expect(renderProgress(counts({ done: 3, requests: 9, longest: { ...longest, check: 'FSAPI-FLOW-002 payout', operation: 'createPayout' } }), 0, 20_000)).toMatch(/; worker 2 on FSAPI-FLOW-002 payout \(operation createPayout\) for 12s$/);
+    // A check a second or two long is the run's ordinary pace: not named.
+    expect(renderProgress(counts({ done: 3, requests: 9, longest: { ...longest, forMs: LONG_CHECK_MS - 1 } }), 0, 20_000)).not.toContain('worker');
+  });
+
+  it('is heard of from a worker that spins right after it started it, and no longer once it ended', async () => {
+    let now = 0;
+    const heard = listenForCheckActivity('run-spin', () => now);
+    // A thread that starts a check and never yields again, as a generator without a bound did (issue 34).
+    const reporter = new URL('../dist/src/harness/checks-in-progress.js', import.meta.url).href;
+    const worker = new Worker(`import(${JSON.stringify(reporter)}).then((m) => { const a = m.checkActivityReporter('run-spin'); a.started('FSAPI-A-001 done', 'x'); a.ended('FSAPI-A-001 done'); a.started('FSAPI-B-002 getThing', 'getThing'); require('node:worker_threads').parentPort.postMessage('spinning'); for (;;); });`, { eval: true });
+    try {
+      await new Promise((resolve) => worker.once('message', resolve));
+      // The main thread hears of each message as its loop turns: wait for the start, not for a time.
+      while (heard.longest()?.check !== 'FSAPI-B-002 getThing') await new Promise((resolve) => setImmediate(resolve));
+      now = 12_000;
+      expect(heard.longest()).toEqual({ check: 'FSAPI-B-002 getThing', operation: 'getThing', worker: expect.any(String), forMs: 12_000 });
+      // Asked on an interrupt, it does not answer: it is the one to stop at once.
+      expect(await heard.unresponsive(200)).toEqual([heard.longest()!.worker]);
+    } finally {
+      await worker.terminate();
+      heard.close();
+    }
+  });
+
+  it('that waits on the network answers when asked, and is not taken for a spinning one', async () => {
+    const heard = listenForCheckActivity('run-idle');
+    const reporter = new URL('../dist/src/harness/checks-in-progress.js', import.meta.url).href;
+    // On a check whose request is out: its event loop turns. The interval keeps the thread alive while it waits.
+    const worker = new Worker(`import(${JSON.stringify(reporter)}).then((m) => { m.checkActivityReporter('run-idle').started('FSAPI-C-003 slow', 'slow'); setInterval(() => {}, 1000); require('node:worker_threads').parentPort.postMessage('waiting'); });`, { eval: true });
+    try {
+      await new Promise((resolve) => worker.once('message', resolve));
+      while (heard.longest() === undefined) await new Promise((resolve) => setImmediate(resolve));
+      expect(await heard.unresponsive(10_000)).toEqual([]);
+    } finally {
+      await worker.terminate();
+      heard.close();
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type addFormatsModule from 'ajv-formats';
+import { linearPattern } from './linear-pattern.js';
 
 export type JsonSchema = Record<string, unknown> | boolean;
 
@@ -25,14 +26,18 @@ function ajvModule(): NonNullable<typeof ajvModules> {
  * One ajv instance (JSON Schema 2020-12, the dialect of OpenAPI 3.1) with formats.
  * Not strict: a vendor's document may carry annotation keywords (discriminator, xml, x-*) that are not validation.
  * The reference profile is linted in strict mode by its own test.
+ * `documentPatterns`: the schemas are a document's the suite does not own, so their patterns run on the linear-time
+ * engine (linear-pattern.ts); it finds a pattern in the document for the message of one that engine cannot run.
  */
-export function createAjv(opts: { strict?: boolean; standalone?: boolean } = {}): Ajv2020 {
+export function createAjv(opts: { strict?: boolean; standalone?: boolean; documentPatterns?: (pattern: string) => readonly string[] } = {}): Ajv2020 {
   const { ajv: { Ajv2020, _ }, addFormats } = ajvModule();
   const ajv = new Ajv2020({
     // Standalone: keep each validator's source, formats taken from ajv-formats at load (src/catalogue/precompiled.ts).
-    // Otherwise (a vendor's document) patterns that are no valid Unicode regular expression are read as JavaScript
-    // reads them without the flag, as Prism does.
-    code: opts.standalone ? { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` } : { regExp: lenientRegExp },
+    // A vendor's document: its patterns on the linear-time engine. The suite's own schemas: ECMAScript's, where
+    // patterns that are no valid Unicode regular expression are read as JavaScript reads them without the flag.
+    code: opts.standalone
+      ? { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` }
+      : { regExp: opts.documentPatterns ? linearRegExp(opts.documentPatterns) : lenientRegExp },
     strict: opts.strict ?? false,
     // Not strict, an unknown format (a vendor's "cognito_id") is only an annotation; ajv would say so on the
     // console at every schema that uses it.
@@ -66,6 +71,9 @@ const lenientRegExp = Object.assign(
   },
   { code: 'new RegExp' },
 );
+
+/** ajv's pattern engine for a document's schemas: RE2's linear time. ajv reads `code` only when it writes a validator's source, which it never does with this engine. */
+const linearRegExp = (where: (pattern: string) => readonly string[]) => Object.assign((pattern: string) => linearPattern(pattern, where), { code: 'linearPattern' });
 
 export interface SchemaProblem {
   /** JSON Pointer into the validated value. */

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { UsageError } from '../errors.js';
 import { groupOf, type GroupSlug, type UNBOUND_SUITE } from './groups.js';
+import { matchesLinear, patternLocator, UnsupportedPattern } from './linear-pattern.js';
 import { createAjv, describeErrors, SUBSCHEMA, SUBSCHEMA_LIST, SUBSCHEMA_MAP, type JsonSchema, type SchemaProblem, type ValidateFunction } from './json-schema.js';
 import { loadPrecompiled, schemaKey } from './precompiled.js';
 import type { LoadWarning, Prepared } from './prepare.js';
@@ -84,6 +85,11 @@ export interface SpecDocument {
   schemaAt(ref: string): JsonSchema | undefined;
   /** Compiles (once) and returns a validator for a schema inside the document. */
   validator(schema: JsonSchema): ValidateFunction;
+  /**
+   * Whether a text matches one of the document's patterns, on the engine its validators use (linear time for a
+   * vendor's document; undefined for a pattern that engine cannot run).
+   */
+  matchesPattern(pattern: string, text: string): boolean | undefined;
   /** Loaded with `standalone`: the source of every validator an operation needs (src/catalogue/precompiled.ts). */
   standaloneSource?: () => string;
   /** The response the document declares for a status, or undefined when it documents none. */
@@ -281,15 +287,17 @@ function indexOperations(doc: LoadedDocument): OperationIndex {
   return { operations, byId, states };
 }
 
-type Validators = Pick<SpecDocument, 'schemaAt' | 'validator' | 'standaloneSource' | 'responseFor' | 'validateResponse' | 'validateRequestBody'>;
+type Validators = Pick<SpecDocument, 'schemaAt' | 'validator' | 'matchesPattern' | 'standaloneSource' | 'responseFor' | 'validateResponse' | 'validateRequestBody'>;
 
 /** Validators: the document's schemas compiled on first use against one bundle of its components (or the build's). */
 async function validatorsOf(doc: LoadedDocument, operations: Operation[], opts: LoadOptions): Promise<Validators> {
   const { raw, is30, file, shown, trusted, schemas } = doc;
   // The build's compiled validators serve a trusted document (src/catalogue/precompiled.ts).
   const precompiled = trusted && !opts.standalone ? loadPrecompiled(file.sha256) : undefined;
+  const patternsAt = patternLocator(raw);
   const makeAjv = (checkSchemas: boolean) => {
-    const ajv = createAjv({ standalone: opts.standalone ?? false });
+    // A vendor's patterns run in linear time; the reference profile's are the suite's own (its amounts use a lookahead).
+    const ajv = createAjv({ standalone: opts.standalone ?? false, ...(trusted ? {} : { documentPatterns: patternsAt }) });
     // All component schemas as one bundle; every $ref into them becomes absolute so inline schemas compile on their own.
     const bundle = { $id: BUNDLE_ID, $defs: Object.fromEntries(Object.entries(schemas).map(([name, s]: [string, unknown]) => [name, rewriteRefs(as31(s, is30), raw, is30)])) };
     try {
@@ -358,6 +366,8 @@ async function validatorsOf(doc: LoadedDocument, operations: Operation[], opts: 
   return {
     schemaAt,
     validator,
+    // The reference profile's patterns are the suite's own: ECMAScript's engine, as its compiled validators.
+    matchesPattern: trusted ? matchesNative : matchesLinear,
     ...(opts.standalone
       ? {
           standaloneSource: () => {
@@ -396,15 +406,33 @@ async function validatorsOf(doc: LoadedDocument, operations: Operation[], opts: 
       if (!match) return { kind: 'undocumented-media-type', mediaType: media || '(none)', documented: spec.content.map((c) => c.mediaType) };
       if (match.schema === undefined) return { kind: 'ok' };
       const fn = validator(match.schema);
-      return fn(body) ? { kind: 'ok' } : { kind: 'schema', problems: describeErrors(fn.errors) };
+      return naming(`validating ${op.operationId}'s ${status} answer`, () => (fn(body) ? { kind: 'ok' } : { kind: 'schema', problems: describeErrors(fn.errors) }));
     },
     validateRequestBody(op, body, mediaType) {
       const media = mediaType ? op.requestBody?.content.find((c) => c.mediaType === mediaType) : requestMediaOf(op);
       if (!media?.schema) return [];
       const fn = validator(media.schema);
-      return fn(body) ? [] : describeErrors(fn.errors);
+      return naming(`validating a request body of ${op.operationId}`, () => (fn(body) ? [] : describeErrors(fn.errors)));
     },
   };
+}
+
+/** A pattern of the suite's own on ECMAScript's engine (read without the Unicode flag where only that reads it). */
+function matchesNative(pattern: string, text: string): boolean | undefined {
+  try {
+    return new RegExp(pattern, 'u').test(text);
+  } catch {
+    return new RegExp(pattern).test(text);
+  }
+}
+
+/** A validation that met a pattern the linear-time engine cannot run says what it was validating. */
+function naming<T>(during: string, validate: () => T): T {
+  try {
+    return validate();
+  } catch (e) {
+    throw e instanceof UnsupportedPattern ? e.in(during) : e;
+  }
 }
 
 const isJsonMedia = (m: string): boolean => m === 'application/json' || /^application\/[\w.+-]+\+json$/.test(m);

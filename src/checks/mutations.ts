@@ -10,6 +10,7 @@ import { pathToPointer } from '../catalogue/yaml-file.js';
 import { jsonBodyOf } from './support.js';
 import { isObj, type JsonObject } from '../json.js';
 import { mergedSchema } from '../catalogue/schema-walker.js';
+import { matchesLinear } from '../catalogue/linear-pattern.js';
 
 
 export interface Mutation {
@@ -37,16 +38,11 @@ function shortValue(v: unknown): unknown {
   return typeof v === 'string' && v.length > 40 ? `${v.slice(0, 12)}...(${v.length} characters)` : v;
 }
 
-const matches = (pattern: string, v: string): boolean => {
-  try {
-    return new RegExp(pattern, 'u').test(v);
-  } catch {
-    return new RegExp(pattern).test(v);
-  }
-};
+/** Whether a text matches a pattern (undefined: the engine cannot run it). */
+type PatternMatcher = (pattern: string, text: string) => boolean | undefined;
 
 /** One clearly invalid string for a pattern: a near miss where the pattern's meaning is recognisable. */
-function breakPattern(pattern: string): string | undefined {
+function breakPattern(pattern: string, matches: PatternMatcher): string | undefined {
   const candidates: string[] = [];
   if (pattern.includes('\\+')) candidates.push('14155550123'); // E.164 without its plus sign
   if (/^\^\[A-Z\]\{2\}\$$/.test(pattern)) candidates.push('USA'); // three letters for a two-letter country
@@ -55,7 +51,8 @@ function breakPattern(pattern: string): string | undefined {
   const prefix = /^\^([a-z]+_)/.exec(pattern)?.[1];
   if (prefix) candidates.push(`${prefix}!invalid!`); // an id of the right kind, malformed
   candidates.push('not valid!', '!!', ' ');
-  return candidates.find((c) => !matches(pattern, c));
+  // On the document's engine, as its validators: a pattern it cannot run gets no near miss (none can be proven one).
+  return candidates.find((c) => matches(pattern, c) === false);
 }
 
 const FORMAT_VALUES: Record<string, string> = {
@@ -69,7 +66,7 @@ const FORMAT_VALUES: Record<string, string> = {
 };
 
 /** The invalid value for a property's most telling constraint, or undefined when it has none this can break. */
-export function invalidValue(s: JsonObject): { value: unknown; constraint: string } | undefined {
+export function invalidValue(s: JsonObject, matches: PatternMatcher = matchesLinear): { value: unknown; constraint: string } | undefined {
   if (Array.isArray(s['enum']) && s['enum'].length > 0) {
     let v = 'fsapi_not_a_listed_value';
     while (s['enum'].includes(v)) v += '_x';
@@ -82,7 +79,7 @@ export function invalidValue(s: JsonObject): { value: unknown; constraint: strin
     return { value: FORMAT_VALUES[s['format']], constraint: `format ${s['format']}` };
   }
   if (typeof s['pattern'] === 'string') {
-    const v = breakPattern(s['pattern']);
+    const v = breakPattern(s['pattern'], matches);
     if (v !== undefined) return { value: v, constraint: `pattern ${s['pattern']}` };
   }
   if (isType('integer') || isType('number')) {
@@ -112,7 +109,7 @@ export function mutationsFor(spec: SpecDocument, op: Operation): Mutation[] {
       if (required.has(name)) out.push({ path: p, kind: 'missing', constraint: 'required' });
       const s = mergedSchema(spec, raw as JsonSchema);
       if (!s) continue;
-      const bad = invalidValue(s);
+      const bad = invalidValue(s, spec.matchesPattern);
       if (bad) out.push({ path: p, kind: 'invalid', constraint: bad.constraint, value: bad.value });
       // One level down, for objects the body always carries (address inside a customer).
       if (depth === 0 && required.has(name) && isObj(s['properties'])) visit(s, p, depth + 1);

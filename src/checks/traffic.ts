@@ -3,11 +3,12 @@
  * response_schema_conformance, status_code_conformance, content_type_conformance, ...). The observer applies them
  * to all traffic as it arrives; one check per operation and requirement, run last, reports the findings.
  */
-import type { Operation, SpecDocument } from '../catalogue/openapi.js';
+import type { Operation, ResponseVerdict, SpecDocument } from '../catalogue/openapi.js';
+import { UnsupportedPattern } from '../catalogue/linear-pattern.js';
 import { CheckFailure } from '../harness/assert.js';
 import type { CheckDef } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
-import type { TrafficApplicability, TrafficEvaluator, TrafficFinding } from '../harness/observer.js';
+import { PartlyJudged, type TrafficApplicability, type TrafficEvaluator, type TrafficFinding } from '../harness/observer.js';
 import type { CheckFamily } from './plan.js';
 import type { Probe } from '../http/request-parts.js';
 
@@ -131,7 +132,14 @@ function contractFindings(spec: SpecDocument, op: Operation, res: HttpResponse, 
     return out;
   }
   const body = res.json !== undefined ? res.json : res.text;
-  const verdict = spec.validateResponse(op, res.status, res.contentType, body);
+  let verdict: ResponseVerdict;
+  try {
+    verdict = spec.validateResponse(op, res.status, res.contentType, body);
+  } catch (e) {
+    // A pattern the suite cannot run leaves the body's schema unjudged; the status, media type and headers are judged.
+    if (e instanceof UnsupportedPattern) throw new PartlyJudged(e.message, ['FSAPI-CONTRACT-001'], out);
+    throw e;
+  }
   if (verdict.kind === 'undocumented-media-type') {
     out.push({ requirement: 'FSAPI-CONTRACT-003', message: `${res.status} media type ${verdict.mediaType} is not documented (documented: ${verdict.documented.join(', ')})` });
   } else if (verdict.kind === 'schema') {
@@ -217,9 +225,10 @@ export function judgeTraffic(spec: SpecDocument, op: Operation, requirement: str
       let found: ReturnType<typeof ev.evaluate>;
       try {
         found = ev.evaluate(op, res, probe);
-      } catch {
-        // As the live observer: an answer the suite cannot judge counts neither way.
-        continue;
+      } catch (e) {
+        // As the live observer: an answer the suite cannot judge for this requirement counts neither way.
+        if (!(e instanceof PartlyJudged) || e.unjudged.includes(requirement)) continue;
+        found = e.found;
       }
       applicable++;
       for (const f of found) if (f.requirement === requirement) findings.push({ message: f.message, res });

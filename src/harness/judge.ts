@@ -10,6 +10,7 @@ import type { Level } from '../catalogue/requirements.js';
 import { RateLimited } from '../http/transport-error.js';
 import type { CheckResult, CheckStatus, Facts, RecordedExchange, SkipCause } from '../results/model.js';
 import { CheckFailure, CheckSkipped } from './assert.js';
+import { UnsupportedPattern } from '../catalogue/linear-pattern.js';
 
 /**
  * The answers of a check's exchanges, in the order they were recorded, and the facts its run recorded (what it read
@@ -114,6 +115,8 @@ export interface Outcome {
 export function outcomeOf(e: unknown, level: Level, strict: boolean): Outcome {
   if (e === undefined) return { status: 'passed' };
   if (e instanceof CheckSkipped) return { status: 'skipped', message: e.message, ...(e.skipCause ? { skipCause: e.skipCause } : {}) };
+  // The suite cannot run one of the document's patterns in bounded time: a gap of the suite, named, never a failure.
+  if (e instanceof UnsupportedPattern) return { status: 'skipped', message: e.message };
   if (e instanceof CheckFailure && level !== 'INFO') return { status: isBlockingLevel(level) || strict ? 'failed' : 'warning', message: e.message };
   if (e instanceof RateLimited) return { status: 'error', cause: 'rate-limited', message: e.message };
   const err = e as Error;

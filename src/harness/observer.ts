@@ -9,6 +9,22 @@ export interface TrafficFinding {
   message: string;
 }
 
+/**
+ * Thrown by an evaluator that judged an answer for some of its requirements only: what it found for the others, and
+ * why it could not judge these (a pattern of the document the suite cannot run leaves the schema unjudged, not the
+ * status, media type or headers).
+ */
+export class PartlyJudged extends Error {
+  override readonly name = 'PartlyJudged';
+  constructor(
+    message: string,
+    readonly unjudged: readonly string[],
+    readonly found: TrafficFinding[],
+  ) {
+    super(message);
+  }
+}
+
 /** `probe`: what the request broke on purpose, when the suite made it invalid (see CallOptions.probe). */
 export type TrafficEvaluator = (op: Operation, res: HttpResponse, probe?: Probe) => TrafficFinding[];
 export type TrafficApplicability = (op: Operation, res: HttpResponse, probe?: Probe) => string[];
@@ -41,15 +57,19 @@ export class TrafficObserver {
     for (const ev of this.evaluators) {
       const applies = ev.appliesTo(op, res, probe);
       let found: TrafficFinding[];
+      let judged = applies;
       try {
         found = ev.evaluate(op, res, probe);
       } catch (e) {
         // A judgement the document itself prevents (a schema that does not compile) is no finding, and the
         // request that received the answer goes on: the observed-traffic check says why it could not judge.
-        for (const r of applies) t.unjudged.set(r, (e as Error).message);
-        continue;
+        const unjudged = e instanceof PartlyJudged ? e.unjudged : applies;
+        for (const r of unjudged) t.unjudged.set(r, (e as Error).message);
+        if (!(e instanceof PartlyJudged)) continue;
+        judged = applies.filter((r) => !unjudged.includes(r));
+        found = e.found;
       }
-      for (const r of applies) t.applicable.set(r, (t.applicable.get(r) ?? 0) + 1);
+      for (const r of judged) t.applicable.set(r, (t.applicable.get(r) ?? 0) + 1);
       for (const f of found) {
         const list = t.findings.get(f.requirement) ?? [];
         if (!t.findings.has(f.requirement)) t.findings.set(f.requirement, list);

@@ -1,5 +1,6 @@
 import type { SuiteSlug } from '../catalogue/groups.js';
 import { listenForRequestTotals } from '../harness/request-totals.js';
+import { listenForCheckActivity } from '../harness/checks-in-progress.js';
 import type { ResultCollector } from './collector.js';
 import type { ProgressCounts } from './progress.js';
 import type { PacingNow } from '../http/rate-limiter.js';
@@ -18,13 +19,18 @@ export interface ProgressSources {
 /**
  * Where the live progress line's numbers come from during a run: checks done and failed (the collector), checks
  * planned (the planner), requests sent (the workers' running totals, and `mainThreadRequests` such as the
- * preflight's). `close` stops listening to the workers.
+ * preflight's), the check that has held a worker longest. `close` stops listening to the workers.
  */
 export function progressCounts(a: ProgressSources & { collector: ResultCollector }): { counts: () => ProgressCounts; close: () => void } {
   let planned: number | undefined;
   let planning: Promise<void> | undefined;
   const live = new Map<string, number>();
-  const close = listenForRequestTotals(a.runId, (suite, n) => live.set(suite, Math.max(n, live.get(suite) ?? 0)));
+  const stopTotals = listenForRequestTotals(a.runId, (suite, n) => live.set(suite, Math.max(n, live.get(suite) ?? 0)));
+  const checks = listenForCheckActivity(a.runId);
+  const close = () => {
+    stopTotals();
+    checks.close();
+  };
   const counts = (): ProgressCounts => {
     const done = a.collector.counts;
     // The planner imports every suite file of the run: it counts once the checks are running, so that it never
@@ -34,7 +40,8 @@ export function progressCounts(a: ProgressSources & { collector: ResultCollector
         .then(({ planChecks }) => planChecks(a.catalogue, a.groups))
         .then((p) => void (planned = p.length), () => undefined);
     }
-    return { ...done, planned, requests: a.collector.requestsSoFar(live) + a.mainThreadRequests(), pacing: a.pacing() };
+    const longest = checks.longest();
+    return { ...done, planned, requests: a.collector.requestsSoFar(live) + a.mainThreadRequests(), pacing: a.pacing(), ...(longest ? { longest } : {}) };
   };
   return { counts, close };
 }

@@ -1,5 +1,6 @@
 import ansiEscapes from 'ansi-escapes';
 import type { PacingNow } from '../http/rate-limiter.js';
+import type { LongestCheck } from '../harness/checks-in-progress.js';
 
 /** What the run has done so far, read on every tick. */
 export interface ProgressCounts {
@@ -11,6 +12,8 @@ export interface ProgressCounts {
   requests: number;
   /** The run's pacing now, when it paces (src/http/rate-limiter.ts). */
   pacing?: PacingNow;
+  /** The check that has held a worker longest now (src/harness/checks-in-progress.ts). */
+  longest?: LongestCheck;
 }
 
 /** Where progress is written: a terminal (isTTY, columns) gets one updating line; anything else, plain lines. */
@@ -24,6 +27,8 @@ export interface ProgressStream {
 export const TTY_TICK_MS = 250;
 /** Without a terminal (a CI log), a plain progress line this often. */
 export const LOG_EVERY_MS = 5_000;
+/** A check that has held its worker this long is named on the line, with its operation and how long. */
+export const LONG_CHECK_MS = 5_000;
 /** The request rate shown is over this last stretch of the run. */
 export const RATE_WINDOW_MS = 5_000;
 /**
@@ -156,7 +161,13 @@ export function renderProgress(c: ProgressCounts, rate: number | undefined, elap
   const pacing = c.pacing && c.pacing.rate > 0 ? ` (${renderPacing(c.pacing)})` : '';
   if (rate !== undefined) parts.push(`${rate.toFixed(1)} req/s${pacing}`);
   else if (pacing) parts.push(pacing.slice(2, -1));
-  return `${duration(elapsedMs)}: ${parts.join(', ')}`;
+  return `${duration(elapsedMs)}: ${parts.join(', ')}${c.longest && c.longest.forMs >= LONG_CHECK_MS ? `; ${renderLongest(c.longest)}` : ''}`;
+}
+
+/** "worker 2 on FSAPI-SCHEMA-001 createTransfer for 12s": the check, its operation where its id does not say it. */
+function renderLongest(l: LongestCheck): string {
+  const operation = l.operation && !l.check.split(' ').includes(l.operation) ? ` (operation ${l.operation})` : '';
+  return `worker ${l.worker} on ${l.check}${operation} for ${duration(l.forMs)}`;
 }
 
 /** "paced at 160/s, 32 in flight: holding back": the pacing's rate now, and whether it holds the run back. */

@@ -13,6 +13,7 @@ import { allureReporter, type AllureResultsReporter } from './allure-writer.js';
 import { ResultCollector, type SuiteStats } from './collector.js';
 import type { LiveProgress, ProgressCounts } from './progress.js';
 import { progressCounts, type ProgressSources } from './progress-counts.js';
+import { listenForCheckActivity } from '../harness/checks-in-progress.js';
 import type { RunPlan } from './run-plan.js';
 
 /** The execute phase's hand-off: what the checks found, and what kept some of them from running. */
@@ -149,10 +150,12 @@ async function prepareSuites({ cfg, weight, dir, workers, catalogue, waiting }: 
 
 /** How long an interrupted run waits for its workers to end their current checks before it ends their threads. */
 const INTERRUPT_GRACE_MS = 1_000;
+/** How long a worker on a check has to answer on an interrupt: one that does not is spinning, and is not waited for. */
+const ANSWER_MS = 200;
 
 async function runSuites(
   { vitest, collector }: PreparedSuites,
-  { cfg, workers, waiting }: RunPlan,
+  { cfg, workers, runId, waiting }: RunPlan,
   worker: WorkerConfig,
   log: (line: string) => void,
   interrupt: AbortSignal,
@@ -162,16 +165,26 @@ async function runSuites(
   let interrupted = false;
   const cancel = () => void vitest.cancelCurrentRun('keyboard-input');
   let stopWorkers: NodeJS.Timeout | undefined;
+  let forced = false;
+  // A second cancel is a forced one: vitest ends each worker's thread.
+  const force = (why: string) => {
+    if (forced) return;
+    forced = true;
+    clearTimeout(stopWorkers);
+    log(`  ${why}: stopping it; the report holds the checks that finished`);
+    cancel();
+  };
+  const activity = listenForCheckActivity(runId);
   const onInterrupt = () => {
     interrupted = true;
     collector.interrupted = true;
     cancel();
-    // A worker ends its current checks when told to cancel, but one busy in a synchronous loop never hears it: past
-    // the grace period the cancel is given again, which vitest takes as forced and ends each worker's thread.
-    stopWorkers = setTimeout(() => {
-      log(`  a worker did not stop within ${INTERRUPT_GRACE_MS / 1000} s of the interrupt: stopping it; the report holds the checks that finished`);
-      cancel();
-    }, INTERRUPT_GRACE_MS);
+    // A worker ends its current checks when told to cancel, but one busy in a synchronous loop never hears it: one
+    // that does not answer at once is stopped then, and any other past the grace period.
+    void activity.unresponsive(ANSWER_MS).then((silent) => {
+      if (silent.length) force(`${silent.length === 1 ? `worker ${silent[0]} is` : `workers ${silent.join(', ')} are`} busy in synchronous code and cannot hear the interrupt`);
+    });
+    stopWorkers = setTimeout(() => force(`a worker did not stop within ${INTERRUPT_GRACE_MS / 1000} s of the interrupt`), INTERRUPT_GRACE_MS);
     stopWorkers.unref();
   };
   // vitest forgets a cancel that comes while its run starts up (it clears it before queueing the first file): once
@@ -196,6 +209,8 @@ async function runSuites(
     }
   } finally {
     clearTimeout(stopWorkers);
+    forced = true;
+    activity.close();
     progress?.display.stop();
     interrupt.removeEventListener('abort', onInterrupt);
     await vitest.close();

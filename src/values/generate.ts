@@ -5,6 +5,7 @@
  * discriminator sets the discriminating member of the branch it takes.
  */
 import { describeErrors, type SchemaProblem } from '../catalogue/json-schema.js';
+import { runsLinear, UnsupportedPattern } from '../catalogue/linear-pattern.js';
 import { bundleRef, type SpecDocument } from '../catalogue/openapi.js';
 import { SCHEMA_DEPTH } from '../catalogue/schema-walker.js';
 import { isObj, type JsonObject } from '../json.js';
@@ -58,6 +59,9 @@ function forClient(v: unknown): unknown {
   if (!isObj(v)) return v;
   const out: JsonObject = {};
   for (const [k, x] of Object.entries(v)) out[k] = k === '$ref' && typeof x === 'string' ? localRef(x) : forClient(x);
+  // The generator builds strings from a pattern by its own means, a repeat count as large as written: one the
+  // validator cannot run (`{100000000}`, a lookahead) makes nothing provable, so it is not given to the generator.
+  if (typeof out['pattern'] === 'string' && !runsLinear(out['pattern'])) delete out['pattern'];
   if (isObj(out['properties'])) {
     const props = out['properties'];
     const readOnly = Object.keys(props).filter((k) => isObj(props[k]) && props[k]['readOnly'] === true);
@@ -193,6 +197,8 @@ export function generateValid(spec: SpecDocument, schema: unknown, seed: number,
     try {
       valid = making.validate(value);
     } catch (e) {
+      // A pattern the linear-time engine cannot run: no value is proven valid, and the pattern is what to fix.
+      if (e instanceof UnsupportedPattern) return { ok: false, problems: [{ pointer: '', message: e.message }] };
       // A schema that names itself for one value (a cycle through allOf/oneOf) sends the validator round it until
       // its stack runs out, for every value: nothing made can be proven valid, and the cycle is what to fix.
       const { defs, cycles } = defsOf(spec);

@@ -8,6 +8,7 @@ import { isObj } from '../json.js';
 import type { JsonSchema } from '../catalogue/json-schema.js';
 import { generateValid, inlineForeignRefs } from './generate.js';
 import { deref } from '../catalogue/schema-walker.js';
+import { UnsupportedPattern } from '../catalogue/linear-pattern.js';
 
 export type Plain = string | number | boolean;
 
@@ -35,25 +36,52 @@ type ParameterLike = Pick<Parameter, 'name' | 'example' | 'schema'> & { in?: Par
  * `allowEmptyValue`, which no value of ours needs.
  */
 function ownSchema(spec: SpecDocument, p: ParameterLike): { inlined: JsonSchema | undefined; own: JsonSchema | undefined } {
-  const inlined = p.schema === undefined ? undefined : (inlineForeignRefs(spec, p.schema) as JsonSchema);
+  const inlined = inlinedOf(spec, p.schema);
   return { inlined, own: inlined !== undefined ? { allOf: [inlined], not: { const: '' } } : inlined };
 }
 
-/** Whether a value is valid for the parameter's schema (any value, when the schema cannot be compiled). */
-function validatorOf(spec: SpecDocument, own: JsonSchema | undefined): (v: unknown) => boolean {
-  if (own === undefined) return () => true;
+/**
+ * The parameter's schema with its foreign references inlined, made once per schema of the document: the same
+ * object each time, so its validator is found by identity, not by its text again.
+ */
+const inlinedSchemas = new WeakMap<object, JsonSchema>();
+function inlinedOf(spec: SpecDocument, schema: JsonSchema | undefined): JsonSchema | undefined {
+  if (schema === undefined || typeof schema !== 'object') return schema;
+  let inlined = inlinedSchemas.get(schema);
+  if (inlined === undefined) inlinedSchemas.set(schema, (inlined = inlineForeignRefs(spec, schema) as JsonSchema));
+  return inlined;
+}
+
+/**
+ * Whether a value is valid for the parameter's own schema (`ownSchema`: the schema, never empty; any value when the
+ * schema cannot be compiled). The schema's validator is the one the document declares, so the build's compiled
+ * validators serve the reference profile's: its never-empty form, compiled anew, cost each suite file's thread about
+ * a second of ajv compiling in an embedded run. The empty text is told apart here instead (`not: {const: ''}`).
+ */
+function validatorOf(spec: SpecDocument, inlined: JsonSchema | undefined): (v: unknown) => boolean {
+  if (inlined === undefined) return () => true;
+  let fn: ReturnType<SpecDocument['validator']>;
   try {
-    const fn = spec.validator(own);
-    return (v) => fn(v) === true;
+    fn = spec.validator(inlined);
   } catch {
     // A schema no validator compiles: the document's own values are taken as they are.
     return () => true;
   }
+  return (v) => {
+    if (v === '') return false;
+    try {
+      return fn(v) === true;
+    } catch (e) {
+      // Likewise a pattern the linear-time engine cannot run (a value generated for it is refused, with that cause).
+      if (e instanceof UnsupportedPattern) return true;
+      throw e;
+    }
+  };
 }
 
 /** Whether a value as it travels in a path or query (text) is valid for the parameter: as it is, or as the number it spells. */
 export function validForParameter(spec: SpecDocument, p: ParameterLike, value: string): boolean {
-  const valid = validatorOf(spec, ownSchema(spec, p).own);
+  const valid = validatorOf(spec, inlinedOf(spec, p.schema));
   return valid(value) || (value.trim() !== '' && !Number.isNaN(Number(value)) && valid(Number(value)));
 }
 
@@ -61,7 +89,7 @@ export function validForParameter(spec: SpecDocument, p: ParameterLike, value: s
 export function documentValue(spec: SpecDocument, p: ParameterLike, seed: number): DocumentValue | undefined {
   const { inlined, own } = ownSchema(spec, p);
   const schema = deref(spec, inlined) ?? {};
-  const valid = validatorOf(spec, own);
+  const valid = validatorOf(spec, inlined);
   const documented = [p.example, schema['default'], schema['example'], Array.isArray(schema['examples']) ? schema['examples'][0] : undefined, Array.isArray(schema['enum']) ? schema['enum'][0] : undefined];
   for (const v of documented) if (plain(v) && valid(v)) return { value: v, origin: 'example' };
   // An array parameter (`?ids=a&ids=b`) is sent as one value of its items: what a form-exploded query carries.

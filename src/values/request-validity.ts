@@ -12,6 +12,7 @@ import type { SchemaProblem } from '../catalogue/json-schema.js';
 import { isObj, type JsonObject } from '../json.js';
 import type { RequestParts } from '../http/request-parts.js';
 import { validForParameter } from './parameter-value.js';
+import { UnsupportedPattern } from '../catalogue/linear-pattern.js';
 
 /** How deep references are followed to find readOnly members (circular schemas stop here). */
 const DEPTH = 8;
@@ -126,7 +127,7 @@ export function bodyProblems(spec: SpecDocument, op: Operation, body: unknown): 
   try {
     problems = spec.validateRequestBody(op, body, media.mediaType);
   } catch (e) {
-    return [{ pointer: '', message: `the schema cannot be compiled (${(e as Error).message})` }];
+    return [{ pointer: '', message: e instanceof UnsupportedPattern ? e.message : `the schema cannot be compiled (${(e as Error).message})` }];
   }
   return problems.filter((p) => !(p.message === 'is required' && isReadOnlyAt(tree, p.pointer)));
 }

@@ -15,6 +15,7 @@ import { CreatedTally } from './created.js';
 import { withRetries } from '../harness/retry.js';
 import { TrafficObserver } from '../harness/observer.js';
 import { requestTotalsReporter } from '../harness/request-totals.js';
+import { checkActivityReporter } from '../harness/checks-in-progress.js';
 import { preconditionFailure, preconditionSettingsOf } from '../harness/preconditions.js';
 import { operationRequest, releaseFaker, seededFaker, sendRecorded, workerRuntime, type OperationRequest, type WorkerRuntime } from '../harness/runtime.js';
 import { idempotencyKeyFor, keyScope, worldKeyScope } from '../harness/idempotency-key.js';
@@ -89,6 +90,7 @@ function registerChecks(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FIL
     observer.observe(op, res, probe);
   };
   const sent = requestTotalsReporter(cfg.runId);
+  const activity = checkActivityReporter(cfg.runId);
   const send: Sender = (req, record) => {
     stats.requests++;
     sent(suite, stats.requests);
@@ -122,7 +124,15 @@ function registerChecks(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FIL
   const register = (def: CheckDef) => {
     const req = rt.catalogue.requirements.get(def.requirement);
     test(testName(def, req), { timeout: def.timeoutMs ?? Math.max(30_000, cfg.timeoutMs * 4) }, async ({ task, skip }) => {
-      const result = withReproduction(await withRetries(await runOne(rt, def, observer, send, worldOf), cfg.rerun, (attempt) => runOne(rt, def, observer, send, worldOf, attempt)), def, cfg.baseUrl, setupLog);
+      const id = checkId(def);
+      // The progress line names a check that holds its worker for seconds.
+      activity.started(id, def.operation);
+      let result: CheckResult;
+      try {
+        result = withReproduction(await withRetries(await runOne(rt, def, observer, send, worldOf), cfg.rerun, (attempt) => runOne(rt, def, observer, send, worldOf, attempt)), def, cfg.baseUrl, setupLog);
+      } finally {
+        activity.ended(id);
+      }
       // The suite's running totals ride along with every result (suite meta set in afterAll never reaches reporters).
       Object.assign(task.meta, { fsapi: result, fsapi_stats: { suite, requests: stats.requests, created: { ...stats.created } }, vitestWorker: process.env['VITEST_POOL_ID'] });
       if (result.status === 'skipped') skip(result.message);
