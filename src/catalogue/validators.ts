@@ -1,0 +1,162 @@
+/**
+ * The validators phase of loading a document (openapi.ts): its schemas compiled against one bundle of its
+ * components, or taken from the build's precompiled ones for the reference profile.
+ */
+import { createRequire } from 'node:module';
+import { UsageError } from '../errors.js';
+import { matchesLinear, patternLocator, UnsupportedPattern } from './linear-pattern.js';
+import { createAjv, describeErrors, type JsonSchema, type ValidateFunction } from './json-schema.js';
+import { loadPrecompiled, schemaKey } from './precompiled.js';
+import { cachedDerivation, pointerToPath } from './yaml-file.js';
+import { isObj } from '../json.js';
+import { as31, BUNDLE_ID, documentRef, rewriteRefs } from './as-json-schema.js';
+import type { LoadedDocument, LoadOptions, Operation, ResponseSpec, SpecDocument } from './document-types.js';
+import { requestMediaOf } from './media.js';
+
+type Validators = Pick<SpecDocument, 'schemaAt' | 'validator' | 'matchesPattern' | 'standaloneSource' | 'responseFor' | 'validateResponse' | 'validateRequestBody'>;
+
+/** Validators: the document's schemas compiled on first use against one bundle of its components (or the build's). */
+export async function validatorsOf(doc: LoadedDocument, operations: Operation[], opts: LoadOptions): Promise<Validators> {
+  const { raw, is30, file, shown, trusted, schemas } = doc;
+  // The build's compiled validators serve a trusted document (src/catalogue/precompiled.ts).
+  const precompiled = trusted && !opts.standalone ? loadPrecompiled(file.sha256) : undefined;
+  const patternsAt = patternLocator(raw);
+  const makeAjv = (checkSchemas: boolean) => {
+    // A vendor's patterns run in linear time; the reference profile's are the suite's own (its amounts use a lookahead).
+    const ajv = createAjv({ standalone: opts.standalone ?? false, ...(trusted ? {} : { documentPatterns: patternsAt }) });
+    // All component schemas as one bundle; every $ref into them becomes absolute so inline schemas compile on their own.
+    const bundle = { $id: BUNDLE_ID, $defs: Object.fromEntries(Object.entries(schemas).map(([name, s]: [string, unknown]) => [name, rewriteRefs(as31(s, is30), raw, is30)])) };
+    try {
+      ajv.addSchema(bundle as object, undefined, undefined, checkSchemas);
+    } catch (e) {
+      throw new UsageError(`the component schemas cannot be compiled: ${(e as Error).message}`, {
+        file: shown,
+        where: String(file.lineOf(['components', 'schemas']) ?? ''),
+        fix: 'make every schema under components.schemas valid JSON Schema (2020-12 for OpenAPI 3.1)',
+      });
+    }
+    return ajv;
+  };
+  // The component schemas are checked against JSON Schema's meta-schema once per document content, so a schema
+  // that cannot compile is reported on load; after that (every worker of a run, every later run) they are known
+  // good, and compiling the meta-schema again cost each thread 0.15-0.3 s. A trusted document's are proven by its
+  // own tests. With the build's validators, ajv is made only if one is ever missing (none is for the reference
+  // profile), so it never loads in such a run's threads.
+  let ajvInstance: ReturnType<typeof makeAjv> | undefined;
+  if (!trusted) {
+    await cachedDerivation(file.sha256, 'component-schemas-checked-1', async () => ((ajvInstance = makeAjv(true)), true as const), (v): v is true => v === true);
+  }
+  const ajv = () => (ajvInstance ??= makeAjv(false));
+
+  const compiled = new WeakMap<object, ValidateFunction>();
+  // Equal schemas share one validator: the prepared document is JSON, so a component used in many places (a
+  // response, a header) is an equal copy at each.
+  const byText = new Map<string, ValidateFunction>();
+  const validator = (schema: JsonSchema): ValidateFunction => {
+    const known = typeof schema === 'object' ? compiled.get(schema) : undefined;
+    if (known) return known;
+    const text = JSON.stringify(schema);
+    let fn = byText.get(text);
+    if (!fn) {
+      try {
+        // A bare reference to a component is that component's own validator, compiled once for the document.
+        const ref = typeof schema === 'object' && Object.keys(schema).length === 1 ? schema['$ref'] : undefined;
+        fn = (precompiled && typeof schema === 'object' ? precompiled(schemaKey(schema)) : undefined) ?? (typeof ref === 'string' ? ajv().getSchema(ref) : undefined) ?? ajv().compile(schema);
+      } catch (e) {
+        throw new UsageError(`a schema cannot be compiled: ${(e as Error).message}`, {
+          file: shown,
+          fix: 'make the schema valid JSON Schema; every $ref must point inside components.schemas',
+        });
+      }
+      byText.set(text, fn);
+    }
+    if (typeof schema === 'object') compiled.set(schema, fn);
+    return fn;
+  };
+
+  const converted = new Map<string, JsonSchema | undefined>();
+  const schemaAt = (ref: string): JsonSchema | undefined => {
+    const local = documentRef(ref);
+    if (!converted.has(local)) {
+      const target = local.startsWith('#/') ? pointerToPath(local.slice(1)).reduce<unknown>((o, k) => (isObj(o) ? o[k] : undefined), raw) : undefined;
+      converted.set(local, isObj(target) || typeof target === 'boolean' ? (as31(target, is30) as JsonSchema) : undefined);
+    }
+    return converted.get(local);
+  };
+
+  const responseFor = (op: Operation, status: number): ResponseSpec | undefined =>
+    op.responses.find((r) => r.status === String(status)) ??
+    op.responses.find((r) => r.status === `${String(status)[0]}XX`) ??
+    op.responses.find((r) => r.status === 'DEFAULT');
+
+  return {
+    schemaAt,
+    validator,
+    // The reference profile's patterns are the suite's own: ECMAScript's engine, as its compiled validators.
+    matchesPattern: trusted ? matchesNative : matchesLinear,
+    ...(opts.standalone
+      ? {
+          standaloneSource: () => {
+            // Every schema an operation declares (parameters, request and response bodies, response headers).
+            const names: Record<string, string> = {};
+            for (const op of operations) {
+              const schemas = [
+                ...op.parameters.map((p) => p.schema),
+                ...(op.requestBody?.content ?? []).map((m) => m.schema),
+                ...op.responses.flatMap((r) => [...r.content.map((m) => m.schema), ...r.headers.map((h) => h.schema)]),
+              ];
+              for (const schema of schemas) {
+                if (typeof schema !== 'object' || schema === null) continue;
+                const key = schemaKey(schema);
+                if (names[key]) continue;
+                names[key] = `urn:fsapi:validator:${key}`;
+                ajv().addSchema({ ...schema, $id: names[key] });
+              }
+            }
+            // Build time only: loaded here, not by every thread that loads a spec.
+            const standaloneModule = createRequire(import.meta.url)('ajv/dist/standalone/index.js') as typeof import('ajv/dist/standalone/index.js');
+            return standaloneModule.default(ajv(), names);
+          },
+        }
+      : {}),
+    responseFor,
+    validateResponse(op, status, contentType, body) {
+      const spec = responseFor(op, status);
+      if (!spec) return { kind: 'undocumented-status', documented: op.responses.map((r) => r.status) };
+      if (spec.content.length === 0) return { kind: 'ok' };
+      const media = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+      const match =
+        spec.content.find((c) => c.mediaType === media) ??
+        spec.content.find((c) => c.mediaType.endsWith('/*') && media.startsWith(c.mediaType.slice(0, -1))) ??
+        spec.content.find((c) => c.mediaType === '*/*');
+      if (!match) return { kind: 'undocumented-media-type', mediaType: media || '(none)', documented: spec.content.map((c) => c.mediaType) };
+      if (match.schema === undefined) return { kind: 'ok' };
+      const fn = validator(match.schema);
+      return naming(`validating ${op.operationId}'s ${status} answer`, () => (fn(body) ? { kind: 'ok' } : { kind: 'schema', problems: describeErrors(fn.errors) }));
+    },
+    validateRequestBody(op, body, mediaType) {
+      const media = mediaType ? op.requestBody?.content.find((c) => c.mediaType === mediaType) : requestMediaOf(op);
+      if (!media?.schema) return [];
+      const fn = validator(media.schema);
+      return naming(`validating a request body of ${op.operationId}`, () => (fn(body) ? [] : describeErrors(fn.errors)));
+    },
+  };
+}
+
+/** A pattern of the suite's own on ECMAScript's engine (read without the Unicode flag where only that reads it). */
+function matchesNative(pattern: string, text: string): boolean | undefined {
+  try {
+    return new RegExp(pattern, 'u').test(text);
+  } catch {
+    return new RegExp(pattern).test(text);
+  }
+}
+
+/** A validation that met a pattern the linear-time engine cannot run says what it was validating. */
+function naming<T>(during: string, validate: () => T): T {
+  try {
+    return validate();
+  } catch (e) {
+    throw e instanceof UnsupportedPattern ? e.in(during) : e;
+  }
+}
