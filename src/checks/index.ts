@@ -8,6 +8,7 @@ import { httpFamily } from './http.js';
 import { idempotencyFamily } from './idempotency.js';
 import { inputFamily } from './input.js';
 import { lifecycleFamily } from './lifecycle.js';
+import { exploreFamily } from './explore.js';
 import { observationFamily } from './observations/index.js';
 import { schemaFamily } from './schema.js';
 import { tenancyFamily } from './tenancy.js';
@@ -31,6 +32,8 @@ export const FAMILIES: CheckFamily[] = [
   inputFamily,
   httpFamily,
   lifecycleFamily,
+  // Valid requests across each operation's input space, within the exploration budget.
+  exploreFamily,
   observationFamily,
   // Judgements over everything observed (run last).
   trafficFamily,
