@@ -37,10 +37,15 @@ function branchValues(spec: SpecDocument, slot: Slot, seed: number): EdgeValue[]
   return out;
 }
 
-/** One slot's edges: its values, then (when optional) its absence or presence. */
-function slotEdges(spec: SpecDocument, slot: Slot, seed: number): EdgeValue[] {
-  const out = [...edgeValues(slot.schema, slot.base), ...branchValues(spec, slot, seed)];
-  if (slot.optional && slot.base !== undefined) out.push({ value: undefined, kind: 'optional member absent' });
+/**
+ * One slot's edges: its presence changed first when optional (left out, or set), then its values, rotated by the
+ * slot's place so that across slots every kind of value comes early.
+ */
+function slotEdges(spec: SpecDocument, slot: Slot, place: number, seed: number): EdgeValue[] {
+  const values = [...edgeValues(slot.schema, slot.base), ...branchValues(spec, slot, seed)];
+  const shift = values.length ? place % values.length : 0;
+  const out = [...values.slice(shift), ...values.slice(0, shift)];
+  if (slot.optional && slot.base !== undefined) out.unshift({ value: undefined, kind: 'optional member absent' });
   if (slot.optional && slot.base === undefined) {
     const made = generateValid(spec, slot.schema, seed);
     if (made.ok) out.unshift({ value: made.value, kind: 'optional member present' });
@@ -56,7 +61,7 @@ export interface VariantPlan {
 
 /** Every variant of `base` over `slots`, edges first, in a deterministic order for the seed. */
 export function planVariants(spec: SpecDocument, base: RequestParts, slots: readonly Slot[], seed: number): VariantPlan {
-  const edges = slots.map((s, i) => slotEdges(spec, s, seed + i * 7919));
+  const edges = slots.map((s, i) => slotEdges(spec, s, i, seed + i * 7919));
   const total = edges.reduce((n, e) => n + e.length, 0) + RANDOM_ROUNDS * slots.length;
   return { total, variants: walk(spec, base, slots, edges, seed) };
 }
@@ -67,7 +72,7 @@ function* walk(spec: SpecDocument, base: RequestParts, slots: readonly Slot[], e
     for (let k = 0; k < slots.length; k++) {
       const mine = edges[k]!;
       if (round >= mine.length) continue;
-      const e = mine[(round + k) % mine.length]!;
+      const e = mine[round]!;
       yield { parts: withSlot(base, slots[k]!, e.value), slot: slots[k]!, value: e.value, kind: e.kind, phase: 'edge' };
     }
   }
