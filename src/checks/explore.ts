@@ -13,13 +13,12 @@ import { seedFor } from '../harness/seed.js';
 import { namesResource } from '../values/provenance.js';
 import { bodyProblems, parameterProblems } from '../values/request-validity.js';
 import { describeMinimal, explore, type ExploreOutcome } from '../explore/explore.js';
-import { describeVariant } from '../explore/variants.js';
+import { slotName } from '../explore/input-space.js';
+import { EXPLORE_VARIANT } from '../results/exploration.js';
 import type { CheckFamily } from './plan.js';
 import { validRequest } from './requests.js';
 import { documented2xx, isCreate, isWrite } from './support.js';
 
-/** The variant slug: the reproduction of a failing exploration replays its last exchange, the minimal request. */
-export const EXPLORE_VARIANT = 'explore';
 
 /** Whether the operation takes input a client chooses: a body, or an optional query parameter naming no resource. */
 function takesInput(op: Operation): boolean {
@@ -112,11 +111,8 @@ export const exploreFamily: CheckFamily = {
             // The minimal request last: the reproduction replays it (src/suite/suite.ts).
             ctx.attach(m.res.exchange, m.res);
             const statuses = [...new Set(outcome.failures.map((f) => f.res.status))].join(', ');
-            const members = [...new Set(outcome.failures.map((f) => describeVariant(f.variant).split(' ')[0]))].slice(0, 5).join(', ');
-            check(
-              false,
-              `${outcome.failures.length} of ${outcome.sent} explored valid requests answered a status the document does not list (${statuses}; members: ${members}); minimal request: ${describeMinimal(m)} ${m.failure.why}; first seen with ${describeVariant(m.failure.variant)}`,
-            );
+            const members = [...new Set(outcome.failures.map((f) => slotName(f.variant.slot)))].slice(0, 5).join(', ');
+            check(false, `${outcome.failures.length} of ${outcome.sent} explored valid requests answered ${statuses}, not documented for ${op.operationId} (members: ${members}); minimal request: ${describeMinimal(m)}`);
           }
           if (outcome.unexplored > 0) ctx.observe(`explored ${outcome.sent} valid requests; ${outcome.unexplored} variants left unexplored by the budget of ${budget}`);
         },

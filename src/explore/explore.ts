@@ -92,8 +92,8 @@ export async function explore(spec: SpecDocument, op: Operation, base: RequestPa
 export function describeMinimal(m: NonNullable<ExploreOutcome['minimal']>): string {
   const { failure, shrunk } = m;
   const value = describeVariant({ slot: failure.variant.slot, value: shrunk.value, kind: failure.variant.kind });
-  const from = JSON.stringify(shrunk.value) !== JSON.stringify(failure.variant.value) ? `, shrunk from ${JSON.stringify(failure.variant.value).slice(0, 60)}` : '';
-  const trigger = shrunk.trigger ? `; triggering characters: ${[...shrunk.trigger].map((c) => `"${c}" (U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`).join(', ')}` : '';
+  const trigger = shrunk.trigger ? `; triggering characters: ${[...shrunk.trigger].map((c) => `${JSON.stringify(c)} (U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`).join(', ')}` : '';
   const dropped = shrunk.dropped.length ? `; left out: ${shrunk.dropped.join(', ')}` : '';
-  return `${value}${from}${trigger}${dropped} (${shrunk.requests} shrinking requests)`;
+  const from = JSON.stringify(shrunk.value) !== JSON.stringify(failure.variant.value) ? `; shrunk in ${shrunk.requests} requests from ${describeVariant(failure.variant)}` : '';
+  return `${value}, answered ${m.res.status}${trigger}${dropped}${from}`;
 }

@@ -2,7 +2,7 @@ import { describe, inject, test } from 'vitest';
 import type { SuiteSlug } from '../catalogue/groups.js';
 import type { Operation } from '../catalogue/openapi.js';
 import { genericChecks } from '../checks/index.js';
-import { EXPLORE_VARIANT } from '../checks/explore.js';
+import { EXPLORE_VARIANT } from '../results/exploration.js';
 import { evaluatorsFor } from '../checks/traffic.js';
 import type { CheckResult } from '../results/model.js';
 import { createWorld } from '../world/index.js';
