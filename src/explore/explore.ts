@@ -9,7 +9,8 @@ import type { HttpResponse } from '../http/client.js';
 import type { RequestParts } from '../http/request-parts.js';
 import { inputSlots } from './input-space.js';
 import { shrink, type Shrunk } from './shrink.js';
-import { describeVariant, planVariants, type Variant } from './variants.js';
+import { describeChange, planVariants, type Variant } from './variants.js';
+import { slotName } from './input-space.js';
 
 /** Why an answer breaks the contract (a failure of the phase), or undefined when it keeps it. */
 export type AnswerJudge = (res: HttpResponse) => string | undefined;
@@ -30,8 +31,6 @@ export interface ExploredFailure {
 export interface ExploreOutcome {
   /** Requests sent for the exploration (not counting the shrinking's). */
   sent: number;
-  /** Variants dropped because they were not valid for the document (never sent). */
-  invalid: number;
   /** Variants the budget left unexplored. */
   unexplored: number;
   /** Requests the answer to which only said a made-up value names nothing (the suite's gap, not judged). */
@@ -45,20 +44,17 @@ export interface ExploreOutcome {
 
 export async function explore(spec: SpecDocument, op: Operation, base: RequestParts, seed: number, budget: number, io: ExploreIO, judge: AnswerJudge): Promise<ExploreOutcome> {
   const slots = inputSlots(spec, op, base);
-  const plan = planVariants(spec, base, slots, seed);
-  const out: ExploreOutcome = { sent: 0, invalid: 0, unexplored: 0, madeUpRefusals: 0, failures: [], answers: [] };
-  let consumed = 0;
+  const valid = (parts: RequestParts) => io.problems(parts).length === 0;
+  const plan = planVariants(spec, base, slots, seed, valid);
+  const out: ExploreOutcome = { sent: 0, unexplored: 0, madeUpRefusals: 0, failures: [], answers: [] };
+  let rounds = 0;
   let spent = false;
   for (const v of plan.variants) {
     if (out.sent >= budget) {
       spent = true;
       break;
     }
-    consumed++;
-    if (io.problems(v.parts).length > 0) {
-      out.invalid++;
-      continue;
-    }
+    rounds++;
     out.sent++;
     const res = await io.send(v.parts);
     if (!res) {
@@ -69,14 +65,13 @@ export async function explore(spec: SpecDocument, op: Operation, base: RequestPa
     const why = judge(res);
     if (why) out.failures.push({ variant: v, res, why });
   }
-  // The plan's count is an upper bound (a random value the generator cannot make is never tried): once every
-  // variant was reached, nothing is left.
-  out.unexplored = spent ? Math.max(0, plan.total - consumed) : 0;
+  // Rounds sent change by change count once here: the figure is what the budget left, at least.
+  out.unexplored = spent ? Math.max(1, plan.total - rounds) : 0;
   const first = out.failures[0];
   if (first) {
     let last: HttpResponse = first.res;
-    const shrunk = await shrink(first.variant.parts, first.variant.slot, first.variant.value, slots, async (parts) => {
-      if (io.problems(parts).length > 0) return undefined;
+    const shrunk = await shrink(base, first.variant.changes, slots, async (parts) => {
+      if (!valid(parts)) return undefined;
       const res = await io.send(parts);
       if (!res) return false;
       const same = res.status === first.res.status && judge(res) !== undefined;
@@ -88,12 +83,17 @@ export async function explore(spec: SpecDocument, op: Operation, base: RequestPa
   return out;
 }
 
+/** The members a failure's changes set, for messages. */
+export const changedMembers = (f: ExploredFailure): string[] => f.variant.changes.map((c) => slotName(c.slot));
+
 /** The minimal failing request in words: what it sets, what it left out, the triggering characters. */
 export function describeMinimal(m: NonNullable<ExploreOutcome['minimal']>): string {
   const { failure, shrunk } = m;
-  const value = describeVariant({ slot: failure.variant.slot, value: shrunk.value, kind: failure.variant.kind });
+  const only = shrunk.changes.length === 1 ? shrunk.changes[0]! : undefined;
+  const what = only ? describeChange({ ...only, value: shrunk.value }) : shrunk.changes.map(describeChange).join(' and ');
   const trigger = shrunk.trigger ? `; triggering characters: ${[...shrunk.trigger].map((c) => `${JSON.stringify(c)} (U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})`).join(', ')}` : '';
   const dropped = shrunk.dropped.length ? `; left out: ${shrunk.dropped.join(', ')}` : '';
-  const from = JSON.stringify(shrunk.value) !== JSON.stringify(failure.variant.value) ? `; shrunk in ${shrunk.requests} requests from ${describeVariant(failure.variant)}` : '';
-  return `${value}, answered ${m.res.status}${trigger}${dropped}${from}`;
+  const from = only && JSON.stringify(shrunk.value) !== JSON.stringify(only.value) ? `, shrunk from ${describeChange(only)}` : '';
+  const round = failure.variant.changes.length > 1 ? ` (found in a request that changed ${failure.variant.changes.length} members)` : '';
+  return `${what}, answered ${m.res.status}${trigger}${dropped}${from}${round}; ${shrunk.requests} shrinking requests`;
 }
