@@ -4,7 +4,8 @@
  * slows down over the bench weighs on both). Per pair: wall time, suites phase, CPU, requests sent and the
  * exploration's own requests (the explore checks' facts); then the median ratio of the two.
  *
- *   npx tsx bench/explore.ts [--pairs 5] [--budget 24] [--groups G1,G2] [--seed 20261120] [--spec FILE --binding FILE]
+ *   npx tsx bench/explore.ts [--pairs 5] [--budget 24] [--groups G1,G2] [--seed 20261120]
+ *   FSAPI_API_KEY=... FSAPI_TENANT_ID=... FSAPI_CA_FILE=... npx tsx bench/explore.ts --spec FILE --binding FILE --base-url URL
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,11 +31,17 @@ interface Side {
 const factSum = (r: RunReport, name: string): number =>
   r.checks.filter((c) => c.id.endsWith(' explore')).reduce((n, c) => n + (typeof c.facts?.[name] === 'number' ? (c.facts[name] as number) : 0), 0);
 
+/** A remote target's settings (key, business, CA) pass from the bench's environment to the runs; secrets are never printed. */
+function targetEnv(): Record<string, string> {
+  const names = ['FSAPI_API_KEY', 'FSAPI_TENANT_ID', 'FSAPI_CA_FILE'];
+  return Object.fromEntries(names.flatMap((n) => (process.env[n] ? [[n, process.env[n]!]] : [])));
+}
+
 async function once(budget: number, base: string[]): Promise<Side> {
   const dir = mkdtempSync(join(tmpdir(), 'fsapi-bench-explore-'));
   try {
     const reportRoot = join(dir, 'reports');
-    const r = await runCli([...base, '--explore', String(budget), '--report-dir', reportRoot], { cwd: dir, cpu: true });
+    const r = await runCli([...base, '--explore', String(budget), '--report-dir', reportRoot], { cwd: dir, cpu: true, env: targetEnv() });
     assertRan(r, `--explore ${budget}`);
     const report = readLatestReport(reportRoot);
     return {
