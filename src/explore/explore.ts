@@ -70,14 +70,18 @@ export async function explore(spec: SpecDocument, op: Operation, base: RequestPa
   const first = out.failures[0];
   if (first) {
     let last: HttpResponse = first.res;
-    const shrunk = await shrink(base, first.variant.changes, slots, async (parts) => {
-      if (!valid(parts)) return undefined;
-      const res = await io.send(parts);
-      if (!res) return false;
-      const same = res.status === first.res.status && judge(res) !== undefined;
-      if (same) last = res;
-      return same;
-    });
+    const stillBreaks = Object.assign(
+      async (parts: RequestParts) => {
+        if (!valid(parts)) return undefined;
+        const res = await io.send(parts);
+        if (!res) return false;
+        const same = res.status === first.res.status && judge(res) !== undefined;
+        if (same) last = res;
+        return same;
+      },
+      { valid },
+    );
+    const shrunk = await shrink(base, first.variant.changes, slots, stillBreaks);
     out.minimal = { failure: first, shrunk, res: last };
   }
   return out;

@@ -30,7 +30,10 @@ export interface Shrunk {
  * `breaks` answers whether a request still breaks the target the same way, or undefined when the request is not
  * valid for the document (then nothing is sent and nothing is counted).
  */
-export type StillBreaks = (parts: RequestParts) => Promise<boolean | undefined>;
+export type StillBreaks = ((parts: RequestParts) => Promise<boolean | undefined>) & {
+  /** Whether a request is valid for the document (nothing is sent to know it). */
+  valid(parts: RequestParts): boolean;
+};
 
 const PLAIN = 'a';
 
@@ -90,13 +93,19 @@ export async function shrink(base: RequestParts, failing: readonly Change[], oth
       } else i += size;
     }
   }
-  // 4. The smallest offending characters: runs of characters made plain where the failure stays.
+  // 4. The smallest offending characters: runs of characters made plain where the failure stays. A character the
+  // document needs there (an e-mail's "@") is kept for validity, and is no trigger.
+  const needed = new Set<number>();
   for (const size of chunkSizes(chars.length * 2)) {
     for (let i = 0; i < chars.length; i += size) {
       const run = chars.slice(i, i + size);
       if (run.every((c) => c === PLAIN)) continue;
       const plain = [...chars.slice(0, i), ...run.map(() => PLAIN), ...chars.slice(i + size)];
       const candidate = withSlot(parts, slot, plain.join(''));
+      if (size === 1 && !breaks.valid(candidate)) {
+        needed.add(i);
+        continue;
+      }
       if (await attempt(candidate)) {
         chars = plain;
         parts = candidate;
@@ -104,6 +113,6 @@ export async function shrink(base: RequestParts, failing: readonly Change[], oth
     }
   }
   // What plain letters could not replace triggers it, once the search was not cut short by the budget.
-  const trigger = requests < budget ? [...new Set(chars.filter((c) => c !== PLAIN))].join('') : '';
+  const trigger = requests < budget ? [...new Set(chars.filter((c, i) => c !== PLAIN && !needed.has(i)))].join('') : '';
   return { parts, changes, value: chars.join(''), dropped, requests, ...(trigger ? { trigger } : {}) };
 }
