@@ -95,8 +95,10 @@ async function main(): Promise<void> {
   );
   const wall = ratio((s) => s.wall_ms);
   const suites = ratio((s) => s.suites_ms);
-  console.log(`wall time on/off: median ${round(wall.median)} (${round(wall.min)}-${round(wall.max)}); suites phase: median ${round(suites.median)} (${round(suites.min)}-${round(suites.max)})`);
-  const file = writeResult('explore', { machine: machine(), budget, pairs: rows, wall_ratio: wall, suites_ratio: suites, args: base });
+  // CPU time is the steadier figure on a shared machine: another job's load stretches wall time, not the run's own work.
+  const cpu = ratio((s) => s.cpu_ms ?? NaN);
+  console.log(`wall time on/off: median ${round(wall.median)} (${round(wall.min)}-${round(wall.max)}); suites phase: median ${round(suites.median)} (${round(suites.min)}-${round(suites.max)}); CPU: median ${round(cpu.median)} (${round(cpu.min)}-${round(cpu.max)})`);
+  const file = writeResult(values.spec ? 'explore-vendor' : 'explore', { machine: machine(), budget, pairs: rows, wall_ratio: wall, suites_ratio: suites, cpu_ratio: cpu, args: base });
   console.log(`written: ${file}`);
 }
 
