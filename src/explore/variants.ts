@@ -113,6 +113,13 @@ function* walk(spec: SpecDocument, base: RequestParts, slots: readonly Slot[], e
 
 /** "first_name = \"Zoë\" (unicode: accented letter)", for messages. */
 export function describeChange(c: Pick<Change, 'slot' | 'value' | 'kind'>): string {
-  const shown = c.value === undefined ? 'left out' : `= ${JSON.stringify(c.value).slice(0, 80)}`;
+  const shown = c.value === undefined ? 'left out' : `= ${shownValue(c.value)}`;
   return `${slotName(c.slot)} ${shown} (${c.kind})`;
+}
+
+/** A value as a message shows it: a long string by its start and length, one repeated character as "a" × 100. */
+function shownValue(v: unknown): string {
+  if (typeof v !== 'string' || [...v].length <= 40) return JSON.stringify(v).slice(0, 80);
+  const chars = [...v];
+  return chars.every((c) => c === chars[0]) ? `${JSON.stringify(chars[0])} × ${chars.length}` : `${JSON.stringify(chars.slice(0, 40).join(''))}… (${chars.length} characters)`;
 }
