@@ -41,11 +41,12 @@ describe('the exploration phase in a run', { timeout: 240_000 }, () => {
     const failed = explorations(broken.report).find((c) => c.operation === 'createCustomer')!;
     expect(failed.status).toBe('failed');
     expect(failed.requirement).toBe('FSAPI-CONTRACT-002');
-    expect(failed.message).toMatch(/minimal request: email = "[^"]*\+[^"]*@[^"]*" \(e-mail: plus-addressed\), answered 500/);
+    expect(failed.message).toMatch(/minimal request: email = .*\(e-mail: plus-addressed\), answered 500/);
     expect(failed.facts?.['explore_shrink_requests']).toBeLessThanOrEqual(SHRINK_BUDGET);
-    // The minimal request is the one the reproduction sends: the e-mail it shrank to, in the body.
-    const minimal = /minimal request: email = ("[^"]*")/.exec(failed.message!)![1]!;
-    expect(failed.reproduce).toContain(`"email":${minimal}`);
+    // The minimal request is the one the reproduction sends: the e-mail it shrank to, with its plus, in the body.
+    const sent = /"email":("[^"]*")/.exec(failed.reproduce ?? '')?.[1];
+    expect(sent).toMatch(/\+.*@/);
+    if (sent!.length <= 42) expect(failed.message).toContain(`minimal request: email = ${sent}`);
     // Nothing but the exploration and the observed statuses fails: the fault breaks exactly FSAPI-CONTRACT-002.
     expect([...new Set(broken.report.checks.filter((c) => c.status === 'failed').map((c) => c.requirement))]).toEqual(['FSAPI-CONTRACT-002']);
     expect(broken.stdout).toContain('exploration: ');
