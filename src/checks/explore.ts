@@ -12,6 +12,7 @@ import type { RequestParts } from '../http/request-parts.js';
 import { seedFor } from '../harness/seed.js';
 import { namesResource } from '../values/provenance.js';
 import { bodyProblems, parameterProblems } from '../values/request-validity.js';
+import { loadGenerator } from '../values/generate.js';
 import { describeMinimal, explore, type ExploreOutcome } from '../explore/explore.js';
 import { EXPLORE_VARIANT } from '../results/exploration.js';
 import type { CheckFamily } from './plan.js';
@@ -42,6 +43,8 @@ function problemsOf(ctx: CheckContext, op: Operation, parts: RequestParts): stri
 
 async function exploreOperation(ctx: CheckContext, op: Operation, budget: number): Promise<{ outcome: ExploreOutcome; ms: number }> {
   const t0 = performance.now();
+  // Random rounds, optional members and oneOf branches are made by the generator, loaded where it is first needed.
+  await loadGenerator();
   // Writes change state: a fresh scope keeps the shared prerequisites as other checks expect them.
   const base = await validRequest(ctx, op, { fresh: isWrite(op) });
   const remove = deleteOf(ctx, op);
