@@ -21,6 +21,9 @@ export const FAMILIES: CheckFamily[] = [
   // Cross-cutting suites first (they hold nothing else).
   transportFamily,
   versioningFamily,
+  // Valid requests across each operation's input space, within the exploration budget: a long chain of requests
+  // one after another, so it starts first and overlaps the suite's other checks instead of lengthening its tail.
+  exploreFamily,
   // Who may ask, and with which headers.
   authFamily,
   authWritesFamily,
@@ -32,8 +35,6 @@ export const FAMILIES: CheckFamily[] = [
   inputFamily,
   httpFamily,
   lifecycleFamily,
-  // Valid requests across each operation's input space, within the exploration budget.
-  exploreFamily,
   observationFamily,
   // Judgements over everything observed (run last).
   trafficFamily,
