@@ -49,11 +49,16 @@ async function exploreOperation(ctx: CheckContext, op: Operation, budget: number
   const base = await validRequest(ctx, op, { fresh: isWrite(op) });
   const remove = deleteOf(ctx, op);
   let created = 0;
+  let cleaned = 0;
   const cleanUp = async (res: HttpResponse) => {
     const id = res.status >= 200 && res.status < 300 ? answeredId(res) : undefined;
     if (!remove || id === undefined) return;
     created++;
-    await ctx.call(remove.op, { pathParams: { ...(base.pathParams ?? {}), [remove.param]: id } }).catch(() => undefined);
+    const parts = { pathParams: { ...(base.pathParams ?? {}), [remove.param]: id } };
+    // A delete the document forbids (an id that breaks its parameter's format) is not sent: what it made stays.
+    if (parameterProblems(ctx.spec, remove.op, parts).length) return;
+    cleaned++;
+    await ctx.call(remove.op, parts).catch(() => undefined);
   };
   // The valid request itself first: the exploration varies a request the target accepts (FSAPI-CONTRACT-004 judges it).
   const first = await ctx.call(op, base);
@@ -81,7 +86,8 @@ async function exploreOperation(ctx: CheckContext, op: Operation, budget: number
     },
     (res) => (ctx.spec.responseFor(op, res.status) ? undefined : `answered ${res.status}, which ${op.operationId} does not document`),
   );
-  if (created) ctx.fact('explore_cleaned_up', created);
+  if (created) ctx.fact('explore_created', created);
+  if (cleaned) ctx.fact('explore_deleted', cleaned);
   return { outcome, ms: Math.round(performance.now() - t0) };
 }
 
