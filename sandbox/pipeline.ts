@@ -19,6 +19,7 @@ import { newId, type Store } from './store.js';
 import { isObj, type JsonObject } from '../src/json.js';
 import { propertiesOf } from '../src/catalogue/schema-walker.js';
 import { inlineForeignRefs } from '../src/values/generate.js';
+import { inputCrash } from './input-crashes.js';
 
 export interface SandboxRequest {
   method: string;
@@ -269,6 +270,8 @@ export class Pipeline {
         errors.push(...(named.length > 0 ? named : problems).map((p) => ({ field: p.pointer, message: p.message })));
       }
       if (errors.length > 0) throw validationError(errors);
+      const crash = inputCrash(spec, faults, op, body, url.searchParams);
+      if (crash) throw new Error(crash);
       const after: (() => void)[] = [];
       const ctx: Context = {
         spec,

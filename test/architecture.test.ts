@@ -27,6 +27,7 @@ const LAYERS = [
   'src/regression',
   'src/config',
   'src/values',
+  'src/explore',
   'sandbox',
   'src/harness',
   'src/world',

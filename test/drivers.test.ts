@@ -74,6 +74,7 @@ async function harness(faults: string[] = []): Promise<Harness> {
     idempotencyParallel: 4,
     webhookWaitMs: 5_000,
     replayDelayMs: 0,
+    explore: 0,
     label: { emailDomain: 'fsapi-conformance.test', metadataKey: 'fsapi_run', metadataValue: runId },
   };
   const rt: WorkerRuntime = { cfg, catalogue, client, redactor, abort: new AbortController() };

@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunConfig } from '../src/config/run-config.js';
+import { numericDefault } from '../src/config/variables.js';
 import { renderSummary } from '../src/reports/index.js';
 import type { RecordedExchange } from '../src/results/model.js';
 import { reproduceScript, setupFor } from '../src/results/reproduce.js';
@@ -108,7 +109,7 @@ describe('a reproduction replays the whole sequence the check sent', () => {
 
 describe('summary.md says how to repeat the run', () => {
   const cfg = (over: Partial<RunConfig>): RunConfig =>
-    ({ groups: ['customers'], seed: 5, sandboxFaults: [], idempotencyParallel: 8, replayDelayMs: 2000, strict: false, allowLiveWrites: false, environment: 'sandbox', ...over }) as RunConfig;
+    ({ groups: ['customers'], seed: 5, sandboxFaults: [], idempotencyParallel: 8, replayDelayMs: 2000, explore: numericDefault('FSAPI_EXPLORE'), strict: false, allowLiveWrites: false, environment: 'sandbox', ...over }) as RunConfig;
 
   it('the command names seed, groups, faults, shard and strictness; for the embedded sandbox, how to start one with the same faults', () => {
     const r = repeatOf(cfg({ sandboxFaults: ['idem-ignored'], shard: { index: 2, count: 4 }, strict: true }), 'npx --no fsapi-conformance run', 'npx --no fsapi-conformance sandbox');

@@ -121,6 +121,9 @@ async function fundedPair(env: Env): Promise<{ c: CustomerView; a: AccountView; 
 
 const status = async (p: Promise<{ status: number }>): Promise<number> => (await p).status;
 
+/** A create of a customer valid for the document, with these members, answered 500. */
+const crashes = async (env: Env, members: Record<string, string>): Promise<boolean> => (await status(env.api.call('createCustomer', { body: customerBody(1, members) }))) === 500;
+
 const PROBES: Record<FaultName, Probe> = {
   // --- Authentication ---
   'auth-skip-on-reads': { net: async (e) => (await status(e.api.call('listAccounts', { key: null }))) === 200 },
@@ -574,6 +577,17 @@ const PROBES: Record<FaultName, Probe> = {
       return list.body.data.some((t) => t.account_id !== a.id);
     },
   },
+  // --- Valid input that crashes: a customer valid for the document, with one kind of value ---
+  'crash-non-ascii': { net: async (e) => (await crashes(e, { first_name: 'Zoë' })) },
+  'crash-plus-email': { net: async (e) => (await crashes(e, { email: `ana+${randomUUID()}@example.com` })) },
+  'crash-emoji': { net: async (e) => (await crashes(e, { first_name: 'Zo\u{1F600}' })) },
+  'crash-rtl': { net: async (e) => (await crashes(e, { first_name: 'שלום' })) },
+  'crash-combining-mark': { net: async (e) => (await crashes(e, { first_name: 'Zoe\u0308' })) },
+  'crash-backslash': { net: async (e) => (await crashes(e, { first_name: 'Zo\\e' })) },
+  'crash-double-quote': { net: async (e) => (await crashes(e, { first_name: 'Zo"e' })) },
+  'crash-percent': { net: async (e) => (await crashes(e, { first_name: 'Zo%e' })) },
+  'crash-max-length': { net: async (e) => (await crashes(e, { first_name: 'z'.repeat(100) })) },
+  'crash-long-domain': { net: async (e) => (await crashes(e, { email: `p-${randomUUID()}@${'d'.repeat(40)}.example.com` })) },
 };
 
 describe('fault registry', () => {

@@ -8,6 +8,7 @@ import { httpFamily } from './http.js';
 import { idempotencyFamily } from './idempotency.js';
 import { inputFamily } from './input.js';
 import { lifecycleFamily } from './lifecycle.js';
+import { exploreFamily } from './explore.js';
 import { observationFamily } from './observations/index.js';
 import { validRequestFamily } from './valid-requests.js';
 import { tenancyFamily } from './tenancy.js';
@@ -20,6 +21,9 @@ export const FAMILIES: CheckFamily[] = [
   // Cross-cutting suites first (they hold nothing else).
   transportFamily,
   versioningFamily,
+  // Valid requests across each operation's input space, within the exploration budget: a long chain of requests
+  // one after another, so it starts first and overlaps the suite's other checks instead of lengthening its tail.
+  exploreFamily,
   // Who may ask, and with which headers.
   authFamily,
   authWritesFamily,

@@ -60,6 +60,8 @@ export interface RunConfig {
   idempotencyParallel: number;
   webhookWaitMs: number;
   replayDelayMs: number;
+  /** The exploration phase's budget: valid requests explored per operation (0: off). */
+  explore: number;
 }
 
 // Where the bench scripts find them; defined with the other defaults (src/config/variables.ts).
@@ -286,6 +288,7 @@ export function loadRunConfig(flags: Flags, opts: { env?: NodeJS.ProcessEnv; cwd
     idempotencyParallel: int('FSAPI_IDEMPOTENCY_PARALLEL', 2, 100),
     webhookWaitMs: int('FSAPI_WEBHOOK_WAIT_MS', 100, 600_000),
     replayDelayMs: int('FSAPI_REPLAY_DELAY_MS', 0, 600_000),
+    explore: int('FSAPI_EXPLORE', 0, 10_000),
   };
 }
 

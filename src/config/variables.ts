@@ -62,6 +62,7 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'FSAPI_SANDBOX_FIXTURES', flag: 'sandbox-fixtures', type: 'string', value: 'FILE', default: 'fixtures/tenants.json', description: 'Embedded sandbox only: its tenants and (fake) keys.' },
   { env: 'FSAPI_IDEMPOTENCY_PARALLEL', flag: 'idempotency-parallel', type: 'string', value: 'N', default: '8', description: 'Parallel identical POSTs in the concurrency checks.' },
   { env: 'FSAPI_WEBHOOK_WAIT_MS', flag: 'webhook-wait-ms', type: 'string', value: 'MS', default: '10000', description: 'How long to wait for a webhook delivery or retry.' },
+  { env: 'FSAPI_EXPLORE', flag: 'explore', type: 'string', value: 'N', default: '24', description: 'The exploration phase: valid requests per operation that walk its input space (edges, unicode, formats, then seeded random values), each failure shrunk to a minimal request. 0: off.' },
   { env: 'FSAPI_REPLAY_DELAY_MS', flag: 'replay-delay-ms', type: 'string', value: 'MS', default: '2000', description: 'Age of the idempotency key in the delayed-replay check.' },
 ];
 

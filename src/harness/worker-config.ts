@@ -32,6 +32,8 @@ export interface WorkerConfig {
   idempotencyParallel: number;
   webhookWaitMs: number;
   replayDelayMs: number;
+  /** The exploration phase's requests per operation (src/explore); 0: off. */
+  explore: number;
   /** The suites of the run (the waiting file declares their checks that wait). */
   groups: SuiteSlug[];
   /** With a baseline: the checks that passed there, and how many times one that fails now is run again (src/harness/retry.ts). */

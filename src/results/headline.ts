@@ -19,7 +19,7 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
  *   conformant: 27 of 27 MUST requirements verified; document operations exercised: 46 of 46
  *   inconclusive: 2 MUST requirements not verified (FSAPI-TEN-001, FSAPI-TEN-002: needs a second business: …); …
  */
-export function renderHeadline(verdict: Verdict, coverage: Coverage | undefined, opts: { rateLimited?: number; incompleteReason?: string | undefined } = {}): string {
+export function renderHeadline(verdict: Verdict, coverage: Coverage | undefined, opts: { rateLimited?: number; incompleteReason?: string | undefined; exploration?: string | undefined } = {}): string {
   if (!coverage) return verdict;
   const m = coverage.must;
   const reqs = coverage.requirements;
@@ -41,5 +41,6 @@ export function renderHeadline(verdict: Verdict, coverage: Coverage | undefined,
   if (m.not_applicable) parts.push(`${m.not_applicable} not applicable to this run`);
   const ops = coverage.operations;
   parts.push(`document operations exercised: ${ops.exercised} of ${ops.total}${ops.not_in_run ? ` (${ops.not_in_run} not in this run)` : ''}`);
+  if (opts.exploration) parts.push(opts.exploration);
   return `${verdict}: ${parts.join('; ')}`;
 }

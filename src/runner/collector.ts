@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 import type { Reporter, TestCase, TestModule } from 'vitest/node';
 import type { CheckResult } from '../results/model.js';
+import { explorationTotals } from '../results/exploration.js';
 import type { SuiteStats } from '../vitest-suite/suite.js';
 
 // Defined by the suites that report it; named here too for the runner's modules.
@@ -11,6 +12,8 @@ export interface CheckCounts {
   done: number;
   failed: number;
   errors: number;
+  /** The exploration phase so far, once one of its checks is done. */
+  explored?: { requests: number; ms: number };
 }
 
 /**
@@ -69,6 +72,8 @@ export class ResultCollector implements Reporter {
       if (r.status === 'failed') out.failed++;
       else if (r.status === 'error') out.errors++;
     }
+    const explored = explorationTotals(this.byTest.values());
+    if (explored) out.explored = { requests: explored.requests + explored.shrinkRequests, ms: explored.ms };
     return out;
   }
 

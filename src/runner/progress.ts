@@ -10,6 +10,8 @@ export interface ProgressCounts {
   failed: number;
   errors: number;
   requests: number;
+  /** The exploration phase's requests so far, and the check time it took (src/results/exploration.ts). */
+  explored?: { requests: number; ms: number };
   /** The run's pacing now, when it paces (src/http/rate-limiter.ts). */
   pacing?: PacingNow;
   /** The check that has held a worker longest now (src/harness/checks-in-progress.ts). */
@@ -158,6 +160,7 @@ export function renderProgress(c: ProgressCounts, rate: number | undefined, elap
   parts.push(`${c.failed} failed`);
   if (c.errors) parts.push(`${c.errors} error${c.errors === 1 ? '' : 's'}`);
   parts.push(`${c.requests} requests`);
+  if (c.explored) parts.push(`explored ${c.explored.requests} (${(c.explored.ms / 1000).toFixed(1)} s of checks)`);
   const pacing = c.pacing && c.pacing.rate > 0 ? ` (${renderPacing(c.pacing)})` : '';
   if (rate !== undefined) parts.push(`${rate.toFixed(1)} req/s${pacing}`);
   else if (pacing) parts.push(pacing.slice(2, -1));

@@ -1,11 +1,13 @@
 import { relative } from 'node:path';
 import { ALL_SUITES, type RunConfig } from '../config/run-config.js';
 import { invocation } from '../invocation.js';
+import { numericDefault } from '../config/variables.js';
 import type { RunReport } from '../results/model.js';
 
 /** The same-looking defaults of the settings a repeat must carry when they differ (src/config/variables.ts). */
 const DEFAULT_IDEMPOTENCY_PARALLEL = 8;
 const DEFAULT_REPLAY_DELAY_MS = 2000;
+const DEFAULT_EXPLORE = numericDefault('FSAPI_EXPLORE');
 
 const shellArg = (s: string) => (/^[\w./:@,=+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 const shown = (path: string) => shellArg(relative(process.cwd(), path) || path);
@@ -33,6 +35,7 @@ export function repeatOf(cfg: RunConfig, run = invocation('run'), sandbox = invo
   if (cfg.allowLiveWrites) flags.push('--allow-live-writes');
   if (cfg.idempotencyParallel !== DEFAULT_IDEMPOTENCY_PARALLEL) flags.push(`--idempotency-parallel ${cfg.idempotencyParallel}`);
   if (cfg.replayDelayMs !== DEFAULT_REPLAY_DELAY_MS) flags.push(`--replay-delay-ms ${cfg.replayDelayMs}`);
+  if (cfg.explore !== DEFAULT_EXPLORE) flags.push(`--explore ${cfg.explore}`);
   const sandboxFlags = [...cfg.sandboxFaults.map((f) => `--fault ${shellArg(f)}`), ...(cfg.sandboxFixtures ? [`--fixtures ${shown(cfg.sandboxFixtures)}`] : [])];
   return {
     command: `${run} ${flags.join(' ')}`,

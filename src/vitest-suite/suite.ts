@@ -2,6 +2,7 @@ import { describe, inject, test } from 'vitest';
 import type { SuiteSlug } from '../catalogue/groups.js';
 import type { Operation } from '../catalogue/openapi.js';
 import { genericChecks } from '../checks/index.js';
+import { EXPLORE_VARIANT } from '../results/exploration.js';
 import { evaluatorsFor } from '../checks/traffic.js';
 import type { CheckResult } from '../results/model.js';
 import { createWorld } from '../world/index.js';
@@ -263,7 +264,8 @@ function withReproduction(result: CheckResult, def: CheckDef, baseUrl: string, s
   // An observed-traffic check's evidence is a sample of answers other checks got, not a sequence it sent: the first
   // offending one, after its set-up, reproduces it.
   // A delivery the receiver got is the target's request, not one to replay.
-  const sent = def.variant.startsWith('observed-') ? result.exchanges.slice(0, 1) : result.exchanges.filter((x) => !x.received);
+  // An exploration's is the minimal request its failure shrank to, which it records last.
+  const sent = def.variant.startsWith('observed-') ? result.exchanges.slice(0, 1) : def.variant === EXPLORE_VARIANT ? result.exchanges.slice(-1) : result.exchanges.filter((x) => !x.received);
   const script = reproduceScript(sent, { baseUrl, setup: setupFor(sent, setupLog) });
   return script ? { ...result, reproduce: script } : result;
 }

@@ -1,0 +1,45 @@
+/**
+ * What the exploration phase did in a run, summed from its checks' facts (src/checks/explore.ts records them): the
+ * headline and the progress line say it, so a budget that left most of the input space unexplored is seen without
+ * opening conformance.json.
+ */
+import type { CheckResult } from './model.js';
+
+/** The variant of an exploration check (its id ends with it). */
+export const EXPLORE_VARIANT = 'explore';
+
+export interface ExplorationTotals {
+  /** Operations explored (their check ran to a verdict). */
+  operations: number;
+  requests: number;
+  shrinkRequests: number;
+  /** Variants the budget left unexplored. */
+  unexplored: number;
+  /** Time the exploration checks took, summed over operations (they run side by side with the other checks). */
+  ms: number;
+  failed: number;
+}
+
+const fact = (c: CheckResult, name: string): number => (typeof c.facts?.[name] === 'number' ? (c.facts[name] as number) : 0);
+
+/** The totals over the exploration checks among `checks`, or undefined when none explored anything. */
+export function explorationTotals(checks: Iterable<CheckResult>): ExplorationTotals | undefined {
+  const t: ExplorationTotals = { operations: 0, requests: 0, shrinkRequests: 0, unexplored: 0, ms: 0, failed: 0 };
+  for (const c of checks) {
+    if (!c.id.endsWith(` ${EXPLORE_VARIANT}`) || c.facts?.['explore_requests'] === undefined) continue;
+    t.operations++;
+    t.requests += fact(c, 'explore_requests');
+    t.shrinkRequests += fact(c, 'explore_shrink_requests');
+    t.unexplored += fact(c, 'explore_unexplored');
+    t.ms += fact(c, 'explore_ms');
+    if (c.status === 'failed') t.failed++;
+  }
+  return t.operations ? t : undefined;
+}
+
+/** "exploration: 413 valid requests over 25 operations (+16 shrinking), 273 variants left unexplored by the budget". */
+export function renderExploration(t: ExplorationTotals): string {
+  const shrink = t.shrinkRequests ? ` (+${t.shrinkRequests} shrinking)` : '';
+  const left = t.unexplored ? `${t.unexplored} variants left unexplored by the budget (FSAPI_EXPLORE)` : 'nothing left unexplored';
+  return `exploration: ${t.requests} valid requests over ${t.operations} operations${shrink}, ${left}`;
+}

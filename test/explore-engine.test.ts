@@ -1,0 +1,120 @@
+/**
+ * The exploration engine (src/explore) offline, over the reference profile's createCustomer: a fake target that
+ * crashes as the sandbox's input-crash faults do (sandbox/input-crashes.ts, the same predicate) and accepts
+ * everything else. Only requests valid for the document are sent; the budget holds; the same seed explores the same
+ * inputs; a failure shrinks to its minimal value.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadSpec, type SpecDocument } from '../src/catalogue/openapi.js';
+import { REFERENCE_SPEC_PATH } from '../src/catalogue/index.js';
+import type { HttpResponse } from '../src/http/client.js';
+import type { RequestParts } from '../src/http/request-parts.js';
+import { loadGenerator } from '../src/values/generate.js';
+import { bodyProblems } from '../src/values/request-validity.js';
+import { explore, type ExploreIO } from '../src/explore/explore.js';
+import { inputSlots } from '../src/explore/input-space.js';
+import { planVariants } from '../src/explore/variants.js';
+import { SHRINK_BUDGET } from '../src/explore/shrink.js';
+import { inputCrash } from '../sandbox/input-crashes.js';
+import { parseFaults } from '../sandbox/faults.js';
+
+let spec: SpecDocument;
+beforeAll(async () => {
+  spec = await loadSpec(REFERENCE_SPEC_PATH);
+  await loadGenerator();
+});
+
+const base = (): RequestParts => ({
+  pathParams: {},
+  body: {
+    first_name: 'Ana',
+    last_name: 'Lima',
+    email: 'ana.run1@fsapi-conformance.test',
+    phone: '+14155550100',
+    type: 'individual',
+    date_of_birth: '1990-05-17',
+    address: { address_line1: '1 Main St', city: 'Springfield', state: 'US-IL', postal_code: '62701', country: 'US' },
+  },
+});
+
+/** A target that answers 500 where the fault's predicate says so, 201 otherwise; it records what it was sent. */
+function target(faults: string[]): ExploreIO & { sent: RequestParts[] } {
+  const op = spec.byId.get('createCustomer')!;
+  const set = parseFaults(faults);
+  const sent: RequestParts[] = [];
+  return {
+    sent,
+    problems: (parts) => bodyProblems(spec, op, parts.body).map((p) => p.message),
+    async send(parts) {
+      sent.push(parts);
+      const status = inputCrash(spec, set, op, parts.body, new URLSearchParams()) ? 500 : 201;
+      return { status } as HttpResponse;
+    },
+  };
+}
+
+const judge = (res: HttpResponse) => (res.status >= 500 ? `answered ${res.status}` : undefined);
+
+describe('the exploration engine', () => {
+  it('base request is valid for the document (the fixture of every case below)', () => {
+    expect(bodyProblems(spec, spec.byId.get('createCustomer')!, base().body)).toEqual([]);
+  });
+
+  it('sends only requests valid for the document, at most the budget, and says what the budget left', async () => {
+    const io = target([]);
+    const out = await explore(spec, spec.byId.get('createCustomer')!, base(), 11, 8, io, judge);
+    expect(out.sent).toBe(8);
+    expect(io.sent).toHaveLength(8);
+    for (const p of io.sent) expect(io.problems(p)).toEqual([]);
+    expect(out.unexplored).toBeGreaterThan(0);
+    expect(out.failures).toEqual([]);
+    const all = await explore(spec, spec.byId.get('createCustomer')!, base(), 11, 200, target([]), judge);
+    expect(all.unexplored).toBe(0);
+    expect(all.sent).toBeGreaterThan(8);
+  });
+
+  it('explores the same inputs for the same seed, and other inputs for another', () => {
+    const op = spec.byId.get('createCustomer')!;
+    const valid = (p: RequestParts) => bodyProblems(spec, op, p.body).length === 0;
+    const list = (seed: number) => [...planVariants(spec, base(), inputSlots(spec, op, base()), seed, valid).variants].map((v) => JSON.stringify(v.parts.body));
+    expect(list(5)).toEqual(list(5));
+    expect(list(5)).not.toEqual(list(6));
+  });
+
+  it('puts every kind of edge on some member within a dozen requests, each of them valid', () => {
+    const op = spec.byId.get('createCustomer')!;
+    const valid = (p: RequestParts) => bodyProblems(spec, op, p.body).length === 0;
+    const first = [...planVariants(spec, base(), inputSlots(spec, op, base()), 1, valid).variants].slice(0, 12);
+    for (const v of first) expect(valid(v.parts)).toBe(true);
+    const kinds = first.flatMap((v) => v.changes.map((c) => c.kind));
+    for (const k of ['double quote', 'backslash', 'percent sign', 'unicode: emoji', 'unicode: combining mark', 'e-mail: long domain label', 'e-mail: IDN domain']) expect(kinds, k).toContain(k);
+    for (const k of ['unicode: accented letter', 'e-mail: plus-addressed', 'date: leap day', 'maxLength 100', 'optional member present']) expect(kinds, k).toContain(k);
+  });
+
+  it.each([
+    ['crash-non-ascii', /^[^\x00-\x7f]$/u],
+    ['crash-emoji', /^😀$/u],
+    ['crash-backslash', /^\\$/],
+    ['crash-percent', /^%$/],
+  ])('catches %s and shrinks it to the one offending character', async (fault, char) => {
+    const out = await explore(spec, spec.byId.get('createCustomer')!, base(), 3, 40, target([fault]), judge);
+    expect(out.failures.length).toBeGreaterThan(0);
+    const m = out.minimal!;
+    expect(m.shrunk.trigger).toMatch(char);
+    expect([...String(m.shrunk.value)].filter((c) => c !== 'a').join('')).toBe(m.shrunk.trigger);
+    expect(m.shrunk.requests).toBeLessThanOrEqual(SHRINK_BUDGET);
+    expect(m.shrunk.changes).toHaveLength(1);
+  });
+
+  it('shrinks a length failure to plain letters of that length, and a plus-addressed e-mail to a shorter one still with its plus', async () => {
+    const long = await explore(spec, spec.byId.get('createCustomer')!, base(), 3, 40, target(['crash-max-length']), judge);
+    expect(long.minimal!.shrunk.value).toBe('a'.repeat(100));
+    const plus = await explore(spec, spec.byId.get('createCustomer')!, base(), 3, 40, target(['crash-plus-email']), judge);
+    const shrunk = String(plus.minimal!.shrunk.value);
+    expect(shrunk).toMatch(/\+.*@/);
+    // The "@" and "." an e-mail needs are kept for validity, not named as what triggers it.
+    expect(plus.minimal!.shrunk.trigger ?? '+').toBe('+');
+    const original = plus.minimal!.failure.variant.changes.find((c) => c.slot.path[0] === 'email')!.value;
+    expect(shrunk.length).toBeLessThan(String(original).length);
+  });
+});

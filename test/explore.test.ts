@@ -1,0 +1,54 @@
+/**
+ * The exploration phase in whole runs of the customers group (the one with the most input): against the clean
+ * sandbox it finds nothing and keeps to its budget; against a sandbox that answers 500 to a plus-addressed e-mail
+ * (the crash-plus-email fault) its createCustomer check fails under FSAPI-CONTRACT-002 with the minimal request,
+ * and the reproduction script sends that request.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CheckResult, RunReport } from '../src/results/model.js';
+import { SHRINK_BUDGET } from '../src/explore/shrink.js';
+import { runCli } from './helpers/cli.js';
+
+const BUDGET = 6;
+const explorations = (r: RunReport): CheckResult[] => r.checks.filter((c) => c.id.endsWith(' explore'));
+
+async function run(faults: string[]): Promise<{ code: number | null; report: RunReport; stdout: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'fsapi-explore-'));
+  const r = await runCli(['run', '--groups', 'customers', '--seed', '33', '--explore', String(BUDGET), '--quiet', '--report-dir', dir, ...faults.flatMap((f) => ['--sandbox-fault', f])], {});
+  return { code: r.code, stdout: r.stdout, report: JSON.parse(readFileSync(join(dir, 'latest', 'conformance.json'), 'utf8')) as RunReport };
+}
+
+describe('the exploration phase in a run', { timeout: 240_000 }, () => {
+  it('finds nothing on the clean sandbox, within its budget, and catches a crash on a plus-addressed e-mail with the minimal request', async () => {
+    const [clean, broken] = await Promise.all([run([]), run(['crash-plus-email'])]);
+
+    expect(clean.code).toBe(0);
+    expect(clean.report.checks.filter((c) => c.status !== 'passed' && c.status !== 'skipped')).toEqual([]);
+    const ran = explorations(clean.report);
+    expect(ran.map((c) => c.operation).sort()).toEqual(['createCustomer', 'listCustomers', 'updateCustomer']);
+    for (const c of ran) {
+      expect(c.status, c.id).toBe('passed');
+      expect(c.facts?.['explore_requests'], c.id).toBeGreaterThan(0);
+      expect(c.facts?.['explore_requests'], c.id).toBeLessThanOrEqual(BUDGET);
+    }
+    // createCustomer has more variants than the budget: the run says so in its headline.
+    expect(clean.report.headline).toMatch(/exploration: \d+ valid requests over 3 operations, \d+ variants left unexplored by the budget/);
+
+    expect(broken.code).toBe(1);
+    const failed = explorations(broken.report).find((c) => c.operation === 'createCustomer')!;
+    expect(failed.status).toBe('failed');
+    expect(failed.requirement).toBe('FSAPI-CONTRACT-002');
+    expect(failed.message).toMatch(/minimal request: email = .*\(e-mail: plus-addressed\), answered 500/);
+    expect(failed.facts?.['explore_shrink_requests']).toBeLessThanOrEqual(SHRINK_BUDGET);
+    // The minimal request is the one the reproduction sends: the e-mail it shrank to, with its plus, in the body.
+    const sent = /"email":("[^"]*")/.exec(failed.reproduce ?? '')?.[1];
+    expect(sent).toMatch(/\+.*@/);
+    if (sent!.length <= 42) expect(failed.message).toContain(`minimal request: email = ${sent}`);
+    // Nothing but the exploration and the observed statuses fails: the fault breaks exactly FSAPI-CONTRACT-002.
+    expect([...new Set(broken.report.checks.filter((c) => c.status === 'failed').map((c) => c.requirement))]).toEqual(['FSAPI-CONTRACT-002']);
+    expect(broken.stdout).toContain('exploration: ');
+  });
+});
