@@ -660,7 +660,9 @@ describe("judges catch answers edited under a check's result", { timeout: busy(1
       claim(pkg, r);
     });
     expect(v.code).toBe(12);
-    expect(v.message).toMatch(/recorded passed, re-judged skipped: no request of the burst succeeded \(\d+x409\)/);
+    // The tally names the 409s the burst itself drew, if the sandbox answered any that way (it depends on how the
+    // burst's requests met in time); the forged ones are no answers to the operation any more.
+    expect(v.message).toMatch(/recorded passed, re-judged skipped: no request of the burst succeeded \((\d+x409)?\)/);
   });
 
   it('parallel: the effect count after the burst edited while its recorded read shows otherwise: 12', async () => {

@@ -19,7 +19,7 @@ export interface RunPlan {
   /** A suite's weight is its number of checks: it balances shards and orders the files of a run. */
   weight: (suite: SuiteSlug) => number;
   /**
-   * Whether the waiting file runs: only when a planned check waits (a worker loads the whole harness to run it,
+   * Whether the waiting file runs: only when a planned check waits, or the run has no suite (a worker loads the whole harness to run it,
    * which a run of suites without such checks, such as transport or webhooks alone, would pay for nothing).
    */
   waiting: boolean;
@@ -43,6 +43,7 @@ export async function planRun(given: RunConfig, runId: string, log: (line: strin
     log(`shard ${index}/${count}: ${groups.length ? groups.join(', ') : `no suite (${runSuites(given.groups, catalogue.spec, weight).length} suites for ${count} shards)`}`);
   }
   const cfg = { ...given, groups };
-  const waiting = groups.some((g) => checksOf(g).some((d) => d.waits));
+  // A shard with no suite still runs the (empty) waiting file: vitest refuses a run of no file at all.
+  const waiting = groups.length === 0 || groups.some((g) => checksOf(g).some((d) => d.waits));
   return { runId, given, cfg, catalogue, checksOf, weight, waiting, workers: harnessWorkers(groups.length + (waiting ? 1 : 0)), dir: join(cfg.reportDir, runId) };
 }
