@@ -17,6 +17,9 @@ import { planVariants } from '../src/explore/variants.js';
 import { SHRINK_BUDGET } from '../src/explore/shrink.js';
 import { inputCrash } from '../sandbox/input-crashes.js';
 import { parseFaults } from '../sandbox/faults.js';
+import { exploreFamily } from '../src/checks/explore.js';
+import { preconditionFailure, type PreconditionSettings } from '../src/harness/preconditions.js';
+import { EXPLORE_VARIANT } from '../src/results/exploration.js';
 
 let spec: SpecDocument;
 beforeAll(async () => {
@@ -116,5 +119,27 @@ describe('the exploration engine', () => {
     expect(plus.minimal!.shrunk.trigger ?? '+').toBe('+');
     const original = plus.minimal!.failure.variant.changes.find((c) => c.slot.path[0] === 'email')!.value;
     expect(shrunk.length).toBeLessThan(String(original).length);
+  });
+});
+
+describe('what the run and verify decide before any request', () => {
+  const settings = (explore: number): PreconditionSettings => ({
+    isReferenceProfile: true,
+    environment: 'sandbox',
+    allowLiveWrites: false,
+    explore,
+    has: { second_tenant: true, public_key: true, revoked_key: true, live_key: true, webhooks: true, plainHttp: true },
+  });
+
+  it('plans no exploration of an operation whose body can only be {} (freezeCard): nothing to vary, nothing to skip at run time', () => {
+    const planned = (id: string) => exploreFamily.forOperation!(spec.byId.get(id)!, { spec, isReferenceProfile: true }).map((d) => d.variant);
+    expect(planned('freezeCard')).toEqual([]);
+    expect(planned('createCustomer')).toEqual([EXPLORE_VARIANT]);
+  });
+
+  it('--explore 0 skips each exploration check as not applicable before any request, from the settings a report records', () => {
+    const [def] = exploreFamily.forOperation!(spec.byId.get('createCustomer')!, { spec, isReferenceProfile: true });
+    expect(preconditionFailure(def!, settings(0), spec)).toEqual({ reason: 'the exploration phase is off (--explore 0, FSAPI_EXPLORE=0)', cause: 'not-applicable' });
+    expect(preconditionFailure(def!, settings(24), spec)).toBeUndefined();
   });
 });

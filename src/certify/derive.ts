@@ -54,6 +54,7 @@ function recordedSettings(report: RunReport, planned: PlannedRun, catalogue: Cat
     isReferenceProfile: catalogue.isReferenceProfile,
     environment: report.target.environment,
     allowLiveWrites: planned.settings.allow_live_writes,
+    explore: planned.settings.explore!,
     has: { ...planned.settings.credentials, plainHttp: report.target.plain_http_url !== undefined },
   };
 }

@@ -46,6 +46,9 @@ export async function plannedRun(report: RunReport, catalogue: Catalogue, capabi
   const unknown = requested.find((g) => !ALL_SUITE_SLUGS.includes(g));
   if (unknown) fail(`${REPORT_FILE}: run.settings.requested_groups names ${JSON.stringify(unknown)}, which is no suite of this version`);
   if (new Set(requested).size !== requested.length) fail(`${REPORT_FILE}: run.settings.requested_groups names a suite twice`);
+  // Optional in a report (a baseline written before the exploration phase has none), required here: without it a
+  // signer could call the phase off and skip its failed checks.
+  if (!Number.isInteger(settings.explore) || settings.explore! < 0) fail(`${REPORT_FILE}: run.settings.explore is missing or not a budget: the report does not say whether the exploration phase ran`);
   const forPlanning = { spec: catalogue.spec, isReferenceProfile: catalogue.isReferenceProfile, binding: catalogue.binding };
   const shard = run.shard;
   if (shard && !(Number.isInteger(shard.index) && Number.isInteger(shard.count) && shard.index >= 1 && shard.index <= shard.count)) fail(`${REPORT_FILE}: run.shard ${shard.index}/${shard.count} is no shard`);

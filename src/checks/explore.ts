@@ -17,12 +17,13 @@ import { describeMinimal, explore, type ExploreOutcome } from '../explore/explor
 import { EXPLORE_VARIANT } from '../results/exploration.js';
 import type { CheckFamily } from './plan.js';
 import { validRequest } from './requests.js';
-import { documented2xx, isCreate, isWrite } from './support.js';
+import { documented2xx, isCreate, isWrite, onlyEmptyBody } from './support.js';
 
 
 /** Whether the operation takes input a client chooses: a body, or an optional query parameter naming no resource. */
 function takesInput(op: Operation): boolean {
-  const body = op.requestBody !== undefined && ((op.method !== 'GET' && op.method !== 'DELETE') || op.requestBody.required);
+  // A body that can only be {} (maxProperties: 0) offers nothing to vary.
+  const body = op.requestBody !== undefined && ((op.method !== 'GET' && op.method !== 'DELETE') || op.requestBody.required) && !onlyEmptyBody(op);
   return body || op.parameters.some((p) => p.in === 'query' && !p.required && !namesResource(p.name));
 }
 
@@ -104,11 +105,13 @@ export const exploreFamily: CheckFamily = {
         variant: EXPLORE_VARIANT,
         title: 'valid requests across its input space (edges, unicode, formats, seeded random values) are answered with documented statuses',
         writes: isWrite(op),
+        explores: true,
         async run(ctx) {
           const budget = ctx.config.explore;
-          if (budget === 0) ctx.skip('the exploration phase is off (--explore 0, FSAPI_EXPLORE=0)', 'not-applicable');
           const { outcome, ms } = await exploreOperation(ctx, op, budget);
-          if (outcome.sent === 0) ctx.skip('no member of its valid request can take another value valid for the document: nothing to explore', 'not-applicable');
+          // Decided by the valid request the run built, not by the document alone: a skip of the run's (verify takes
+          // it as recorded), never 'not-applicable', which only the settings and the document decide before a request.
+          if (outcome.sent === 0) ctx.skip('no member of its valid request can take another value valid for the document: nothing to explore', 'prerequisite');
           ctx.fact('explore_requests', outcome.sent);
           ctx.fact('explore_shrink_requests', outcome.minimal?.shrunk.requests ?? 0);
           ctx.fact('explore_unexplored', outcome.unexplored);

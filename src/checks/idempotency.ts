@@ -15,7 +15,7 @@ import { PARALLEL_BURST_CASE } from '../http/exchange.js';
 import { delay } from '../http/rate-limiter.js';
 import type { CheckFamily } from './plan.js';
 import { referencePartsOf, vendorParts } from './requests.js';
-import { EFFECTS_AFTER, EFFECTS_BEFORE, effectsOf, isCreate, requireSuccess, requireVisible, scoped, skipEffects, type Scoped } from './support.js';
+import { EFFECTS_AFTER, EFFECTS_BEFORE, effectsOf, isCreate, onlyEmptyBody, requireSuccess, requireVisible, scoped, skipEffects, type Scoped } from './support.js';
 
 type Def = Omit<CheckDef, 'family' | 'group' | 'operation' | 'writes'>;
 
@@ -348,8 +348,3 @@ export const idempotencyFamily: CheckFamily = {
   },
 };
 
-/** An operation whose every request body is an object with no properties: no second valid body exists. */
-function onlyEmptyBody(op: Operation): boolean {
-  const media = op.requestBody?.content ?? [];
-  return media.length > 0 && media.every((m) => typeof m.schema === 'object' && m.schema !== null && (m.schema as { maxProperties?: unknown }).maxProperties === 0);
-}

@@ -253,3 +253,9 @@ export function simpleRead(spec: SpecDocument, group?: string): Operation | unde
   const preferred = group ? undefined : spec.byId.get('listAccounts');
   return preferred && plain(preferred) ? preferred : pool.find(plain);
 }
+
+/** An operation whose every request body is an object with no properties: no second valid body exists. */
+export function onlyEmptyBody(op: Operation): boolean {
+  const media = op.requestBody?.content ?? [];
+  return media.length > 0 && media.every((m) => typeof m.schema === 'object' && m.schema !== null && (m.schema as { maxProperties?: unknown }).maxProperties === 0);
+}

@@ -44,6 +44,8 @@ export interface CheckDef {
   inapplicable?: string;
   /** Depends on the reference profile's own rules (sandbox magic values); skipped for a vendor spec. */
   referenceOnly?: boolean;
+  /** Belongs to the exploration phase: skipped before any request when the run's budget is 0 (--explore 0). */
+  explores?: boolean;
   /** Runs after every concurrent check of its suite (checks over all observed traffic). */
   last?: boolean;
   /**

@@ -17,6 +17,8 @@ export interface PreconditionSettings {
   isReferenceProfile: boolean;
   environment: Environment;
   allowLiveWrites: boolean;
+  /** The exploration phase's budget per operation (0: off). */
+  explore: number;
   /** Which optional credentials and addresses the run had (never their values). */
   has: RunSettings['credentials'] & { plainHttp: boolean };
 }
@@ -29,6 +31,7 @@ export function preconditionSettingsOf(cfg: WorkerConfig): PreconditionSettings 
     isReferenceProfile: cfg.isReferenceProfile,
     environment: cfg.environment,
     allowLiveWrites: cfg.allowLiveWrites,
+    explore: cfg.explore,
     has: {
       second_tenant: !!c.second,
       public_key: !!c.publicKey,
@@ -76,6 +79,7 @@ export function preconditionFailure(def: CheckDef, cfg: PreconditionSettings, sp
     if (caps?.excludeOperations.includes(id) || caps?.excludeOperations.includes(played)) return { reason: `operation ${played} is not implemented (capabilities file)`, cause: 'capabilities' };
   }
   if (def.inapplicable) return { reason: def.inapplicable, cause: 'not-applicable' };
+  if (def.explores && cfg.explore === 0) return { reason: 'the exploration phase is off (--explore 0, FSAPI_EXPLORE=0)', cause: 'not-applicable' };
   if (def.referenceOnly && !cfg.isReferenceProfile) return { reason: "relies on the reference profile's sandbox rules; the spec in use is a vendor's own", cause: 'not-applicable' };
   if (def.writes && cfg.environment === 'live' && !cfg.allowLiveWrites) return { reason: 'live environment: writes are not sent without --allow-live-writes', cause: 'live-environment' };
   const has = cfg.has;

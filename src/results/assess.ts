@@ -5,7 +5,7 @@
 import { absentFromRun, absentWhenCut, buildCoverage, operationCoverage, requirementCoverage, type Absent, type DocumentOperation, type RequirementEntry } from './coverage.js';
 import { runDiagnostics } from './diagnostics.js';
 import { renderHeadline } from './headline.js';
-import { explorationTotals, renderExploration } from './exploration.js';
+import { explorationLine } from './exploration.js';
 import type { CheckResult, Coverage, Diagnostic, Verdict, Waiver } from './model.js';
 import { computeVerdict, isRateLimited } from './verdict.js';
 
@@ -37,8 +37,7 @@ export function assessRun(a: AssessInput): Assessment {
   const reqs = requirementCoverage(a.checks, a.requirements, { waivers: a.waivers, absent: a.absent });
   const coverage = buildCoverage(reqs, operationCoverage(a.checks, a.operations, { baseUrl: a.baseUrl, leftOut: a.leftOut }));
   const verdict = computeVerdict(a.checks, { incomplete: a.incompleteReason !== undefined, coverage });
-  const explored = explorationTotals(a.checks);
-  const headline = renderHeadline(verdict, coverage, { rateLimited: a.checks.filter(isRateLimited).length, incompleteReason: a.incompleteReason, exploration: explored && renderExploration(explored) });
+  const headline = renderHeadline(verdict, coverage, { rateLimited: a.checks.filter(isRateLimited).length, incompleteReason: a.incompleteReason, exploration: explorationLine(a.checks) });
   const diagnostics = runDiagnostics({ checks: a.checks, coverage, throttling: a.throttling, durationMs: a.durationMs, ...(a.notes ? { notes: a.notes } : {}) });
   return { verdict, headline, diagnostics, coverage };
 }

@@ -3,6 +3,7 @@
  * headline and the progress line say it, so a budget that left most of the input space unexplored is seen without
  * opening conformance.json.
  */
+import { plural } from '../plural.js';
 import type { CheckResult } from './model.js';
 
 /** The variant of an exploration check (its id ends with it). */
@@ -42,4 +43,15 @@ export function renderExploration(t: ExplorationTotals): string {
   const shrink = t.shrinkRequests ? ` (+${t.shrinkRequests} shrinking)` : '';
   const left = t.unexplored ? `${t.unexplored} variants left unexplored by the budget (FSAPI_EXPLORE)` : 'nothing left unexplored';
   return `exploration: ${t.requests} valid requests over ${t.operations} operations${shrink}, ${left}`;
+}
+
+/**
+ * The headline's words on the phase: what it explored, or, when the run switched it off, how many operations it
+ * left unexplored (a verdict says what it did not test); undefined where no operation takes input.
+ */
+export function explorationLine(checks: readonly CheckResult[]): string | undefined {
+  const explored = explorationTotals(checks);
+  if (explored) return renderExploration(explored);
+  const off = checks.filter((c) => c.id.endsWith(` ${EXPLORE_VARIANT}`) && c.status === 'skipped' && c.skip_cause === 'not-applicable').length;
+  return off ? `exploration off (--explore 0): ${plural(off, 'operation')} not explored` : undefined;
 }

@@ -246,6 +246,8 @@ export interface RunSettings {
   /** The suites asked for, before a shard took its share. */
   requested_groups: SuiteSlug[];
   allow_live_writes: boolean;
+  /** The exploration phase's budget per operation (0: off), which decides whether its checks run; absent in reports made before the phase (verify requires it). */
+  explore?: number;
   credentials: { second_tenant: boolean; public_key: boolean; revoked_key: boolean; live_key: boolean; webhooks: boolean };
   /** The capabilities file in use (its content is packaged by certify). */
   capabilities?: { path: string; sha256: string };
