@@ -7,6 +7,8 @@
 import { requestMediaOf, type Operation } from '../catalogue/openapi.js';
 import { answeredId, check, describeRequest, PreconditionFailed } from '../harness/assert.js';
 import type { CheckContext } from '../harness/check.js';
+import type { WorkerConfig } from '../harness/worker-config.js';
+import { isObj } from '../json.js';
 import type { HttpResponse } from '../http/client.js';
 import type { RequestParts } from '../http/request-parts.js';
 import { seedFor } from '../harness/seed.js';
@@ -25,6 +27,17 @@ function takesInput(op: Operation): boolean {
   // A body that can only be {} (maxProperties: 0) offers nothing to vary.
   const body = op.requestBody !== undefined && ((op.method !== 'GET' && op.method !== 'DELETE') || op.requestBody.required) && !onlyEmptyBody(op);
   return body || op.parameters.some((p) => p.in === 'query' && !p.required && !namesResource(p.name));
+}
+
+/**
+ * Whether a member's value is the run's label: an e-mail in the label's domain, the label's metadata value, or the
+ * object holding it. Exploration leaves it as it is, so what a run creates stays findable by its label (an explored
+ * customer with another e-mail domain and no metadata could not be told apart from the vendor's own).
+ */
+function carriesLabel(value: unknown, label: WorkerConfig['label']): boolean {
+  if (value === label.metadataValue) return true;
+  if (typeof value === 'string') return value.toLowerCase().endsWith(`@${label.emailDomain}`);
+  return isObj(value) && value[label.metadataKey] === label.metadataValue;
 }
 
 /** The document's delete of what a create made (`DELETE {path}/{id}`), where it offers one. */
@@ -84,6 +97,7 @@ async function exploreOperation(ctx: CheckContext, op: Operation, budget: number
         }
       },
       problems: (parts) => problemsOf(ctx, op, parts),
+      keeps: (slot) => carriesLabel(slot.base, ctx.config.label),
     },
     (res) => (ctx.spec.responseFor(op, res.status) ? undefined : `answered ${res.status}, which ${op.operationId} does not document`),
   );

@@ -7,7 +7,7 @@
 import type { Operation, SpecDocument } from '../catalogue/openapi.js';
 import type { HttpResponse } from '../http/client.js';
 import type { RequestParts } from '../http/request-parts.js';
-import { inputSlots } from './input-space.js';
+import { inputSlots, type Slot } from './input-space.js';
 import { shrink, type Shrunk } from './shrink.js';
 import { describeChange, planVariants, type Variant } from './variants.js';
 import { slotName } from './input-space.js';
@@ -20,6 +20,8 @@ export interface ExploreIO {
   send(parts: RequestParts): Promise<HttpResponse | undefined>;
   /** What makes the request invalid for the document (empty: valid). */
   problems(parts: RequestParts): string[];
+  /** A slot the run keeps as it is: it carries the run's label (what the run created must stay findable). */
+  keeps?(slot: Slot): boolean;
 }
 
 export interface ExploredFailure {
@@ -43,7 +45,7 @@ export interface ExploreOutcome {
 }
 
 export async function explore(spec: SpecDocument, op: Operation, base: RequestParts, seed: number, budget: number, io: ExploreIO, judge: AnswerJudge): Promise<ExploreOutcome> {
-  const slots = inputSlots(spec, op, base);
+  const slots = inputSlots(spec, op, base).filter((s) => !io.keeps?.(s));
   const valid = (parts: RequestParts) => io.problems(parts).length === 0;
   const plan = planVariants(spec, base, slots, seed, valid);
   const out: ExploreOutcome = { sent: 0, unexplored: 0, madeUpRefusals: 0, failures: [], answers: [] };
