@@ -30,6 +30,12 @@ function takesInput(op: Operation): boolean {
 }
 
 /**
+ * The members the run labels what it writes by (an e-mail address, the metadata): a write that set them to an
+ * explored value would take the label off an object the run made (an update's e-mail, say), so they are kept.
+ */
+const LABEL_MEMBER = /^(e-?mail(_?address)?|metadata)$/i;
+
+/**
  * Whether a member's value is the run's label: an e-mail in the label's domain, the label's metadata value, or the
  * object holding it. Exploration leaves it as it is, so what a run creates stays findable by its label (an explored
  * customer with another e-mail domain and no metadata could not be told apart from the vendor's own).
@@ -97,7 +103,7 @@ async function exploreOperation(ctx: CheckContext, op: Operation, budget: number
         }
       },
       problems: (parts) => problemsOf(ctx, op, parts),
-      keeps: (slot) => carriesLabel(slot.base, ctx.config.label),
+      keeps: (slot) => carriesLabel(slot.base, ctx.config.label) || (isWrite(op) && slot.in === 'body' && LABEL_MEMBER.test(slot.path.at(-1)!)),
     },
     (res) => (ctx.spec.responseFor(op, res.status) ? undefined : `answered ${res.status}, which ${op.operationId} does not document`),
   );
