@@ -17,9 +17,10 @@ import { planVariants } from '../src/explore/variants.js';
 import { SHRINK_BUDGET } from '../src/explore/shrink.js';
 import { inputCrash } from '../sandbox/input-crashes.js';
 import { parseFaults } from '../sandbox/faults.js';
+import type { CheckResult } from '../src/results/model.js';
 import { exploreFamily } from '../src/checks/explore.js';
 import { preconditionFailure, type PreconditionSettings } from '../src/harness/preconditions.js';
-import { EXPLORE_VARIANT } from '../src/results/exploration.js';
+import { EXPLORATION_OFF, EXPLORE_VARIANT, explorationLine } from '../src/results/exploration.js';
 
 let spec: SpecDocument;
 beforeAll(async () => {
@@ -139,7 +140,15 @@ describe('what the run and verify decide before any request', () => {
 
   it('--explore 0 skips each exploration check as not applicable before any request, from the settings a report records', () => {
     const [def] = exploreFamily.forOperation!(spec.byId.get('createCustomer')!, { spec, isReferenceProfile: true });
-    expect(preconditionFailure(def!, settings(0), spec)).toEqual({ reason: 'the exploration phase is off (--explore 0, FSAPI_EXPLORE=0)', cause: 'not-applicable' });
+    expect(preconditionFailure(def!, settings(0), spec)).toEqual({ reason: EXPLORATION_OFF, cause: 'not-applicable' });
+    expect(EXPLORATION_OFF).toBe('the exploration phase is off (--explore 0, FSAPI_EXPLORE=0)');
     expect(preconditionFailure(def!, settings(24), spec)).toBeUndefined();
+  });
+
+  it("the headline counts the operations the budget of 0 left unexplored, not those skipped for another reason", () => {
+    const skipped = (op: string, message: string) => ({ id: `FSAPI-CONTRACT-002 ${op} ${EXPLORE_VARIANT}`, status: 'skipped', skip_cause: 'not-applicable', message }) as unknown as CheckResult;
+    const checks = [skipped('createCustomer', EXPLORATION_OFF), skipped('updateCustomer', EXPLORATION_OFF), skipped('odd', 'operation odd: its path holds a query string')];
+    expect(explorationLine(checks)).toBe('exploration off (--explore 0): 2 operations not explored');
+    expect(explorationLine([checks[2]!])).toBeUndefined();
   });
 });

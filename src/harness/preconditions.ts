@@ -6,6 +6,7 @@ import type { Environment } from '../config/run-config.js';
 import type { RunSettings, SkipCause } from '../results/model.js';
 import type { CheckDef } from './check.js';
 import { unplayed } from './bound-call.js';
+import { EXPLORATION_OFF } from '../results/exploration.js';
 import type { WorkerConfig } from './worker-config.js';
 
 /**
@@ -79,7 +80,7 @@ export function preconditionFailure(def: CheckDef, cfg: PreconditionSettings, sp
     if (caps?.excludeOperations.includes(id) || caps?.excludeOperations.includes(played)) return { reason: `operation ${played} is not implemented (capabilities file)`, cause: 'capabilities' };
   }
   if (def.inapplicable) return { reason: def.inapplicable, cause: 'not-applicable' };
-  if (def.explores && cfg.explore === 0) return { reason: 'the exploration phase is off (--explore 0, FSAPI_EXPLORE=0)', cause: 'not-applicable' };
+  if (def.explores && cfg.explore === 0) return { reason: EXPLORATION_OFF, cause: 'not-applicable' };
   if (def.referenceOnly && !cfg.isReferenceProfile) return { reason: "relies on the reference profile's sandbox rules; the spec in use is a vendor's own", cause: 'not-applicable' };
   if (def.writes && cfg.environment === 'live' && !cfg.allowLiveWrites) return { reason: 'live environment: writes are not sent without --allow-live-writes', cause: 'live-environment' };
   const has = cfg.has;

@@ -9,6 +9,9 @@ import type { CheckResult } from './model.js';
 /** The variant of an exploration check (its id ends with it). */
 export const EXPLORE_VARIANT = 'explore';
 
+/** Why an exploration check is skipped before any request when the run's budget is 0 (src/harness/preconditions.ts). */
+export const EXPLORATION_OFF = 'the exploration phase is off (--explore 0, FSAPI_EXPLORE=0)';
+
 export interface ExplorationTotals {
   /** Operations explored (their check ran to a verdict). */
   operations: number;
@@ -52,6 +55,7 @@ export function renderExploration(t: ExplorationTotals): string {
 export function explorationLine(checks: readonly CheckResult[]): string | undefined {
   const explored = explorationTotals(checks);
   if (explored) return renderExploration(explored);
-  const off = checks.filter((c) => c.id.endsWith(` ${EXPLORE_VARIANT}`) && c.status === 'skipped' && c.skip_cause === 'not-applicable').length;
+  // Skipped for the budget alone: an operation left out for another reason (an unaddressable path) is not counted.
+  const off = checks.filter((c) => c.id.endsWith(` ${EXPLORE_VARIANT}`) && c.status === 'skipped' && c.message === EXPLORATION_OFF).length;
   return off ? `exploration off (--explore 0): ${plural(off, 'operation')} not explored` : undefined;
 }
