@@ -31,6 +31,8 @@ export interface SandboxOptions {
   idempotencyTtlMs?: number;
   /** Delays before attempts 2..5; default [100, 200, 400, 800]. */
   webhookRetryDelaysMs?: number[];
+  /** The embedded sandbox's: reuse the certificate kept from an earlier run (sandbox/tls.ts); default a fresh one. */
+  reuseCertificate?: boolean;
 }
 
 export interface SandboxTenant {
@@ -83,7 +85,7 @@ function listenError(e: unknown, host: string, port: number, flag: string): Erro
   return e instanceof Error ? e : new Error(String(e));
 }
 
-/** Starts the sandbox: HTTPS on loopback (and plain HTTP when asked), a fresh certificate, empty state. */
+/** Starts the sandbox: HTTPS on loopback (and plain HTTP when asked), its certificate, empty state. */
 export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
   const host = opts.host ?? '127.0.0.1';
   const port = checkPort(opts.port ?? 0, '--port')!;
@@ -98,7 +100,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   let plain: Server | undefined;
   let httpsPort = port;
   try {
-    cert = await createCertificate(host);
+    cert = await createCertificate(host, { reuse: opts.reuseCertificate === true });
     try {
       ({ server: app, port: httpsPort } = await startHttps(pipeline, faults, { host, port, key: cert.key, cert: cert.cert }));
     } catch (e) {

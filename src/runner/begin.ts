@@ -24,6 +24,8 @@ export function beginRun(cfg: RunConfig): RunStart {
         httpPort: 0,
         faults: cfg.sandboxFaults,
         webhookRetryDelaysMs: [50, 100, 200, 400],
+        // Trusted by this run's client alone: the certificate kept from an earlier run will do.
+        reuseCertificate: true,
         ...(cfg.sandboxFixtures ? { fixturesPath: cfg.sandboxFixtures } : {}),
       });
   // Awaited (and its failure reported) where the run needs it; this marks it handled should the run end first.
