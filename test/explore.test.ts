@@ -4,20 +4,22 @@
  * (the crash-plus-email fault) its listCustomers check fails under FSAPI-CONTRACT-002 with the minimal request,
  * and the reproduction script sends that request.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CheckResult, RunReport } from '../src/results/model.js';
 import { SHRINK_BUDGET } from '../src/explore/shrink.js';
 import { runCli } from './helpers/cli.js';
+import { parse } from 'yaml';
+import { REFERENCE_SPEC_PATH } from '../src/catalogue/index.js';
 
 const BUDGET = 6;
 const explorations = (r: RunReport): CheckResult[] => r.checks.filter((c) => c.id.endsWith(' explore'));
 
-async function run(faults: string[]): Promise<{ code: number | null; report: RunReport; stdout: string }> {
+async function run(faults: string[], extra: string[] = []): Promise<{ code: number | null; report: RunReport; stdout: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'fsapi-explore-'));
-  const r = await runCli(['run', '--groups', 'customers', '--seed', '33', '--explore', String(BUDGET), '--quiet', '--report-dir', dir, ...faults.flatMap((f) => ['--sandbox-fault', f])], {});
+  const r = await runCli(['run', '--groups', 'customers', '--seed', '33', '--explore', String(BUDGET), '--quiet', '--report-dir', dir, ...extra, ...faults.flatMap((f) => ['--sandbox-fault', f])], {});
   return { code: r.code, stdout: r.stdout, report: JSON.parse(readFileSync(join(dir, 'latest', 'conformance.json'), 'utf8')) as RunReport };
 }
 
@@ -35,7 +37,7 @@ describe('the exploration phase in a run', { timeout: 240_000 }, () => {
       expect(c.facts?.['explore_requests'], c.id).toBeLessThanOrEqual(BUDGET);
     }
     // createCustomer has more variants than the budget: the run says so in its headline.
-    expect(clean.report.headline).toMatch(/exploration: \d+ valid requests over 3 operations, \d+ variants left unexplored by the budget/);
+    expect(clean.report.headline).toMatch(/exploration: \d+ valid requests over 3 operations( \(\+\d+ shrinking\))?, \d+ variants left unexplored by the budget/);
 
     expect(broken.code).toBe(1);
     // A write keeps the e-mail the run labels what it makes by (so it stays findable); the list's e-mail filter is explored.
@@ -49,8 +51,37 @@ describe('the exploration phase in a run', { timeout: 240_000 }, () => {
     const sent = [...(failed.reproduce ?? '').matchAll(/[?&]email=([^&'"\s]*)/g)].at(-1)?.[1];
     expect(decodeURIComponent(sent ?? '')).toMatch(/\+.*@/);
     if (sent!.length <= 42) expect(failed.message).toContain(`minimal request: query email = ${JSON.stringify(decodeURIComponent(sent!))}`);
-    // Nothing but the exploration and the observed statuses fails: the fault breaks exactly FSAPI-CONTRACT-002.
+    // Nothing but the exploration and the observed statuses fails: the fault breaks exactly FSAPI-CONTRACT-002, and
+    // warns under FSAPI-CONTRACT-102 (a server error to a valid request, a SHOULD) with the same minimal request.
     expect([...new Set(broken.report.checks.filter((c) => c.status === 'failed').map((c) => c.requirement))]).toEqual(['FSAPI-CONTRACT-002']);
+    expect(broken.report.checks.filter((c) => c.status === 'warning').map((c) => c.id)).toEqual(['FSAPI-CONTRACT-102 listCustomers explore-5xx']);
     expect(broken.stdout).toContain('exploration: ');
+    for (const c of clean.report.checks.filter((c) => c.requirement === 'FSAPI-CONTRACT-102')) expect(c.status, c.id).toBe('passed');
+  });
+
+  it('holds a server error the document lists to FSAPI-CONTRACT-102 (a SHOULD), shrunk to the minimal request, where FSAPI-CONTRACT-002 is blind', async () => {
+    // The reference document with a 500 listed for listCustomers, as vendors' documents list it almost everywhere.
+    const dir = mkdtempSync(join(tmpdir(), 'fsapi-explore-500-'));
+    const doc = parse(readFileSync(REFERENCE_SPEC_PATH, 'utf8'), { maxAliasCount: -1 }) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    doc.paths['/customers']!['get']!.responses['500'] = { description: 'The server erred', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
+    const file = join(dir, 'with-500.json');
+    writeFileSync(file, JSON.stringify(doc));
+    const [clean, broken] = await Promise.all([run([], ['--embedded-sandbox', '--spec', file]), run(['crash-plus-email'], ['--embedded-sandbox', '--spec', file])]);
+
+    expect(clean.code).toBe(0);
+    expect(clean.report.checks.filter((c) => c.status !== 'passed' && c.status !== 'skipped')).toEqual([]);
+
+    // Documented, so no undocumented status anywhere: a SHOULD warning, the verdict conformant.
+    expect(broken.code).toBe(0);
+    expect(broken.report.checks.filter((c) => c.status === 'failed')).toEqual([]);
+    const byId = (id: string) => broken.report.checks.find((c) => c.id === id)!;
+    expect(byId('FSAPI-CONTRACT-002 listCustomers explore').status).toBe('passed');
+    expect(byId('FSAPI-CONTRACT-002 listCustomers observed-status').status).toBe('passed');
+    const server = byId('FSAPI-CONTRACT-102 listCustomers explore-5xx');
+    expect(server.status).toBe('warning');
+    expect(server.message).toMatch(/answered a server error: 500 \(documented\); minimal request: query email = "[^"]*\+[^"]*@[^"]*" \(e-mail: plus-addressed\), answered 500; triggering characters: "\+" \(U\+002B\)/);
+    // The reproduction sends the minimal request.
+    const sent = [...(server.reproduce ?? '').matchAll(/[?&]email=([^&'"\s]*)/g)].at(-1)?.[1];
+    expect(decodeURIComponent(sent ?? '')).toMatch(/^[^@]*\+[^@]*@/);
   });
 });

@@ -44,7 +44,14 @@ function chunkSizes(n: number): number[] {
   return out;
 }
 
-export async function shrink(base: RequestParts, failing: readonly Change[], others: readonly Slot[], breaks: StillBreaks, budget = SHRINK_BUDGET): Promise<Shrunk> {
+export interface ShrinkOptions {
+  /** Keep every other member as the valid request has it: the change alone on the request the target accepted. */
+  keepOthers?: boolean;
+  budget?: number;
+}
+
+export async function shrink(base: RequestParts, failing: readonly Change[], others: readonly Slot[], breaks: StillBreaks, opts: ShrinkOptions = {}): Promise<Shrunk> {
+  const budget = opts.budget ?? SHRINK_BUDGET;
   let requests = 0;
   const dropped: string[] = [];
   const attempt = async (candidate: RequestParts): Promise<boolean> => {
@@ -66,7 +73,7 @@ export async function shrink(base: RequestParts, failing: readonly Change[], oth
   let parts = applyChanges(base, changes);
   // 1. Fewer members: each other optional member the request has, left out.
   const changed = new Set(changes.map((c) => c.slot.path.join('.')));
-  for (const o of others) {
+  for (const o of opts.keepOthers ? [] : others) {
     if (!o.optional || o.base === undefined || changed.has(o.path.join('.'))) continue;
     const candidate = withSlot(parts, o, undefined);
     if (await attempt(candidate)) {

@@ -9,6 +9,12 @@ import type { CheckResult } from './model.js';
 /** The variant of an exploration check (its id ends with it). */
 export const EXPLORE_VARIANT = 'explore';
 
+/** The variant of the check that judges the same exploration for server errors, documented or not (FSAPI-CONTRACT-102). */
+export const EXPLORE_5XX_VARIANT = 'explore-5xx';
+
+/** Whether a check's variant is the exploration's: its evidence ends with the minimal request a failure shrank to. */
+export const isExplorationVariant = (variant: string): boolean => variant === EXPLORE_VARIANT || variant === EXPLORE_5XX_VARIANT;
+
 /** Why an exploration check is skipped before any request when the run's budget is 0 (src/harness/preconditions.ts). */
 export const EXPLORATION_OFF = 'the exploration phase is off (--explore 0, FSAPI_EXPLORE=0)';
 
