@@ -334,6 +334,15 @@ const DEFINITIONS = [
   { name: 'crash-percent', breaks: ['FSAPI-CONTRACT-002', 'FSAPI-CONTRACT-102'], area: 'input-crash', description: 'A string holding a percent sign. Valid for the document, it is answered 500.' },
   { name: 'crash-max-length', breaks: ['FSAPI-CONTRACT-002', 'FSAPI-CONTRACT-102'], area: 'input-crash', description: 'A body string exactly at its schema\'s maxLength (where that is 60 or more). Valid for the document, it is answered 500.' },
   { name: 'crash-long-domain', breaks: ['FSAPI-CONTRACT-002', 'FSAPI-CONTRACT-102'], area: 'input-crash', description: 'An e-mail address whose domain has a label of 40 or more characters, or an IDN (xn--) label. Valid for the document, it is answered 500.' },
+
+  // --- Valid input refused with a documented 4xx (sandbox/input-crashes.ts): a suggestion of the exploration, no verdict ---
+  {
+    name: 'refuse-non-ascii-name',
+    breaks: [],
+    area: 'input-crash',
+    description:
+      'A customer name (first, middle or last) holding a non-ASCII character ("Zoë") is refused with a documented 422, though the document allows it. A conforming answer, so it breaks no requirement: the exploration shows it as a suggestion (the document should say so, or the target has a defect).',
+  },
 ] as const satisfies readonly FaultDefinition[];
 
 export type FaultName = (typeof DEFINITIONS)[number]['name'];

@@ -17,10 +17,11 @@ import { REFERENCE_SPEC_PATH } from '../src/catalogue/index.js';
 const BUDGET = 6;
 const explorations = (r: RunReport): CheckResult[] => r.checks.filter((c) => c.id.endsWith(' explore'));
 
-async function run(faults: string[], extra: string[] = []): Promise<{ code: number | null; report: RunReport; stdout: string }> {
+async function run(faults: string[], extra: string[] = []): Promise<{ code: number | null; report: RunReport; stdout: string; summary: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'fsapi-explore-'));
   const r = await runCli(['run', '--groups', 'customers', '--seed', '33', '--explore', String(BUDGET), '--quiet', '--report-dir', dir, ...extra, ...faults.flatMap((f) => ['--sandbox-fault', f])], {});
-  return { code: r.code, stdout: r.stdout, report: JSON.parse(readFileSync(join(dir, 'latest', 'conformance.json'), 'utf8')) as RunReport };
+  const read = (f: string) => readFileSync(join(dir, 'latest', f), 'utf8');
+  return { code: r.code, stdout: r.stdout, report: JSON.parse(read('conformance.json')) as RunReport, summary: read('summary.md') };
 }
 
 describe('the exploration phase in a run', { timeout: 240_000 }, () => {
@@ -57,6 +58,29 @@ describe('the exploration phase in a run', { timeout: 240_000 }, () => {
     expect(broken.report.checks.filter((c) => c.status === 'warning').map((c) => c.id)).toEqual(['FSAPI-CONTRACT-102 listCustomers explore-5xx']);
     expect(broken.stdout).toContain('exploration: ');
     for (const c of clean.report.checks.filter((c) => c.requirement === 'FSAPI-CONTRACT-102')) expect(c.status, c.id).toBe('passed');
+    // The reference's own business rules refuse some explored values: here an address whose state is no
+    // subdivision of its country (a rule its document states in prose only). Shown as suggestions, no verdict.
+    for (const c of clean.report.checks.filter((c) => c.refused_value)) expect(c.refused_value!.detail, c.id).toMatch(/must be a subdivision of/);
+  });
+
+  it('shows a documented 422 refusing a value the document allows as a suggestion with its minimal request, never as a verdict', async () => {
+    const { code, report, stdout, summary } = await run(['refuse-non-ascii-name']);
+    expect(code).toBe(0);
+    expect(report.checks.filter((c) => c.status !== 'passed' && c.status !== 'skipped')).toEqual([]);
+    const create = report.checks.find((c) => c.id === 'FSAPI-CONTRACT-002 createCustomer explore')!;
+    const v = create.refused_value!;
+    // Shrunk to the one member, its value cut down to the character that draws the refusal.
+    expect(v.member).toMatch(/^(first|middle|last)_name$/);
+    expect(v.request).toMatch(/^(first|middle|last)_name = "[^\x00-\x7f]" \(unicode: [^)]+\); triggering characters: "[^\x00-\x7f]" \(U\+[0-9A-F]{4}\)$/u);
+    expect(v).toMatchObject({ status: 422, title: 'Unsupported characters' });
+    expect(v.detail).toContain(`/${v.member} holds characters`);
+    expect(v.refused).toBeGreaterThan(0);
+    expect(v.refused).toBeLessThanOrEqual(v.explored);
+    // Counted in the headline, listed in summary.md with the operation, the minimal request, the status and the problem.
+    expect(report.headline).toMatch(/\d+ operations? refused a value the document allows \(suggestions in summary\.md\)/);
+    expect(stdout).toContain('refused a value the document allows');
+    expect(summary).toMatch(/## Values the document allows that the target refused \(\d+ suggestions?\)/);
+    expect(summary).toContain(`| \`createCustomer\` | \`${v.request}\` | 422 \`Unsupported characters: ${v.detail}\` | ${v.refused} of ${v.explored} explored |`);
   });
 
   it('holds a server error the document lists to FSAPI-CONTRACT-102 (a SHOULD), shrunk to the minimal request, where FSAPI-CONTRACT-002 is blind', async () => {

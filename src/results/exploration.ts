@@ -28,13 +28,15 @@ export interface ExplorationTotals {
   /** Time the exploration checks took, summed over operations (they run side by side with the other checks). */
   ms: number;
   failed: number;
+  /** Operations where the target refused a value the document allows (suggestions, never a verdict). */
+  refusals: number;
 }
 
 const fact = (c: CheckResult, name: string): number => (typeof c.facts?.[name] === 'number' ? (c.facts[name] as number) : 0);
 
 /** The totals over the exploration checks among `checks`, or undefined when none explored anything. */
 export function explorationTotals(checks: Iterable<CheckResult>): ExplorationTotals | undefined {
-  const t: ExplorationTotals = { operations: 0, requests: 0, shrinkRequests: 0, unexplored: 0, ms: 0, failed: 0 };
+  const t: ExplorationTotals = { operations: 0, requests: 0, shrinkRequests: 0, unexplored: 0, ms: 0, failed: 0, refusals: 0 };
   for (const c of checks) {
     if (!c.id.endsWith(` ${EXPLORE_VARIANT}`) || c.facts?.['explore_requests'] === undefined) continue;
     t.operations++;
@@ -43,6 +45,7 @@ export function explorationTotals(checks: Iterable<CheckResult>): ExplorationTot
     t.unexplored += fact(c, 'explore_unexplored');
     t.ms += fact(c, 'explore_ms');
     if (c.status === 'failed') t.failed++;
+    if (c.refused_value) t.refusals++;
   }
   return t.operations ? t : undefined;
 }
@@ -51,7 +54,9 @@ export function explorationTotals(checks: Iterable<CheckResult>): ExplorationTot
 export function renderExploration(t: ExplorationTotals): string {
   const shrink = t.shrinkRequests ? ` (+${t.shrinkRequests} shrinking)` : '';
   const left = t.unexplored ? `${t.unexplored} variants left unexplored by the budget (FSAPI_EXPLORE)` : 'nothing left unexplored';
-  return `exploration: ${t.requests} valid requests over ${t.operations} operations${shrink}, ${left}`;
+  // A suggestion, not a verdict: counted here so it is seen, shown in summary.md with its minimal request.
+  const refused = t.refusals ? `; ${plural(t.refusals, 'operation')} refused a value the document allows (suggestions in summary.md)` : '';
+  return `exploration: ${t.requests} valid requests over ${t.operations} operations${shrink}, ${left}${refused}`;
 }
 
 /**
