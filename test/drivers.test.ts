@@ -76,6 +76,7 @@ async function harness(faults: string[] = []): Promise<Harness> {
     webhookWaitMs: 5_000,
     replayDelayMs: 0,
     explore: 0,
+    exploreAllocation: { perOperation: 0, leftOut: [] },
     label: { emailDomain: 'fsapi-conformance.test', metadataKey: 'fsapi_run', metadataValue: runId },
   };
   const rt: WorkerRuntime = { cfg, catalogue, client, redactor, abort: new AbortController() };

@@ -20,7 +20,7 @@ import { parseFaults } from '../sandbox/faults.js';
 import type { CheckResult } from '../src/results/model.js';
 import { exploreFamily, isServerError } from '../src/checks/explore.js';
 import { preconditionFailure, type PreconditionSettings } from '../src/harness/preconditions.js';
-import { EXPLORATION_OFF, EXPLORE_5XX_VARIANT, EXPLORE_VARIANT, explorationLine } from '../src/results/exploration.js';
+import { EXPLORATION_OFF, EXPLORATION_TOTAL_SPENT, EXPLORE_5XX_VARIANT, EXPLORE_VARIANT, exploreAllocation, explorationLine } from '../src/results/exploration.js';
 
 let spec: SpecDocument;
 beforeAll(async () => {
@@ -176,6 +176,22 @@ describe('what the run and verify decide before any request', () => {
       expect(preconditionFailure(def, settings(24), spec)).toBeUndefined();
     }
     expect(EXPLORATION_OFF).toBe('the exploration phase is off (--explore 0, FSAPI_EXPLORE=0)');
+  });
+
+  it('shares the total out when the run is planned: an even share at most the per-operation budget, or one each to the first operations by id', () => {
+    const planned = ['listB', 'createA', 'updateC', 'createA'].flatMap((operation) => [
+      { variant: EXPLORE_VARIANT, operation },
+      { variant: EXPLORE_5XX_VARIANT, operation },
+    ]);
+    expect(exploreAllocation(24, 1000, planned)).toEqual({ perOperation: 24, leftOut: [] });
+    expect(exploreAllocation(24, 30, planned)).toEqual({ perOperation: 10, leftOut: [] });
+    expect(exploreAllocation(24, 2, planned)).toEqual({ perOperation: 1, leftOut: ['updateC'] });
+    expect(exploreAllocation(24, 0, planned)).toEqual({ perOperation: 24, leftOut: [] });
+    expect(exploreAllocation(0, 30, planned)).toEqual({ perOperation: 0, leftOut: [] });
+    // What it leaves out is skipped before any request, both checks of the operation, from the settings alone.
+    for (const def of exploreFamily.forOperation!(spec.byId.get('updateCustomer')!, { spec, isReferenceProfile: true })) {
+      expect(preconditionFailure(def, { ...settings(24), exploreLeftOut: ['updateCustomer'] }, spec)).toEqual({ reason: EXPLORATION_TOTAL_SPENT, cause: 'not-applicable' });
+    }
   });
 
   it("the headline counts the operations the budget of 0 left unexplored, not those skipped for another reason", () => {

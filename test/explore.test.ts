@@ -83,6 +83,17 @@ describe('the exploration phase in a run', { timeout: 240_000 }, () => {
     expect(summary).toContain(`| \`createCustomer\` | \`${v.request}\` | 422 \`Unsupported characters: ${v.detail}\` | ${v.refused} of ${v.explored} explored |`);
   });
 
+  it('shares a total budget out before any request: one request each to the first operations by id, the rest skipped, and the headline says so', async () => {
+    const { code, report } = await run([], ['--explore-total', '2']);
+    expect(code).toBe(0);
+    expect(report.run.settings?.explore_total).toBe(2);
+    const byOp = (op: string) => explorations(report).find((c) => c.operation === op)!;
+    for (const op of ['createCustomer', 'listCustomers']) expect(byOp(op).facts?.['explore_requests'], op).toBe(1);
+    expect(byOp('updateCustomer')).toMatchObject({ status: 'skipped', skip_cause: 'not-applicable', exchanges: [] });
+    expect(report.checks.find((c) => c.id === 'FSAPI-CONTRACT-102 updateCustomer explore-5xx')).toMatchObject({ status: 'skipped', skip_cause: 'not-applicable' });
+    expect(report.headline).toMatch(/exploration: 2 valid requests over 2 operations.*; the total budget \(FSAPI_EXPLORE_TOTAL\) held each operation to 1 request; 1 operation left unexplored by the total budget \(FSAPI_EXPLORE_TOTAL\)/);
+  });
+
   it('holds a server error the document lists to FSAPI-CONTRACT-102 (a SHOULD), shrunk to the minimal request, where FSAPI-CONTRACT-002 is blind', async () => {
     // The reference document with a 500 listed for listCustomers, as vendors' documents list it almost everywhere.
     const dir = mkdtempSync(join(tmpdir(), 'fsapi-explore-500-'));

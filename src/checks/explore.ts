@@ -4,7 +4,8 @@
  * customer named "Zoë") fails FSAPI-CONTRACT-002; a server error, documented or not, fails FSAPI-CONTRACT-102 (a
  * sibling check that reads the same exploration); each first occurrence shrunk to the minimal request that still
  * breaks the target. A documented 400 or 422 refusing an explored request is shrunk to the value that draws it and
- * shown as a suggestion, never a verdict. Budgeted per operation (FSAPI_EXPLORE); off at 0.
+ * shown as a suggestion, never a verdict. Budgeted per operation (FSAPI_EXPLORE) and over the run
+ * (FSAPI_EXPLORE_TOTAL, shared out when the run is planned); off at 0.
  */
 import { requestMediaOf, type Operation } from '../catalogue/openapi.js';
 import { answeredId, check, CheckSkipped, describeRequest, PreconditionFailed } from '../harness/assert.js';
@@ -195,7 +196,8 @@ export const exploreFamily: CheckFamily = {
         variant: EXPLORE_VARIANT,
         title: 'valid requests across its input space (edges, unicode, formats, seeded random values) are answered with documented statuses',
         async run(ctx) {
-          const budget = ctx.config.explore;
+          // The run's total, shared out when it was planned, may hold each operation to less than FSAPI_EXPLORE.
+          const budget = Math.min(ctx.config.explore, ctx.config.exploreAllocation.perOperation);
           const { outcome, ms } = await exploreRecorded(ctx, op, budget);
           // Decided by the valid request the run built, not by the document alone: a skip of the run's (verify takes
           // it as recorded), never 'not-applicable', which only the settings and the document decide before a request.
@@ -204,6 +206,7 @@ export const exploreFamily: CheckFamily = {
           ctx.fact('explore_shrink_requests', outcome.shrinkRequests);
           ctx.fact('explore_unexplored', outcome.unexplored);
           ctx.fact('explore_ms', ms);
+          if (budget < ctx.config.explore) ctx.fact('explore_held_by_total', budget);
           const refused = refusedValue(outcome);
           if (refused) ctx.refusedValue(refused);
           const m = outcome.found.undocumented.minimal;

@@ -270,6 +270,8 @@ export interface RunSettings {
   allow_live_writes: boolean;
   /** The exploration phase's budget per operation (0: off), which decides whether its checks run; absent in reports made before the phase (verify requires it). */
   explore?: number;
+  /** The exploration phase's total over the run (0: no total), shared among its operations when the run was planned; absent in reports made before it (verify requires it). */
+  explore_total?: number;
   credentials: { second_tenant: boolean; public_key: boolean; revoked_key: boolean; live_key: boolean; webhooks: boolean };
   /** The capabilities file in use (its content is packaged by certify). */
   capabilities?: { path: string; sha256: string };
