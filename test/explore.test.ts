@@ -13,6 +13,9 @@ import { SHRINK_BUDGET } from '../src/explore/shrink.js';
 import { runCli } from './helpers/cli.js';
 import { parse } from 'yaml';
 import { REFERENCE_SPEC_PATH } from '../src/catalogue/index.js';
+import { loadSpec } from '../src/catalogue/openapi.js';
+import { exploreFamily } from '../src/checks/explore.js';
+import { answerOf, judgeOutcome } from '../src/harness/judge.js';
 
 const BUDGET = 6;
 const explorations = (r: RunReport): CheckResult[] => r.checks.filter((c) => c.id.endsWith(' explore'));
@@ -26,7 +29,7 @@ async function run(faults: string[], extra: string[] = []): Promise<{ code: numb
 
 describe('the exploration phase in a run', { timeout: 240_000 }, () => {
   it('finds nothing on the clean sandbox, within its budget, and catches a crash on a plus-addressed e-mail with the minimal request', async () => {
-    const [clean, broken] = await Promise.all([run([]), run(['crash-plus-email'])]);
+    const [clean, broken, spec] = await Promise.all([run([]), run(['crash-plus-email']), loadSpec(REFERENCE_SPEC_PATH)]);
 
     expect(clean.code).toBe(0);
     expect(clean.report.checks.filter((c) => c.status !== 'passed' && c.status !== 'skipped')).toEqual([]);
@@ -57,6 +60,17 @@ describe('the exploration phase in a run', { timeout: 240_000 }, () => {
     expect([...new Set(broken.report.checks.filter((c) => c.status === 'failed').map((c) => c.requirement))]).toEqual(['FSAPI-CONTRACT-002']);
     expect(broken.report.checks.filter((c) => c.status === 'warning').map((c) => c.id)).toEqual(['FSAPI-CONTRACT-102 listCustomers explore-5xx']);
     expect(broken.stdout).toContain('exploration: ');
+    // verify's re-judging: the checks' own judges, on the answers rebuilt from the recorded evidence, give the
+    // recorded verdicts and messages (and a failure flipped to passed would differ).
+    for (const c of [...explorations(broken.report), ...broken.report.checks.filter((x) => x.id.endsWith(' explore-5xx'))]) {
+      const def = exploreFamily.forOperation!(spec.byId.get(c.operation!)!, { spec, isReferenceProfile: true }).find((d) => c.id.endsWith(` ${d.variant}`))!;
+      const answers = c.exchanges.flatMap((x) => answerOf(x) ?? []);
+      const o = judgeOutcome(def.judge!, answers, c.level, false, c.facts ?? {});
+      if (c.status === 'passed' && answers.length === 0) continue;
+      expect(o.status, c.id).toBe(c.status);
+      if (o.message && c.status !== 'passed') expect(c.message, c.id).toBe(o.message);
+    }
+    expect(failed.message).toMatch(/^\d+ of \d+ explored valid requests \(the shrinking's among them\) answered 500, not documented for listCustomers; minimal request: /);
     for (const c of clean.report.checks.filter((c) => c.requirement === 'FSAPI-CONTRACT-102')) expect(c.status, c.id).toBe('passed');
     // The reference's own business rules refuse some explored values: here an address whose state is no
     // subdivision of its country (a rule its document states in prose only). Shown as suggestions, no verdict.

@@ -7,8 +7,10 @@
  * shown as a suggestion, never a verdict. Budgeted per operation (FSAPI_EXPLORE) and over the run
  * (FSAPI_EXPLORE_TOTAL, shared out when the run is planned); off at 0.
  */
-import { requestMediaOf, type Operation } from '../catalogue/openapi.js';
-import { answeredId, check, CheckSkipped, describeRequest, PreconditionFailed } from '../harness/assert.js';
+import { requestMediaOf, type Operation, type SpecDocument } from '../catalogue/openapi.js';
+import { answeredId, CheckFailure, CheckSkipped, describeRequest, PreconditionFailed } from '../harness/assert.js';
+import type { Judge } from '../harness/judge.js';
+import type { Facts } from '../results/model.js';
 import { checkId } from '../harness/check.js';
 import type { CheckContext } from '../harness/check.js';
 import type { WorkerConfig } from '../harness/worker-config.js';
@@ -87,6 +89,46 @@ function judgementsFor(ctx: CheckContext, op: Operation): Record<ExploreJudgemen
   };
 }
 
+/** The case of every explored request and every shrinking one (exchange.case), as the judges read them. */
+const EXPLORED_CASE = 'explored';
+
+/** The recorded answers to the operation's explored requests (not the valid request they vary, nor a clean-up). */
+function exploredAnswers(answers: readonly HttpResponse[], op: Operation): HttpResponse[] {
+  // The minimal request is attached once more at the end (the reproduction replays the last): counted once.
+  const seen = new Set<string>();
+  return answers.filter((r) => {
+    const key = `${r.exchange.started_at} ${r.exchange.request.method} ${r.exchange.request.url}`;
+    if (r.exchange.case !== EXPLORED_CASE || r.exchange.operation !== op.operationId || seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+const statusList = (answers: readonly HttpResponse[]): number[] => [...new Set(answers.map((r) => r.status))];
+
+/** The minimal request the run's shrinking found, as it recorded it (a judge cannot shrink: it reads). */
+const minimalOf = (facts: Facts): string => (typeof facts['explore_minimal'] === 'string' ? `; minimal request: ${facts['explore_minimal']}` : '');
+
+/** FSAPI-CONTRACT-002 over the exploration: every explored answer's status is one the document lists. */
+function undocumentedJudge(spec: SpecDocument, op: Operation): Judge {
+  return (answers, facts) => {
+    const explored = exploredAnswers(answers, op);
+    const bad = explored.filter((r) => !spec.responseFor(op, r.status));
+    if (bad.length) throw new CheckFailure(`${bad.length} of ${explored.length} explored valid requests (the shrinking's among them) answered ${statusList(bad).join(', ')}, not documented for ${op.operationId}${minimalOf(facts)}`);
+  };
+}
+
+/** FSAPI-CONTRACT-102 over the server errors the exploration recorded for it, documented or not. */
+function serverErrorJudge(spec: SpecDocument, op: Operation): Judge {
+  return (answers, facts) => {
+    const bad = exploredAnswers(answers, op).filter((r) => isServerError(r.status));
+    if (!bad.length) return;
+    const statuses = statusList(bad).map((s) => `${s} (${spec.responseFor(op, s) ? 'documented' : 'not documented'})`).join(', ');
+    const counted = typeof facts['server_errors'] === 'number' && typeof facts['explored'] === 'number' ? `${facts['server_errors']} of ${facts['explored']}` : `${bad.length}`;
+    throw new CheckFailure(`${counted} explored valid requests answered a server error: ${statuses}${minimalOf(facts)}`);
+  };
+}
+
 /** The problem body's title and detail, where the answer has them. */
 function problemText(m: Minimal): Pick<RefusedValue, 'title' | 'detail'> {
   const j = m.res.json;
@@ -143,6 +185,8 @@ async function exploreOperation(ctx: CheckContext, op: Operation, budget: number
       async send(parts) {
         try {
           const res = await ctx.call(op, parts);
+          // The judges (and verify's re-judging) tell the explored answers from the valid request and the clean-up.
+          res.exchange.case = EXPLORED_CASE;
           await cleanUp(res);
           return res;
         } catch (e) {
@@ -179,7 +223,7 @@ const NOTHING_TO_EXPLORE = 'no member of its valid request can take another valu
 
 export const exploreFamily: CheckFamily = {
   name: 'exploration (valid input space)',
-  forOperation(op) {
+  forOperation(op, { spec }) {
     if (!op.group || !takesInput(op)) return [];
     const explores = {
       family: 'schema',
@@ -211,14 +255,13 @@ export const exploreFamily: CheckFamily = {
           if (refused) ctx.refusedValue(refused);
           const m = outcome.found.undocumented.minimal;
           if (m) {
-            // The minimal request last: the reproduction replays it (src/vitest-suite/suite.ts).
+            // The minimal request last: the reproduction replays it (src/vitest-suite/suite.ts). The judge fails it.
             ctx.attach(m.res.exchange, m.res);
-            const failures = outcome.found.undocumented.failures;
-            const statuses = [...new Set(failures.map((f) => f.res.status))].join(', ');
-            check(false, `${failures.length} of ${outcome.sent} explored valid requests answered ${statuses}, not documented for ${op.operationId}; minimal request: ${describeMinimal(m)}`);
+            ctx.fact('explore_minimal', describeMinimal(m));
           }
           if (outcome.unexplored > 0) ctx.observe(`explored ${outcome.sent} valid requests; ${outcome.unexplored} variants left unexplored by the budget of ${budget}`);
         },
+        judge: undocumentedJudge(spec, op),
       },
       {
         ...explores,
@@ -236,12 +279,15 @@ export const exploreFamily: CheckFamily = {
             // The first server error, then the minimal request last: the reproduction replays it.
             if (m.failure.res !== m.res) ctx.attach(m.failure.res.exchange, m.failure.res);
             ctx.attach(m.res.exchange, m.res);
-            const statuses = [...new Set(r.found.failures.map((f) => f.res.status))];
-            const documented = statuses.map((s) => `${s} (${ctx.spec.responseFor(op, s) ? 'documented' : 'not documented'})`).join(', ');
-            check(false, `${r.found.failures.length} of ${r.sent} explored valid requests answered a server error: ${documented}; minimal request: ${describeMinimal(m)}`);
+            ctx.fact('explored', r.sent);
+            ctx.fact('server_errors', r.found.failures.length);
+            ctx.fact('explore_minimal', describeMinimal(m));
+            return;
           }
           ctx.observe(`${r.sent} explored valid requests, none answered with a server error`);
         },
+        // Judged on the server errors it attaches: a passing one holds no answer, and verify lists it as not re-judged.
+        judge: serverErrorJudge(spec, op),
       },
     ];
   },
