@@ -1,8 +1,9 @@
 /**
  * Shrinking a request that broke the target to a smaller one that still breaks it the same way, as property-based
  * testing does: the one change of its round that breaks it found by halving the changes, the other optional members
- * left out, then the offending string cut down (chunks removed, largest first), then its characters made plain ('a')
- * where that changes nothing, so what is left is the value that triggers it. Only requests valid for the document
+ * left out (unless kept: a refusal is shrunk on the request the target accepted, the rest as it was), then the
+ * offending string cut down (chunks removed, largest first), then its characters made plain ('a') where that changes
+ * nothing, so what is left is the value that triggers it. Only requests valid for the document
  * count; each one tried costs a request from a fixed budget.
  */
 import type { RequestParts } from '../http/request-parts.js';
