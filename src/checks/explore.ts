@@ -118,14 +118,21 @@ function undocumentedJudge(spec: SpecDocument, op: Operation): Judge {
   };
 }
 
-/** FSAPI-CONTRACT-102 over the server errors the exploration recorded for it, documented or not. */
+/** "500 (documented), 502 (not documented)". */
+const serverErrorStatuses = (spec: SpecDocument, op: Operation, answers: readonly HttpResponse[]): string =>
+  statusList(answers).map((s) => `${s} (${spec.responseFor(op, s) ? 'documented' : 'not documented'})`).join(', ');
+
+/**
+ * FSAPI-CONTRACT-102 over the explored answers, documented or not: in the run the server errors it attaches, in
+ * verify every explored answer of the exploring check's evidence; the counts come from the facts the run recorded.
+ */
 function serverErrorJudge(spec: SpecDocument, op: Operation): Judge {
   return (answers, facts) => {
     const bad = exploredAnswers(answers, op).filter((r) => isServerError(r.status));
     if (!bad.length) return;
-    const statuses = statusList(bad).map((s) => `${s} (${spec.responseFor(op, s) ? 'documented' : 'not documented'})`).join(', ');
     const counted = typeof facts['server_errors'] === 'number' && typeof facts['explored'] === 'number' ? `${facts['server_errors']} of ${facts['explored']}` : `${bad.length}`;
-    throw new CheckFailure(`${counted} explored valid requests answered a server error: ${statuses}${minimalOf(facts)}`);
+    const statuses = typeof facts['server_error_statuses'] === 'string' ? facts['server_error_statuses'] : serverErrorStatuses(spec, op, bad);
+    throw new CheckFailure(`${counted} explored valid requests (the shrinking's among them) answered a server error: ${statuses}${minimalOf(facts)}`);
   };
 }
 
@@ -152,7 +159,7 @@ function refusedValue(outcome: ExploreOutcome<ExploreJudgement>): RefusedValue |
   };
 }
 
-async function exploreOperation(ctx: CheckContext, op: Operation, budget: number): Promise<{ outcome: ExploreOutcome<ExploreJudgement>; ms: number }> {
+async function exploreOperation(ctx: CheckContext, op: Operation, budget: number, answered: HttpResponse[]): Promise<{ outcome: ExploreOutcome<ExploreJudgement>; ms: number }> {
   const t0 = performance.now();
   // Random rounds, optional members and oneOf branches are made by the generator, loaded where it is first needed.
   await loadGenerator();
@@ -187,6 +194,7 @@ async function exploreOperation(ctx: CheckContext, op: Operation, budget: number
           const res = await ctx.call(op, parts);
           // The judges (and verify's re-judging) tell the explored answers from the valid request and the clean-up.
           res.exchange.case = EXPLORED_CASE;
+          answered.push(res);
           await cleanUp(res);
           return res;
         } catch (e) {
@@ -207,15 +215,19 @@ async function exploreOperation(ctx: CheckContext, op: Operation, budget: number
 
 /** The exploration of one operation, recorded for its sibling check whatever its end (a skip, an error). */
 async function exploreRecorded(ctx: CheckContext, op: Operation, budget: number): Promise<{ outcome: ExploreOutcome<ExploreJudgement>; ms: number }> {
+  // Every explored answer, the shrinking's too: the sibling judges them all, as verify does on this check's evidence.
+  const answered: HttpResponse[] = [];
+  const serverErrors = () => answered.filter((r) => isServerError(r.status));
   let explored: { outcome: ExploreOutcome<ExploreJudgement>; ms: number };
   try {
-    explored = await exploreOperation(ctx, op, budget);
+    explored = await exploreOperation(ctx, op, budget, answered);
   } catch (e) {
-    ctx.explorations.record(op.operationId, { explored: false, why: `${e instanceof CheckSkipped ? 'skipped' : 'ended'}: ${(e as Error).message}` });
+    ctx.explorations.record(op.operationId, { answered: answered.length, serverErrors: serverErrors(), unfinished: `${e instanceof CheckSkipped ? 'skipped' : 'ended'}: ${(e as Error).message}` });
     throw e;
   }
   const { outcome } = explored;
-  ctx.explorations.record(op.operationId, outcome.sent ? { explored: true, sent: outcome.sent, found: outcome.found.serverError } : { explored: false, why: NOTHING_TO_EXPLORE });
+  const minimal = outcome.found.serverError.minimal;
+  ctx.explorations.record(op.operationId, { answered: answered.length, serverErrors: serverErrors(), ...(minimal ? { minimal } : {}), ...(outcome.sent ? {} : { unfinished: NOTHING_TO_EXPLORE }) });
   return explored;
 }
 
@@ -273,21 +285,24 @@ export const exploreFamily: CheckFamily = {
         async run(ctx) {
           const r = ctx.explorations.get(op.operationId);
           if (!r) return ctx.skip(`the exploration of ${op.operationId} (${sibling}) did not run in this suite`, 'prerequisite');
-          if (!r.explored) return ctx.skip(`the exploration of ${op.operationId} (${sibling}) reached no verdict: ${r.why}`, 'prerequisite');
-          const m = r.found.minimal;
-          if (m) {
-            // The first server error, then the minimal request last: the reproduction replays it.
-            if (m.failure.res !== m.res) ctx.attach(m.failure.res.exchange, m.failure.res);
-            ctx.attach(m.res.exchange, m.res);
-            ctx.fact('explored', r.sent);
-            ctx.fact('server_errors', r.found.failures.length);
-            ctx.fact('explore_minimal', describeMinimal(m));
+          const [first] = r.serverErrors;
+          if (first) {
+            // The first server error, then the minimal request last: the reproduction replays it. The judge fails it.
+            ctx.attach(first.exchange, first);
+            if (r.minimal && r.minimal.res !== first) ctx.attach(r.minimal.res.exchange, r.minimal.res);
+            ctx.fact('explored', r.answered);
+            ctx.fact('server_errors', r.serverErrors.length);
+            ctx.fact('server_error_statuses', serverErrorStatuses(ctx.spec, op, r.serverErrors));
+            if (r.minimal) ctx.fact('explore_minimal', describeMinimal(r.minimal));
             return;
           }
-          ctx.observe(`${r.sent} explored valid requests, none answered with a server error`);
+          if (r.unfinished) return ctx.skip(`the exploration of ${op.operationId} (${sibling}) reached no verdict: ${r.unfinished}`, 'prerequisite');
+          ctx.observe(`${r.answered} explored valid requests, none answered with a server error`);
         },
-        // Judged on the server errors it attaches: a passing one holds no answer, and verify lists it as not re-judged.
+        // Judged in the run on the server errors it attaches; verify judges the exploring check's evidence instead,
+        // every explored answer, so a passing one is re-judged too.
         judge: serverErrorJudge(spec, op),
+        judgesEvidenceOf: sibling,
       },
     ];
   },

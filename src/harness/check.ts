@@ -71,6 +71,11 @@ export interface CheckDef {
    */
   judge?: Judge;
   /**
+   * The id of a check whose recorded evidence `verify` judges with this check's judge (the exploration's sibling judges
+   * the answers the exploring check sent and recorded); in the run the judge reads this check's own evidence.
+   */
+  judgesEvidenceOf?: string;
+  /**
    * The run also compares the target's state before and after the probe, read by its own requests through a
    * driver: `judge` covers the probe's answer, not that comparison (verify says so).
    */
