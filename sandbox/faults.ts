@@ -324,16 +324,25 @@ const DEFINITIONS = [
   },
 
   // --- Valid input that crashes (sandbox/input-crashes.ts): only the exploration phase sends such values ---------
-  { name: 'crash-non-ascii', breaks: ['FSAPI-CONTRACT-002'], area: 'input-crash', description: 'A string member or query value holding a non-ASCII character (a customer named "Zoë"). Valid for the document, it is answered 500.' },
-  { name: 'crash-plus-email', breaks: ['FSAPI-CONTRACT-002'], area: 'input-crash', description: 'An e-mail address with a plus sign in its local part (ana+test@example.com). Valid for the document, it is answered 500.' },
-  { name: 'crash-emoji', breaks: ['FSAPI-CONTRACT-002'], area: 'input-crash', description: 'A string holding an emoji. Valid for the document, it is answered 500.' },
-  { name: 'crash-rtl', breaks: ['FSAPI-CONTRACT-002'], area: 'input-crash', description: 'A string holding right-to-left script (Hebrew, Arabic). Valid for the document, it is answered 500.' },
-  { name: 'crash-combining-mark', breaks: ['FSAPI-CONTRACT-002'], area: 'input-crash', description: 'A string holding a combining mark ("Zoe" followed by U+0308). Valid for the document, it is answered 500.' },
-  { name: 'crash-backslash', breaks: ['FSAPI-CONTRACT-002'], area: 'input-crash', description: 'A string holding a backslash. Valid for the document, it is answered 500.' },
-  { name: 'crash-double-quote', breaks: ['FSAPI-CONTRACT-002'], area: 'input-crash', description: 'A string holding a double quote. Valid for the document, it is answered 500.' },
-  { name: 'crash-percent', breaks: ['FSAPI-CONTRACT-002'], area: 'input-crash', description: 'A string holding a percent sign. Valid for the document, it is answered 500.' },
-  { name: 'crash-max-length', breaks: ['FSAPI-CONTRACT-002'], area: 'input-crash', description: 'A body string exactly at its schema\'s maxLength (where that is 60 or more). Valid for the document, it is answered 500.' },
-  { name: 'crash-long-domain', breaks: ['FSAPI-CONTRACT-002'], area: 'input-crash', description: 'An e-mail address whose domain has a label of 40 or more characters, or an IDN (xn--) label. Valid for the document, it is answered 500.' },
+  { name: 'crash-non-ascii', breaks: ['FSAPI-CONTRACT-002', 'FSAPI-CONTRACT-102'], area: 'input-crash', description: 'A string member or query value holding a non-ASCII character (a customer named "Zoë"). Valid for the document, it is answered 500.' },
+  { name: 'crash-plus-email', breaks: ['FSAPI-CONTRACT-002', 'FSAPI-CONTRACT-102'], area: 'input-crash', description: 'An e-mail address with a plus sign in its local part (ana+test@example.com). Valid for the document, it is answered 500.' },
+  { name: 'crash-emoji', breaks: ['FSAPI-CONTRACT-002', 'FSAPI-CONTRACT-102'], area: 'input-crash', description: 'A string holding an emoji. Valid for the document, it is answered 500.' },
+  { name: 'crash-rtl', breaks: ['FSAPI-CONTRACT-002', 'FSAPI-CONTRACT-102'], area: 'input-crash', description: 'A string holding right-to-left script (Hebrew, Arabic). Valid for the document, it is answered 500.' },
+  { name: 'crash-combining-mark', breaks: ['FSAPI-CONTRACT-002', 'FSAPI-CONTRACT-102'], area: 'input-crash', description: 'A string holding a combining mark ("Zoe" followed by U+0308). Valid for the document, it is answered 500.' },
+  { name: 'crash-backslash', breaks: ['FSAPI-CONTRACT-002', 'FSAPI-CONTRACT-102'], area: 'input-crash', description: 'A string holding a backslash. Valid for the document, it is answered 500.' },
+  { name: 'crash-double-quote', breaks: ['FSAPI-CONTRACT-002', 'FSAPI-CONTRACT-102'], area: 'input-crash', description: 'A string holding a double quote. Valid for the document, it is answered 500.' },
+  { name: 'crash-percent', breaks: ['FSAPI-CONTRACT-002', 'FSAPI-CONTRACT-102'], area: 'input-crash', description: 'A string holding a percent sign. Valid for the document, it is answered 500.' },
+  { name: 'crash-max-length', breaks: ['FSAPI-CONTRACT-002', 'FSAPI-CONTRACT-102'], area: 'input-crash', description: 'A body string exactly at its schema\'s maxLength (where that is 60 or more). Valid for the document, it is answered 500.' },
+  { name: 'crash-long-domain', breaks: ['FSAPI-CONTRACT-002', 'FSAPI-CONTRACT-102'], area: 'input-crash', description: 'An e-mail address whose domain has a label of 40 or more characters, or an IDN (xn--) label. Valid for the document, it is answered 500.' },
+
+  // --- Valid input refused with a documented 4xx (sandbox/input-crashes.ts): a suggestion of the exploration, no verdict ---
+  {
+    name: 'refuse-non-ascii-name',
+    breaks: [],
+    area: 'input-crash',
+    description:
+      'A customer name (first, middle or last) holding a non-ASCII character ("Zoë") is refused with a documented 422, though the document allows it. A conforming answer, so it breaks no requirement: the exploration shows it as a suggestion (the document should say so, or the target has a defect).',
+  },
 ] as const satisfies readonly FaultDefinition[];
 
 export type FaultName = (typeof DEFINITIONS)[number]['name'];

@@ -8,6 +8,7 @@ import type { Operation, SpecDocument } from '../src/catalogue/index.js';
 import { mergedSchema, propertiesOf } from '../src/catalogue/schema-walker.js';
 import { isObj, type JsonObject } from '../src/json.js';
 import type { FaultName, FaultSet } from './faults.js';
+import { unprocessable, type ApiError } from './problem.js';
 
 /** A string or number of the request, with the schema that declares it (when the walk found one). */
 interface Leaf {
@@ -61,4 +62,19 @@ export function inputCrash(spec: SpecDocument, faults: FaultSet, op: Operation, 
     if (hit) return `${name}: cannot process ${hit.at || '(body)'}`;
   }
   return undefined;
+}
+
+/** A customer's name members: the refuse-non-ascii-name fault reads only these. */
+const NAME_MEMBER = /^\/(first|middle|last)_name$/;
+
+/**
+ * The refusal a switched-on fault makes of this valid request (a legacy core that takes only ASCII names, say): a
+ * documented 422 naming the member, or undefined. Valid for the document, so only the exploration sends it.
+ */
+export function inputRefusal(spec: SpecDocument, faults: FaultSet, op: Operation, body: unknown): ApiError | undefined {
+  if (!faults.has('refuse-non-ascii-name') || !op.requestBody || !['createCustomer', 'updateCustomer'].includes(op.operationId)) return undefined;
+  const found: Leaf[] = [];
+  leaves(spec, body, op.requestBody.content[0]?.schema, '', found);
+  const hit = found.find((l) => NAME_MEMBER.test(l.at) && /[^\x00-\x7f]/.test(str(l)));
+  return hit ? unprocessable('unsupported_characters', 'Unsupported characters', `${hit.at} holds characters this service cannot store; use Latin letters without accents.`, hit.at) : undefined;
 }

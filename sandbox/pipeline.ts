@@ -19,7 +19,7 @@ import { newId, type Store } from './store.js';
 import { isObj, type JsonObject } from '../src/json.js';
 import { propertiesOf } from '../src/catalogue/schema-walker.js';
 import { inlineForeignRefs } from '../src/values/generate.js';
-import { inputCrash } from './input-crashes.js';
+import { inputCrash, inputRefusal } from './input-crashes.js';
 
 export interface SandboxRequest {
   method: string;
@@ -272,6 +272,8 @@ export class Pipeline {
       if (errors.length > 0) throw validationError(errors);
       const crash = inputCrash(spec, faults, op, body, url.searchParams);
       if (crash) throw new Error(crash);
+      const refusal = inputRefusal(spec, faults, op, body);
+      if (refusal) throw refusal;
       const after: (() => void)[] = [];
       const ctx: Context = {
         spec,

@@ -229,6 +229,22 @@ describe('a signer who hides failures', { timeout: busy(120_000) }, () => {
     expect(v.message).toMatch(/^reports\/conformance\.json: run\.groups is \[\], but a run of \[accounts, transfers, wallets\] runs \[accounts, transfers, wallets\]$/);
   });
 
+  it('the exploration total deleted, or lowered below what the explorations sent: 15', async () => {
+    const missing = await forge(faulted, (pkg, r) => {
+      delete r.run.settings!.explore_total;
+      claim(pkg, r);
+    });
+    expect(missing.code).toBe(15);
+    expect(missing.message).toMatch(/run\.settings\.explore_total is missing or not a budget/);
+    // A total of one request per explorable operation: verify derives the share from the plan, the runs sent more.
+    const held = await forge(faulted, (pkg, r) => {
+      r.run.settings!.explore_total = r.checks.filter((c) => c.id.endsWith(' explore')).length;
+      claim(pkg, r);
+    });
+    expect(held.code).toBe(15);
+    expect(held.message).toMatch(/check FSAPI-CONTRACT-002 \w+ explore explored \d+ requests, more than the 1 per operation that run\.settings\.explore \(24\) and explore_total \(\d+\) give its plan/);
+  });
+
   it('a full run relabelled as a shard, or a shard as a full run: 15', async () => {
     const v = await forge(clean, (pkg, r) => {
       r.run.shard = { index: 1, count: 4 };

@@ -180,3 +180,24 @@ describe('the line of an interrupted suite', () => {
     expect(lines[0]).toMatch(/^ {2}ok +fx +1 check +1 passed/);
   });
 });
+
+describe('an option whose value may be left out (--explore [N])', () => {
+  it('given alone, or followed by another option, takes its default; followed by a value, takes that value', async () => {
+    const { parseCommandArgs, renderHelp, withBareValues } = await import('../src/cli/command.js');
+    const { runCommand } = await import('../src/cli/commands/run.js');
+    const parsed = (...argv: string[]) => parseCommandArgs(runCommand, argv).values;
+    expect(parsed('--explore')).toMatchObject({ explore: '24' });
+    expect(parsed('--explore', '--quiet')).toMatchObject({ explore: '24', quiet: true });
+    expect(parsed('--quiet', '--explore', '--groups', 'customers')).toMatchObject({ explore: '24', quiet: true, groups: 'customers' });
+    expect(parsed('--explore', '8', '--quiet')).toMatchObject({ explore: '8', quiet: true });
+    expect(parsed('--explore=0')).toMatchObject({ explore: '0' });
+    // A negative number is still its value, for the setting's own check to refuse by its range.
+    expect(parsed('--explore', '-1')).toMatchObject({ explore: '-1' });
+    // Only an option that says so: --seed alone is still a missing value.
+    expect(() => parsed('--seed')).toThrow(/--seed/);
+    expect(withBareValues(['--explore-total', '--explore'], runCommand.options)).toEqual(['--explore-total', '--explore=24']);
+    expect(renderHelp(runCommand)).toMatch(/^ {2}--explore \[N\] +The exploration phase/m);
+    // The whole way to the run's settings.
+    expect(loadRunConfig({ explore: parsed('--explore', '--quiet')['explore'] as string }, { env: {}, cwd: tmp() }).explore).toBe(24);
+  });
+});

@@ -80,7 +80,7 @@ describe.each(COMMANDS.map((c) => [c.name, c] as [string, CommandSpec]))('fsapi-
       expect(line, `--${o.name}`).toBeDefined();
       expect(line).toContain(o.description);
       if (o.short) expect(line).toContain(`-${o.short}, --${o.name}`);
-      if (o.type === 'string') expect(line).toContain(`--${o.name} ${o.value ?? 'VALUE'}`);
+      if (o.type === 'string') expect(line).toContain(o.bare !== undefined ? `--${o.name} [${o.value ?? 'VALUE'}]` : `--${o.name} ${o.value ?? 'VALUE'}`);
       if (o.default !== undefined) expect(line).toContain(`default: ${o.default}`);
       if (o.env) expect(line).toContain(`env: ${o.env}`);
     }

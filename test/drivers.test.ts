@@ -17,6 +17,7 @@ import type { JsonObject } from '../src/json.js';
 import { CheckSkipped } from '../src/harness/assert.js';
 import type { CheckContext, CheckDef } from '../src/harness/check.js';
 import { TrafficObserver } from '../src/harness/observer.js';
+import { ExplorationLedger } from '../src/harness/explorations.js';
 import { operationRequest, seededFaker, type WorkerRuntime } from '../src/harness/runtime.js';
 import { idempotencyKeyFor } from '../src/harness/idempotency-key.js';
 import type { WorkerConfig } from '../src/harness/worker-config.js';
@@ -75,6 +76,7 @@ async function harness(faults: string[] = []): Promise<Harness> {
     webhookWaitMs: 5_000,
     replayDelayMs: 0,
     explore: 0,
+    exploreAllocation: { perOperation: 0, leftOut: [] },
     label: { emailDomain: 'fsapi-conformance.test', metadataKey: 'fsapi_run', metadataValue: runId },
   };
   const rt: WorkerRuntime = { cfg, catalogue, client, redactor, abort: new AbortController() };
@@ -129,6 +131,8 @@ async function harness(faults: string[] = []): Promise<Harness> {
         attach: () => undefined,
         recordDelivery: () => undefined,
         fact: () => undefined,
+        explorations: new ExplorationLedger(),
+        refusedValue: () => undefined,
       };
       return ctx;
     },

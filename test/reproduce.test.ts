@@ -109,7 +109,7 @@ describe('a reproduction replays the whole sequence the check sent', () => {
 
 describe('summary.md says how to repeat the run', () => {
   const cfg = (over: Partial<RunConfig>): RunConfig =>
-    ({ groups: ['customers'], seed: 5, sandboxFaults: [], idempotencyParallel: 8, replayDelayMs: 2000, explore: numericDefault('FSAPI_EXPLORE'), strict: false, allowLiveWrites: false, environment: 'sandbox', ...over }) as RunConfig;
+    ({ groups: ['customers'], seed: 5, sandboxFaults: [], idempotencyParallel: 8, replayDelayMs: 2000, explore: numericDefault('FSAPI_EXPLORE'), exploreTotal: numericDefault('FSAPI_EXPLORE_TOTAL'), strict: false, allowLiveWrites: false, environment: 'sandbox', ...over }) as RunConfig;
 
   it('the command names seed, groups, faults, shard and strictness; for the embedded sandbox, how to start one with the same faults', () => {
     const r = repeatOf(cfg({ sandboxFaults: ['idem-ignored'], shard: { index: 2, count: 4 }, strict: true }), 'npx --no fsapi-conformance run', 'npx --no fsapi-conformance sandbox');
@@ -119,6 +119,8 @@ describe('summary.md says how to repeat the run', () => {
     expect(remote.command).toBe('fsapi-conformance run --seed 5 --groups customers --base-url https://api.example/v1/ --tenant-id ten_1');
     expect(remote.command).not.toContain('sk_x');
     expect(remote.sandbox).toBeUndefined();
+    // The exploration's budgets, where they are not the defaults: the same seed then explores the same requests.
+    expect(repeatOf(cfg({ explore: 6, exploreTotal: 40 }), 'fsapi-conformance run').command).toBe('fsapi-conformance run --seed 5 --groups customers --explore 6 --explore-total 40');
   });
 
   it('renders the settings, the command and the sandbox to start (with its env file for --cacert)', () => {

@@ -579,6 +579,7 @@ const PROBES: Record<FaultName, Probe> = {
   },
   // --- Valid input that crashes: a customer valid for the document, with one kind of value ---
   'crash-non-ascii': { net: async (e) => (await crashes(e, { first_name: 'Zoë' })) },
+  'refuse-non-ascii-name': { net: async (e) => (await status(e.api.call('createCustomer', { body: customerBody(1, { last_name: 'Zoë' }) }))) === 422 },
   'crash-plus-email': { net: async (e) => (await crashes(e, { email: `ana+${randomUUID()}@example.com` })) },
   'crash-emoji': { net: async (e) => (await crashes(e, { first_name: 'Zo\u{1F600}' })) },
   'crash-rtl': { net: async (e) => (await crashes(e, { first_name: 'שלום' })) },

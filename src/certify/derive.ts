@@ -19,6 +19,7 @@ import { plannedRun, type PlannedRun } from './planned-run.js';
 import { checkProvenance, type Provenance } from './provenance.js';
 import { recompute, type Recomputed } from './recompute.js';
 import { judgedChecks, rejudgeRun, type Rejudgement } from './rejudge.js';
+import { EXPLORE_VARIANT, exploreAllocation, type ExploreAllocation } from '../results/exploration.js';
 
 export interface Derived {
   report: RunReport;
@@ -47,6 +48,24 @@ export function readReport(bytes: Buffer | undefined): RunReport {
   return data as RunReport;
 }
 
+/** What the run's total left each operation, derived from the plan and the recorded budgets, as the run decided it. */
+const plannedExploration = (planned: PlannedRun): ExploreAllocation =>
+  exploreAllocation(planned.settings.explore!, planned.settings.explore_total!, [...planned.checks.values()].map((p) => p.def));
+
+/**
+ * No exploration sent more than its derived budget: a run whose explorations sent more than the plan allowed did not
+ * run as its settings say.
+ */
+function checkExplorationBudget(report: RunReport, planned: PlannedRun): void {
+  const { perOperation } = plannedExploration(planned);
+  for (const c of report.checks) {
+    const sent = c.facts?.['explore_requests'];
+    if (c.id.endsWith(` ${EXPLORE_VARIANT}`) && typeof sent === 'number' && sent > perOperation) {
+      differs(VERIFY_EXIT.plan, `${REPORT_FILE}: check ${c.id} explored ${sent} requests, more than the ${perOperation} per operation that run.settings.explore (${planned.settings.explore}) and explore_total (${planned.settings.explore_total}) give its plan`);
+    }
+  }
+}
+
 /** The settings that decide skips before a request, as the run recorded them (held against its checks by re-judging). */
 function recordedSettings(report: RunReport, planned: PlannedRun, catalogue: Catalogue, inputs: PackageInputs): PreconditionSettings {
   return {
@@ -55,6 +74,7 @@ function recordedSettings(report: RunReport, planned: PlannedRun, catalogue: Cat
     environment: report.target.environment,
     allowLiveWrites: planned.settings.allow_live_writes,
     explore: planned.settings.explore!,
+    exploreLeftOut: plannedExploration(planned).leftOut,
     has: { ...planned.settings.credentials, plainHttp: report.target.plain_http_url !== undefined },
   };
 }
@@ -64,6 +84,7 @@ export async function derivePackage(files: ReadonlyMap<string, Buffer>, inputs: 
   const packaged = await packageInputs(inputs, files, report);
   const { catalogue } = packaged;
   const planned = await plannedRun(report, catalogue, packaged.capabilities);
+  checkExplorationBudget(report, planned);
   let basePath = '/';
   try {
     basePath = new URL(report.target.base_url).pathname;

@@ -49,6 +49,8 @@ export async function plannedRun(report: RunReport, catalogue: Catalogue, capabi
   // Optional in a report (a baseline written before the exploration phase has none), required here: without it a
   // signer could call the phase off and skip its failed checks.
   if (!Number.isInteger(settings.explore) || settings.explore! < 0) fail(`${REPORT_FILE}: run.settings.explore is missing or not a budget: the report does not say whether the exploration phase ran`);
+  // The same for the total: from it and the plan, verify derives what each operation could explore.
+  if (!Number.isInteger(settings.explore_total) || settings.explore_total! < 0) fail(`${REPORT_FILE}: run.settings.explore_total is missing or not a budget: the report does not say how the exploration's total was shared`);
   const forPlanning = { spec: catalogue.spec, isReferenceProfile: catalogue.isReferenceProfile, binding: catalogue.binding };
   const shard = run.shard;
   if (shard && !(Number.isInteger(shard.index) && Number.isInteger(shard.count) && shard.index >= 1 && shard.index <= shard.count)) fail(`${REPORT_FILE}: run.shard ${shard.index}/${shard.count} is no shard`);

@@ -3,7 +3,8 @@
  * fields the signer wrote about it):
  * - a check the run's settings skip before any request (capabilities, waivers, a credential not configured, a live
  *   target, a document without its operation) is derived skipped, with that reason, and must be recorded so;
- * - a check with a judge is judged again by that same function on the answers rebuilt from its exchanges;
+ * - a check with a judge is judged again by that same function on the answers rebuilt from its exchanges (or from
+ *   the exchanges of the check it names in `judgesEvidenceOf`: the exploration's sibling judges what it explored);
  * - an observed-traffic check is judged again by the same evaluators over every recorded answer to its operation;
  * - a skip or an error the run recorded after sending requests is held against its evidence: an error needs a
  *   transport failure in it (or answers its judge gives the same error on), a skip answers its judge does not fail;
@@ -150,7 +151,7 @@ function rejudgeOne(c: CheckResult, def: CheckDef, i: RejudgeInputs, traffic: Tr
   if (!def.judge) return not(inlineReason(c, def.variant));
   const o = judge(c, def, i);
   if (!o) return not('no answer recorded');
-  const partial = i.partial.get(c.id);
+  const partial = i.partial.get(c.id) ?? (def.judgesEvidenceOf ? i.partial.get(def.judgesEvidenceOf) : undefined);
   const sameFailure = (o.status === 'failed' || o.status === 'warning') && o.status === c.status && (c.message ?? '').startsWith(o.message ?? '');
   if (def.comparesState) {
     // The judge covers the probe's answer; a failure of the run's own state comparison stands as recorded.
@@ -172,7 +173,8 @@ function rejudgeOne(c: CheckResult, def: CheckDef, i: RejudgeInputs, traffic: Tr
 
 /** The check's judge on its recorded answers and facts, at its planned level; undefined when nothing was answered. */
 function judge(c: CheckResult, def: CheckDef, i: RejudgeInputs): Outcome | undefined {
-  const answers = c.exchanges.flatMap((x) => viewed(answerOf(x), i.catalogue) ?? []);
+  const source = def.judgesEvidenceOf ? i.report.checks.find((x) => x.id === def.judgesEvidenceOf) : c;
+  const answers = (source?.exchanges ?? []).flatMap((x) => viewed(answerOf(x), i.catalogue) ?? []);
   if (answers.length === 0) return undefined;
   return judgeOutcome(def.judge!, answers, i.catalogue.requirements.get(def.requirement).level, i.report.run.strict, c.facts);
 }
@@ -206,7 +208,7 @@ function rejudgeSkip(c: CheckResult, def: CheckDef, i: RejudgeInputs, traffic: T
   const o = judge(c, def, i);
   if (!o) return { ...base, reason: `skipped by the run before any answer (${cause ?? 'no cause'}): ${message}` };
   if (o.status === 'skipped') return { ...base, rejudged: 'skipped' };
-  if ((o.status === 'failed' || o.status === 'warning') && !i.partial.has(c.id) && !def.comparesState) {
+  if ((o.status === 'failed' || o.status === 'warning') && !i.partial.has(c.id) && !(def.judgesEvidenceOf && i.partial.has(def.judgesEvidenceOf)) && !def.comparesState) {
     return differs(c, o.status, `recorded skipped (${cause ?? 'no cause'}: ${message}), but its recorded answers fail its judge: ${o.message ?? ''}`);
   }
   return { ...base, reason: `skipped by the run after ${plural(c.exchanges.length, 'exchange')} (${cause ?? 'no cause'}: ${message}); what it skipped on is the run's` };

@@ -14,6 +14,8 @@ export interface OptionSpec {
   default?: string;
   /** The environment variable that sets the same thing (flags win over it). */
   env?: string;
+  /** The value the option takes when given alone (`--explore`, or `--explore --quiet`): its value may be left out. */
+  bare?: string;
 }
 
 export interface EnvSpec {
@@ -65,7 +67,7 @@ export function parseCommandArgs(cmd: CommandSpec, argv: string[]): ParsedArgs {
     config[o.name] = { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) };
   }
   try {
-    const { values, positionals } = parseArgs({ args: joinNegativeValues(argv, options), options: config, allowPositionals: true, strict: true });
+    const { values, positionals } = parseArgs({ args: withBareValues(joinNegativeValues(argv, options), options), options: config, allowPositionals: true, strict: true });
     const max = cmd.positionals?.max ?? (cmd.positionals ? Infinity : 0);
     if (!values['help'] && positionals.length > max) {
       throw new UsageError(`${cmd.name}: unexpected argument "${positionals[max]}"`, { fix: `see: fsapi-conformance ${cmd.name} --help` });
@@ -107,6 +109,19 @@ function joinNegativeValues(argv: string[], options: readonly OptionSpec[]): str
   return out;
 }
 
+/**
+ * node's parser takes no optional values: an option with a `bare` value given alone (the last argument, or followed
+ * by another option) is given that value here (`--explore` → `--explore=24`), the one place argv is rewritten so.
+ * What follows it otherwise is its value, as for any option (`--explore 8`; `--explore -1` was joined above).
+ */
+export function withBareValues(argv: readonly string[], options: readonly OptionSpec[]): string[] {
+  return argv.map((arg, i) => {
+    const o = options.find((x) => x.bare !== undefined && (arg === `--${x.name}` || (x.short !== undefined && arg === `-${x.short}`)));
+    const next = argv[i + 1];
+    return o && (next === undefined || next.startsWith('-')) ? `--${o.name}=${o.bare}` : arg;
+  });
+}
+
 /** Renders `<command> --help`. */
 export function renderHelp(cmd: CommandSpec): string {
   const lines = [`fsapi-conformance ${cmd.name}: ${cmd.summary}`, '', `usage: ${cmd.usage}`];
@@ -115,7 +130,8 @@ export function renderHelp(cmd: CommandSpec): string {
   const opts = [...cmd.options, HELP_OPTION];
   lines.push('', 'options:');
   for (const o of opts) {
-    const flag = `${o.short ? `-${o.short}, ` : ''}--${o.name}${o.type === 'string' ? ` ${o.value ?? 'VALUE'}` : ''}`;
+    const placeholder = o.value ?? 'VALUE';
+    const flag = `${o.short ? `-${o.short}, ` : ''}--${o.name}${o.type === 'string' ? ` ${o.bare !== undefined ? `[${placeholder}]` : placeholder}` : ''}`;
     const extra = [o.default !== undefined ? `default: ${o.default}` : '', o.env ? `env: ${o.env}` : '', o.multiple ? 'repeatable' : '']
       .filter(Boolean)
       .join('; ');

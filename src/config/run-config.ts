@@ -62,6 +62,8 @@ export interface RunConfig {
   replayDelayMs: number;
   /** The exploration phase's budget: valid requests explored per operation (0: off). */
   explore: number;
+  /** The exploration phase's requests over the whole run, shared among its operations when the run is planned (0: no total). */
+  exploreTotal: number;
 }
 
 // Where the bench scripts find them; defined with the other defaults (src/config/variables.ts).
@@ -289,6 +291,7 @@ export function loadRunConfig(flags: Flags, opts: { env?: NodeJS.ProcessEnv; cwd
     webhookWaitMs: int('FSAPI_WEBHOOK_WAIT_MS', 100, 600_000),
     replayDelayMs: int('FSAPI_REPLAY_DELAY_MS', 0, 600_000),
     explore: int('FSAPI_EXPLORE', 0, 10_000),
+    exploreTotal: int('FSAPI_EXPLORE_TOTAL', 0, 1_000_000),
   };
 }
 

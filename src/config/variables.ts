@@ -11,6 +11,8 @@ export interface Setting {
   value?: string;
   secret?: boolean;
   default?: string;
+  /** The flag's value may be left out (`--explore` alone, or followed by another flag): it then takes the default. */
+  valueOptional?: true;
   description: string;
 }
 
@@ -62,7 +64,8 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'FSAPI_SANDBOX_FIXTURES', flag: 'sandbox-fixtures', type: 'string', value: 'FILE', default: 'fixtures/tenants.json', description: 'Embedded sandbox only: its tenants and (fake) keys.' },
   { env: 'FSAPI_IDEMPOTENCY_PARALLEL', flag: 'idempotency-parallel', type: 'string', value: 'N', default: '8', description: 'Parallel identical POSTs in the concurrency checks.' },
   { env: 'FSAPI_WEBHOOK_WAIT_MS', flag: 'webhook-wait-ms', type: 'string', value: 'MS', default: '10000', description: 'How long to wait for a webhook delivery or retry.' },
-  { env: 'FSAPI_EXPLORE', flag: 'explore', type: 'string', value: 'N', default: '24', description: 'The exploration phase: valid requests per operation that walk its input space (edges, unicode, formats, then seeded random values), each failure shrunk to a minimal request. 0: off.' },
+  { env: 'FSAPI_EXPLORE', flag: 'explore', type: 'string', value: 'N', default: '24', valueOptional: true, description: 'The exploration phase: valid requests per operation that walk its input space (edges, unicode, formats, then seeded random values), each failure shrunk to a minimal request. 0: off. A bare --explore takes the default.' },
+  { env: 'FSAPI_EXPLORE_TOTAL', flag: 'explore-total', type: 'string', value: 'M', default: '1000', description: "The exploration phase's requests over the whole run: each explorable operation gets an even share of M, at most its FSAPI_EXPLORE; with fewer than one each, the first M operations by operationId get one and the rest none. Decided when the run is planned. 0: no total." },
   { env: 'FSAPI_REPLAY_DELAY_MS', flag: 'replay-delay-ms', type: 'string', value: 'MS', default: '2000', description: 'Age of the idempotency key in the delayed-replay check.' },
 ];
 

@@ -2,7 +2,8 @@
  * The input space of one operation, read from its document around a valid request: the body members (at any depth
  * of objects) and optional query parameters a client may set, each with its schema, and whether it is optional.
  * Members that name a resource (`customer_id`, path parameters) are left as the valid request has them: another
- * value names nothing on the target, and the refusal says nothing of its input handling.
+ * value names nothing on the target, and the refusal says nothing of its input handling. So does a page position the
+ * target issued (`cursor`): another value names no page.
  */
 import { requestMediaOf, type Operation, type SpecDocument } from '../catalogue/openapi.js';
 import { mergedSchema, propertiesOf } from '../catalogue/schema-walker.js';
@@ -21,6 +22,12 @@ export interface Slot {
   base: unknown;
 }
 
+/** A page position the target issues (cursor pagination): a value made here names no page, as a made-up id names nothing. */
+const PAGE_POSITION = /^(cursor|after|before|starting_?after|ending_?before|continuation(_?token)?)$/i;
+
+/** Whether a member or parameter of that name takes values a client chooses (not a resource's id, not a page position). */
+export const clientChosen = (name: string): boolean => !namesResource(name) && !PAGE_POSITION.test(name);
+
 /** How deep into nested objects members are explored (an address's lines, a card's expiry). */
 const DEPTH = 4;
 
@@ -32,7 +39,7 @@ function bodySlots(spec: SpecDocument, schema: unknown, value: unknown, at: stri
   const required = new Set(Array.isArray(s['required']) ? s['required'].map(String) : []);
   for (const [name, raw] of propertiesOf(spec, s)) {
     const member = mergedSchema(spec, raw);
-    if (!member || member['readOnly'] === true || namesResource(name)) continue;
+    if (!member || member['readOnly'] === true || !clientChosen(name)) continue;
     const base = isObj(value) ? value[name] : undefined;
     const path = [...at, name];
     const nested = isObj(base) || (base === undefined && (member['type'] === 'object' || isObj(member['properties'])));
@@ -47,7 +54,7 @@ export function inputSlots(spec: SpecDocument, op: Operation, base: RequestParts
   const media = requestMediaOf(op);
   if (media && base.body !== undefined) bodySlots(spec, media.schema, base.body, [], out, 0);
   for (const p of op.parameters) {
-    if (p.in !== 'query' || p.required || namesResource(p.name) || !isObj(p.schema)) continue;
+    if (p.in !== 'query' || p.required || !clientChosen(p.name) || !isObj(p.schema)) continue;
     const schema = mergedSchema(spec, p.schema) ?? p.schema;
     out.push({ in: 'query', path: [p.name], schema, optional: true, base: base.query?.[p.name] });
   }

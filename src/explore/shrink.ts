@@ -1,8 +1,9 @@
 /**
  * Shrinking a request that broke the target to a smaller one that still breaks it the same way, as property-based
  * testing does: the one change of its round that breaks it found by halving the changes, the other optional members
- * left out, then the offending string cut down (chunks removed, largest first), then its characters made plain ('a')
- * where that changes nothing, so what is left is the value that triggers it. Only requests valid for the document
+ * left out (unless kept: a refusal is shrunk on the request the target accepted, the rest as it was), then the
+ * offending string cut down (chunks removed, largest first), then its characters made plain ('a') where that changes
+ * nothing, so what is left is the value that triggers it. Only requests valid for the document
  * count; each one tried costs a request from a fixed budget.
  */
 import type { RequestParts } from '../http/request-parts.js';
@@ -44,7 +45,14 @@ function chunkSizes(n: number): number[] {
   return out;
 }
 
-export async function shrink(base: RequestParts, failing: readonly Change[], others: readonly Slot[], breaks: StillBreaks, budget = SHRINK_BUDGET): Promise<Shrunk> {
+export interface ShrinkOptions {
+  /** Keep every other member as the valid request has it: the change alone on the request the target accepted. */
+  keepOthers?: boolean;
+  budget?: number;
+}
+
+export async function shrink(base: RequestParts, failing: readonly Change[], others: readonly Slot[], breaks: StillBreaks, opts: ShrinkOptions = {}): Promise<Shrunk> {
+  const budget = opts.budget ?? SHRINK_BUDGET;
   let requests = 0;
   const dropped: string[] = [];
   const attempt = async (candidate: RequestParts): Promise<boolean> => {
@@ -66,7 +74,7 @@ export async function shrink(base: RequestParts, failing: readonly Change[], oth
   let parts = applyChanges(base, changes);
   // 1. Fewer members: each other optional member the request has, left out.
   const changed = new Set(changes.map((c) => c.slot.path.join('.')));
-  for (const o of others) {
+  for (const o of opts.keepOthers ? [] : others) {
     if (!o.optional || o.base === undefined || changed.has(o.path.join('.'))) continue;
     const candidate = withSlot(parts, o, undefined);
     if (await attempt(candidate)) {

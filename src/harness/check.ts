@@ -6,7 +6,8 @@ import type { Requirement, RequirementCatalogue } from '../catalogue/requirement
 import { citeSource } from '../catalogue/requirements.js';
 import type { HttpResponse, RequestSpec } from '../http/client.js';
 import type { Redactor } from '../http/redact.js';
-import type { CheckResult, Family, RecordedExchange, SkipCause } from '../results/model.js';
+import type { CheckResult, Family, RecordedExchange, RefusedValue, SkipCause } from '../results/model.js';
+import type { ExplorationLedger } from './explorations.js';
 import { answerOf, outcomeOf, type Judge, type Outcome } from './judge.js';
 import { spinIfTestAsks } from './test-spin.js';
 import type { TrafficObserver } from './observer.js';
@@ -70,6 +71,11 @@ export interface CheckDef {
    */
   judge?: Judge;
   /**
+   * The id of a check whose recorded evidence `verify` judges with this check's judge (the exploration's sibling judges
+   * the answers the exploring check sent and recorded); in the run the judge reads this check's own evidence.
+   */
+  judgesEvidenceOf?: string;
+  /**
    * The run also compares the target's state before and after the probe, read by its own requests through a
    * driver: `judge` covers the probe's answer, not that comparison (verify says so).
    */
@@ -125,6 +131,10 @@ export interface CheckContext {
   recordDelivery(d: ReceivedDelivery): void;
   /** Records a value the run read (an effect count through a driver) for the check's judge, kept in the result's facts. */
   fact(name: string, value: number | string): void;
+  /** The suite's explorations by operation: the exploration check records what it found, its sibling checks read it. */
+  readonly explorations: ExplorationLedger;
+  /** Records a value the document allows that the target refused (an exploration's suggestion; never a verdict). */
+  refusedValue(v: RefusedValue): void;
 }
 
 export function checkId(def: Pick<CheckDef, 'requirement' | 'operation' | 'group' | 'variant'>): string {
@@ -167,6 +177,14 @@ export class EvidenceLog {
   };
 }
 
+/** A refusal as the report keeps it: its texts pass the redactor, as every message does. */
+const redactedRefusal = (v: RefusedValue, r: Redactor): RefusedValue => ({
+  ...v,
+  request: r.text(v.request),
+  ...(v.title !== undefined ? { title: r.text(v.title) } : {}),
+  ...(v.detail !== undefined ? { detail: r.text(v.detail) } : {}),
+});
+
 /**
  * Runs one check and turns whatever happened into a CheckResult: a CheckFailure is `failed` (or `warning` at
  * SHOULD/PROFILE without --strict), a skip is `skipped` with its reason, anything else is `error`.
@@ -175,7 +193,7 @@ export class EvidenceLog {
 export async function executeCheck(
   def: CheckDef,
   ctx: CheckContext,
-  env: { requirements: RequirementCatalogue; strict: boolean; redactor: Redactor; evidence: EvidenceLog; observations: string[]; facts?: Record<string, number | string> },
+  env: { requirements: RequirementCatalogue; strict: boolean; redactor: Redactor; evidence: EvidenceLog; observations: string[]; facts?: Record<string, number | string>; refused?: RefusedValue[] },
 ): Promise<CheckResult> {
   const req = env.requirements.get(def.requirement);
   const t0 = performance.now();
@@ -209,6 +227,7 @@ export async function executeCheck(
     duration_ms: Math.round(performance.now() - t0),
     exchanges: evidence,
     ...(env.facts && Object.keys(env.facts).length ? { facts: { ...env.facts } } : {}),
+    ...(env.refused?.[0] ? { refused_value: redactedRefusal(env.refused[0], env.redactor) } : {}),
   };
   if (env.evidence.dropped) {
     result.exchanges_not_kept = env.evidence.dropped;

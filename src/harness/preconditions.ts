@@ -6,7 +6,7 @@ import type { Environment } from '../config/run-config.js';
 import type { RunSettings, SkipCause } from '../results/model.js';
 import type { CheckDef } from './check.js';
 import { unplayed } from './bound-call.js';
-import { EXPLORATION_OFF } from '../results/exploration.js';
+import { EXPLORATION_OFF, EXPLORATION_TOTAL_SPENT } from '../results/exploration.js';
 import type { WorkerConfig } from './worker-config.js';
 
 /**
@@ -20,6 +20,8 @@ export interface PreconditionSettings {
   allowLiveWrites: boolean;
   /** The exploration phase's budget per operation (0: off). */
   explore: number;
+  /** Operations the run's total exploration budget left unexplored (src/results/exploration.ts exploreAllocation). */
+  exploreLeftOut?: readonly string[];
   /** Which optional credentials and addresses the run had (never their values). */
   has: RunSettings['credentials'] & { plainHttp: boolean };
 }
@@ -33,6 +35,7 @@ export function preconditionSettingsOf(cfg: WorkerConfig): PreconditionSettings 
     environment: cfg.environment,
     allowLiveWrites: cfg.allowLiveWrites,
     explore: cfg.explore,
+    exploreLeftOut: cfg.exploreAllocation.leftOut,
     has: {
       second_tenant: !!c.second,
       public_key: !!c.publicKey,
@@ -81,6 +84,7 @@ export function preconditionFailure(def: CheckDef, cfg: PreconditionSettings, sp
   }
   if (def.inapplicable) return { reason: def.inapplicable, cause: 'not-applicable' };
   if (def.explores && cfg.explore === 0) return { reason: EXPLORATION_OFF, cause: 'not-applicable' };
+  if (def.explores && def.operation && cfg.exploreLeftOut?.includes(def.operation)) return { reason: EXPLORATION_TOTAL_SPENT, cause: 'not-applicable' };
   if (def.referenceOnly && !cfg.isReferenceProfile) return { reason: "relies on the reference profile's sandbox rules; the spec in use is a vendor's own", cause: 'not-applicable' };
   if (def.writes && cfg.environment === 'live' && !cfg.allowLiveWrites) return { reason: 'live environment: writes are not sent without --allow-live-writes', cause: 'live-environment' };
   const has = cfg.has;

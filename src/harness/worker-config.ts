@@ -1,6 +1,7 @@
 import type { SuiteSlug } from '../catalogue/groups.js';
 import type { Capabilities } from '../config/capabilities.js';
 import type { Credentials, Environment } from '../config/run-config.js';
+import type { ExploreAllocation } from '../results/exploration.js';
 
 /**
  * What the runner hands every vitest worker (through `provide`/`inject`). It holds secrets: it lives in
@@ -34,6 +35,8 @@ export interface WorkerConfig {
   replayDelayMs: number;
   /** The exploration phase's requests per operation (src/explore); 0: off. */
   explore: number;
+  /** What the run's total budget leaves each operation, decided when the run was planned (src/results/exploration.ts). */
+  exploreAllocation: ExploreAllocation;
   /** The suites of the run (the waiting file declares their checks that wait). */
   groups: SuiteSlug[];
   /** With a baseline: the checks that passed there, and how many times one that fails now is run again (src/harness/retry.ts). */

@@ -4,7 +4,8 @@
  * Order: verdict (the headline, the exit code and its meaning), run diagnostics (what makes the run weak, with the
  * fix), where the document contradicts the seed (each once, its checks grouped there), coverage (MUST requirements not verified or waived, operations not exercised), counts, one table per group
  * (a group with no executed check says "not tested"), every failure and error grouped per requirement with its
- * message and a reproduction, warnings (collapsed), the gap report, the baseline diff, a footer.
+ * message and a reproduction, warnings (collapsed), the exploration's suggestions (values the document allows that
+ * the target refused), the gap report, the baseline diff, a footer.
  * It is bounded (default 60,000 UTF-8 bytes, under GitHub's 65,536 characters for a comment and 1 MiB for a job summary): lists are capped with
  * "and N more" pointing to conformance.json, and the caps shrink until the whole fits.
  */
@@ -378,6 +379,28 @@ function warnings(report: RunReport, caps: Caps): string[] {
   return out;
 }
 
+/** The exploration's suggestions: values the document allows that the target refused, each with its minimal request. */
+function refusedValues(report: RunReport, caps: Caps): string[] {
+  const refused = report.checks.filter((c) => c.refused_value).sort(byId);
+  if (!refused.length) return [];
+  const out = [
+    '',
+    `## Values the document allows that the target refused (${plural(refused.length, 'suggestion')})`,
+    '',
+    'The exploration sent requests valid for the document that the target refused with a documented 400 or 422, each shrunk to the one change that draws the refusal, confirmed on the valid request the target accepted. Either the document should say so (an enum, a pattern, a documented rule) or the target has a defect. Suggestions: they never change the verdict or the exit code.',
+    '',
+    '| operation | minimal request | answer | refused |',
+    '|---|---|---|---|',
+  ];
+  for (const c of refused.slice(0, caps.list)) {
+    const v = c.refused_value!;
+    const said = [v.title, v.detail].filter((t) => t !== undefined).join(': ');
+    out.push(`| ${mdCode(c.operation ?? c.group, true)} | ${mdCode(truncate(oneLine(v.request), caps.text), true)} | ${v.status}${said ? ` ${mdCode(truncate(oneLine(said), caps.text), true)}` : ''} | ${v.refused} of ${v.explored} explored |`);
+  }
+  if (refused.length > caps.list) out.push('', `…and ${refused.length - caps.list} more: see \`refused_value\` in conformance.json.`);
+  return out;
+}
+
 function gapReport(report: RunReport, caps: Caps): string[] {
   const gaps: Gap[] = report.gaps.length ? report.gaps : gapsFromChecks(report.checks);
   if (!gaps.length) return [];
@@ -425,6 +448,7 @@ function render(report: RunReport, caps: Caps, rowsPerGroup: number): string {
     ...groupTables(report, rowsPerGroup, caps),
     ...failures(report, caps),
     ...warnings(report, caps),
+    ...refusedValues(report, caps),
     ...gapReport(report, caps),
     ...(report.baseline ? ['', renderDiffMarkdown(report.baseline, { cap: caps.list, heading: '##' })] : []),
     ...(report.trend ? ['', renderTrendMarkdown(report.trend)] : []),

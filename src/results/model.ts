@@ -98,6 +98,28 @@ export interface CheckResult {
   attempts?: Attempts;
   /** A retry passed: the check fails only sometimes (it still failed: the verdict counts it). */
   intermittent?: boolean;
+  /** For an exploration check: a value the document allows that the target refused, shown as a suggestion (never a verdict). */
+  refused_value?: RefusedValue;
+}
+
+/**
+ * A documented 400 or 422 by which the target refused an explored request that is valid for the document, from a
+ * valid request it accepted, shrunk to the one change that draws it (confirmed on that request with only this
+ * change): either the document should say so (an enum, a pattern, a documented rule) or the target has a defect.
+ * A suggestion the user reads; it never changes the verdict or the exit code.
+ */
+export interface RefusedValue {
+  /** The minimal request in words: the member, its value and the kind of edge ("first_name = \"ë\" (unicode: accented letter)"). */
+  request: string;
+  /** The member or query parameter whose value draws the refusal, when one alone does. */
+  member?: string;
+  status: number;
+  /** The problem body's title and detail, as the target answered the minimal request. */
+  title?: string;
+  detail?: string;
+  /** Explored requests the target refused with a documented 400 or 422, of those explored. */
+  refused: number;
+  explored: number;
 }
 
 export interface Attempts {
@@ -248,6 +270,8 @@ export interface RunSettings {
   allow_live_writes: boolean;
   /** The exploration phase's budget per operation (0: off), which decides whether its checks run; absent in reports made before the phase (verify requires it). */
   explore?: number;
+  /** The exploration phase's total over the run (0: no total), shared among its operations when the run was planned; absent in reports made before it (verify requires it). */
+  explore_total?: number;
   credentials: { second_tenant: boolean; public_key: boolean; revoked_key: boolean; live_key: boolean; webhooks: boolean };
   /** The capabilities file in use (its content is packaged by certify). */
   capabilities?: { path: string; sha256: string };

@@ -8,6 +8,7 @@ import type { RunReport } from '../results/model.js';
 const DEFAULT_IDEMPOTENCY_PARALLEL = 8;
 const DEFAULT_REPLAY_DELAY_MS = 2000;
 const DEFAULT_EXPLORE = numericDefault('FSAPI_EXPLORE');
+const DEFAULT_EXPLORE_TOTAL = numericDefault('FSAPI_EXPLORE_TOTAL');
 
 const shellArg = (s: string) => (/^[\w./:@,=+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 const shown = (path: string) => shellArg(relative(process.cwd(), path) || path);
@@ -36,6 +37,7 @@ export function repeatOf(cfg: RunConfig, run = invocation('run'), sandbox = invo
   if (cfg.idempotencyParallel !== DEFAULT_IDEMPOTENCY_PARALLEL) flags.push(`--idempotency-parallel ${cfg.idempotencyParallel}`);
   if (cfg.replayDelayMs !== DEFAULT_REPLAY_DELAY_MS) flags.push(`--replay-delay-ms ${cfg.replayDelayMs}`);
   if (cfg.explore !== DEFAULT_EXPLORE) flags.push(`--explore ${cfg.explore}`);
+  if (cfg.exploreTotal !== DEFAULT_EXPLORE_TOTAL) flags.push(`--explore-total ${cfg.exploreTotal}`);
   const sandboxFlags = [...cfg.sandboxFaults.map((f) => `--fault ${shellArg(f)}`), ...(cfg.sandboxFixtures ? [`--fixtures ${shown(cfg.sandboxFixtures)}`] : [])];
   return {
     command: `${run} ${flags.join(' ')}`,

@@ -109,6 +109,7 @@ function runSettings({ given, cfg }: RunPlan, target: Target): RunSettings {
     requested_groups: given.groups,
     allow_live_writes: cfg.allowLiveWrites,
     explore: cfg.explore,
+    explore_total: cfg.exploreTotal,
     credentials: { second_tenant: !!c.second, public_key: !!c.publicKey, revoked_key: !!c.revokedApiKey, live_key: !!c.liveApiKey, webhooks: !!target.receiver && !!c.webhookSecret },
     ...(caps ? { capabilities: { path: relative(process.cwd(), caps.path) || caps.path, sha256: createHash('sha256').update(readFileSync(caps.path)).digest('hex') } } : {}),
   };

@@ -5,6 +5,7 @@ import { genericChecks } from '../checks/index.js';
 import { runSuites } from '../checks/planner.js';
 import type { CheckDef } from '../harness/check.js';
 import { loadCatalogue, type Catalogue } from '../binding/catalogue-in-use.js';
+import { exploreAllocation, type ExploreAllocation } from '../results/exploration.js';
 
 /** The first phase's hand-off: what the run will check, with what, and where its report goes. */
 export interface RunPlan {
@@ -26,6 +27,8 @@ export interface RunPlan {
   workers: number;
   /** This run's report directory. */
   dir: string;
+  /** What the exploration's total budget leaves each operation of this plan: decided here, before any request. */
+  exploration: ExploreAllocation;
 }
 
 /** Loads the document (and binding) in use, says what they warn of, and chooses the run's suites. */
@@ -45,5 +48,6 @@ export async function planRun(given: RunConfig, runId: string, log: (line: strin
   const cfg = { ...given, groups };
   // A shard with no suite still runs the (empty) waiting file: vitest refuses a run of no file at all.
   const waiting = groups.length === 0 || groups.some((g) => checksOf(g).some((d) => d.waits));
-  return { runId, given, cfg, catalogue, checksOf, weight, waiting, workers: harnessWorkers(groups.length + (waiting ? 1 : 0)), dir: join(cfg.reportDir, runId) };
+  const exploration = exploreAllocation(cfg.explore, cfg.exploreTotal, groups.flatMap(checksOf));
+  return { runId, given, cfg, catalogue, checksOf, weight, waiting, workers: harnessWorkers(groups.length + (waiting ? 1 : 0)), dir: join(cfg.reportDir, runId), exploration };
 }

@@ -2,7 +2,7 @@ import { describe, inject, test } from 'vitest';
 import type { SuiteSlug } from '../catalogue/groups.js';
 import type { Operation } from '../catalogue/openapi.js';
 import { genericChecks } from '../checks/index.js';
-import { EXPLORE_VARIANT } from '../results/exploration.js';
+import { isExplorationVariant } from '../results/exploration.js';
 import { evaluatorsFor } from '../checks/traffic.js';
 import type { CheckResult } from '../results/model.js';
 import { createWorld } from '../world/index.js';
@@ -11,10 +11,11 @@ import { madeUpRefusal } from '../values/made-up.js';
 import { bindCall } from '../harness/bound-call.js';
 import { checkId, EvidenceLog, executeCheck, testName, type CheckContext, type CheckDef } from '../harness/check.js';
 import type { HttpResponse } from '../http/client.js';
-import type { RecordedExchange } from '../results/model.js';
+import type { RecordedExchange, RefusedValue } from '../results/model.js';
 import { CreatedTally } from './created.js';
 import { withRetries } from '../harness/retry.js';
 import { TrafficObserver } from '../harness/observer.js';
+import { ExplorationLedger } from '../harness/explorations.js';
 import { requestTotalsReporter } from '../harness/request-totals.js';
 import { checkActivityReporter } from '../harness/checks-in-progress.js';
 import { preconditionFailure, preconditionSettingsOf } from '../harness/preconditions.js';
@@ -81,6 +82,7 @@ function registerChecks(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FIL
   const { cfg } = rt;
   const { spec } = rt.catalogue;
   const observer = new TrafficObserver(evaluatorsFor(spec));
+  const explorations = new ExplorationLedger();
   const created = new CreatedTally();
   const stats: SuiteStats = { requests: 0, created: created.byOperation };
   const observe = (op: Operation, res: HttpResponse, probe: Probe | undefined) => {
@@ -130,7 +132,7 @@ function registerChecks(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FIL
       activity.started(id, def.operation);
       let result: CheckResult;
       try {
-        result = withReproduction(await withRetries(await runOne(rt, def, observer, send, worldOf), cfg.rerun, (attempt) => runOne(rt, def, observer, send, worldOf, attempt)), def, cfg.baseUrl, setupLog);
+        result = withReproduction(await withRetries(await runOne(rt, def, { observer, explorations }, send, worldOf), cfg.rerun, (attempt) => runOne(rt, def, { observer, explorations }, send, worldOf, attempt)), def, cfg.baseUrl, setupLog);
       } finally {
         activity.ended(id);
       }
@@ -162,7 +164,7 @@ function registerChecks(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FIL
 async function runOne(
   rt: WorkerRuntime,
   def: CheckDef,
-  observer: TrafficObserver,
+  shared: { observer: TrafficObserver; explorations: ExplorationLedger },
   send: Sender,
   worldOf: (p: 'primary' | 'second') => World,
   attempt = 0,
@@ -175,6 +177,7 @@ async function runOne(
   const evidence = new EvidenceLog();
   const observations: string[] = [];
   const facts: Record<string, number | string> = {};
+  const refused: RefusedValue[] = [];
   const delivered = new Set<number>();
   let keys = 0;
   let faker: ReturnType<typeof seededFaker> | undefined;
@@ -200,7 +203,8 @@ async function runOne(
       return (faker ??= seededFaker(cfg.seed, scope));
     },
     signal: rt.abort.signal,
-    observed: observer,
+    observed: shared.observer,
+    explorations: shared.explorations,
     idempotencyKey: () => idempotencyKeyFor(cfg.runId, scope, keys++),
     operation(opId) {
       return bindCall(binding, cfg, opId, {}, {}).op;
@@ -235,6 +239,9 @@ async function runOne(
     fact(name, value) {
       facts[name] = value;
     },
+    refusedValue(v) {
+      refused.splice(0, refused.length, v);
+    },
   };
   const gated: CheckDef = {
     ...def,
@@ -252,6 +259,7 @@ async function runOne(
       evidence,
       observations,
       facts,
+      refused,
     });
   } finally {
     if (faker) releaseFaker(faker);
@@ -265,7 +273,7 @@ function withReproduction(result: CheckResult, def: CheckDef, baseUrl: string, s
   // offending one, after its set-up, reproduces it.
   // A delivery the receiver got is the target's request, not one to replay.
   // An exploration's is the minimal request its failure shrank to, which it records last.
-  const sent = def.variant.startsWith('observed-') ? result.exchanges.slice(0, 1) : def.variant === EXPLORE_VARIANT ? result.exchanges.slice(-1) : result.exchanges.filter((x) => !x.received);
+  const sent = def.variant.startsWith('observed-') ? result.exchanges.slice(0, 1) : isExplorationVariant(def.variant) ? result.exchanges.slice(-1) : result.exchanges.filter((x) => !x.received);
   const script = reproduceScript(sent, { baseUrl, setup: setupFor(sent, setupLog) });
   return script ? { ...result, reproduce: script } : result;
 }

@@ -24,6 +24,7 @@ const options: OptionSpec[] = SETTINGS.filter((s) => s.flag && !s.secret).map((s
   ...(s.value ? { value: s.value } : {}),
   description: s.description,
   ...(s.default !== undefined ? { default: s.default } : {}),
+  ...(s.valueOptional && s.default !== undefined ? { bare: s.default } : {}),
   env: s.env,
 }));
 
