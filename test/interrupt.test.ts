@@ -140,6 +140,25 @@ describe('an interrupt keeps the word the console gives', { timeout: busy(120_00
   });
 });
 
+describe('a worker that spins with nobody to interrupt it', { timeout: busy(120_000) }, () => {
+  it('is stopped by the watchdog once its check is past its limit: verdict incomplete (exit 5), the check named as the suite\'s defect, the finished checks kept', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fsapi-watchdog-'));
+    const stuck = 'FSAPI-ACC-001 listAccounts seed-request';
+    // Blocked, not spinning: the same stuck event loop without a core burnt for the check's 40 s limit and the grace.
+    const r = await runCli(['run', '--groups', 'accounts', '--seed', '7', '--report-dir', dir], { [TEST_SPIN_VARIABLE]: `block:${stuck}` });
+    expect(r.stderr).toMatch(/blocked in FSAPI-ACC-001 listAccounts seed-request/);
+    expect(r.code, r.stderr).toBe(5);
+    expect(r.stderr).toMatch(/worker \d+ is stuck in synchronous code and does not answer, \d+ s into a check whose limit is 40 s; it last started FSAPI-ACC-001 listAccounts seed-request.*\. A defect of the suite, not of the target/);
+    const report = reportOf(dir);
+    expect(report.verdict).toBe('incomplete');
+    expect(report.run.incomplete_reason).toMatch(/the run was stopped: worker \d+ is stuck in synchronous code .* it last started FSAPI-ACC-001 listAccounts seed-request/);
+    expect(report.checks.map((c) => c.id)).not.toContain(stuck);
+    // What finished before the watchdog struck is kept, judged as it was, and nothing is failed for the stop.
+    expect(report.checks.length).toBeGreaterThan(0);
+    expect(report.checks.filter((c) => c.status === 'failed' || c.status === 'error')).toEqual([]);
+  });
+});
+
 describe('a suite the test runner could not start', { timeout: busy(120_000) }, () => {
   it('is a suite error (verdict incomplete, exit 5), its requirements not verified for that cause, not "not in the document"', async () => {
     // vitest hands --cpu-prof-dir to its worker threads without its value, so none of them starts: a runner fault.

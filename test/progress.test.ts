@@ -137,6 +137,27 @@ describe('a check that holds its worker', () => {
     }
   });
 
+  it('past its limit and the grace, with the worker stuck: overdue, naming the check it last started and the others in flight', async () => {
+    let now = 0;
+    const heard = listenForCheckActivity('run-overdue', () => now);
+    const reporter = new URL('../dist/src/harness/checks-in-progress.js', import.meta.url).href;
+    // Two checks in flight with a 1 s limit; the thread then blocks (its event loop never turns again).
+    const worker = new Worker(`import(${JSON.stringify(reporter)}).then((m) => { const a = m.checkActivityReporter('run-overdue'); a.started('FSAPI-A-001 first', 'x', 1000); a.started('FSAPI-B-002 second', 'y', 1000); require('node:worker_threads').parentPort.postMessage('blocked'); Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); });`, { eval: true });
+    try {
+      await new Promise((resolve) => worker.once('message', resolve));
+      // The main thread hears of each message as its loop turns: wait until both starts are heard (any grace will do).
+      while (heard.overdue(-Infinity)[0]?.others.length !== 1) await new Promise((resolve) => setImmediate(resolve));
+      now = 10_999;
+      expect(heard.overdue(10_000)).toEqual([]);
+      now = 11_001;
+      expect(heard.overdue(10_000)).toEqual([{ worker: expect.any(String), limitMs: 1000, forMs: 11_001, lastStarted: 'FSAPI-B-002 second', others: ['FSAPI-A-001 first'] }]);
+      expect(await heard.unresponsive(200)).toEqual([heard.overdue(10_000)[0]!.worker]);
+    } finally {
+      await worker.terminate();
+      heard.close();
+    }
+  });
+
   it('that waits on the network answers when asked, and is not taken for a spinning one', async () => {
     const heard = listenForCheckActivity('run-idle');
     const reporter = new URL('../dist/src/harness/checks-in-progress.js', import.meta.url).href;

@@ -11,6 +11,8 @@ interface CheckActivity {
   worker: string;
   check: string;
   operation?: string;
+  /** The check's own time limit, which vitest enforces only while the worker's event loop turns. */
+  limitMs?: number;
   event: 'start' | 'end';
 }
 
@@ -25,7 +27,7 @@ interface Control {
 }
 
 /** In a worker: `started` when a check begins, `ended` when its result is made. */
-export function checkActivityReporter(runId: string): { started: (check: string, operation: string | undefined) => void; ended: (check: string) => void } {
+export function checkActivityReporter(runId: string): { started: (check: string, operation: string | undefined, limitMs: number) => void; ended: (check: string) => void } {
   const channel = new BroadcastChannel(channelName(runId));
   channel.unref();
   // vitest's worker number where there is one (what its own output calls the worker), else the thread's.
@@ -38,7 +40,7 @@ export function checkActivityReporter(runId: string): { started: (check: string,
     if (c.event === 'ping') control.postMessage({ event: 'pong', nonce: c.nonce, worker } satisfies Control);
   };
   return {
-    started: (check, operation) => channel.postMessage({ worker, check, event: 'start', ...(operation ? { operation } : {}) } satisfies CheckActivity),
+    started: (check, operation, limitMs) => channel.postMessage({ worker, check, event: 'start', limitMs, ...(operation ? { operation } : {}) } satisfies CheckActivity),
     ended: (check) => channel.postMessage({ worker, check, event: 'end' } satisfies CheckActivity),
   };
 }
@@ -49,6 +51,23 @@ export interface LongestCheck {
   operation?: string;
   worker: string;
   forMs: number;
+  /** Its time limit, as the worker gave it. */
+  limitMs?: number;
+}
+
+/**
+ * A worker with a check past its own time limit. Which of its checks in flight holds it cannot be known from
+ * outside (one that started earlier may be the one that resumed and never yielded); the last it started is the
+ * likeliest, as a check that spins at once never lets the next start.
+ */
+export interface OverdueWorker {
+  worker: string;
+  /** The longest past its limit, and for how long it has run. */
+  limitMs: number;
+  forMs: number;
+  /** The check this worker started last, and the others it has in flight. */
+  lastStarted: string;
+  others: string[];
 }
 
 /**
@@ -58,18 +77,34 @@ export interface LongestCheck {
 export function listenForCheckActivity(
   runId: string,
   now: () => number = () => performance.now(),
-): { longest: () => LongestCheck | undefined; unresponsive: (waitMs: number) => Promise<string[]>; close: () => void } {
-  const running = new Map<string, { check: string; operation?: string; worker: string; since: number }>();
+): { longest: () => LongestCheck | undefined; overdue: (graceMs: number) => OverdueWorker[]; unresponsive: (waitMs: number) => Promise<string[]>; close: () => void } {
+  const running = new Map<string, { check: string; operation?: string; worker: string; since: number; limitMs?: number }>();
+  const lastStarted = new Map<string, string>();
   const channel = new BroadcastChannel(channelName(runId));
   channel.unref();
   channel.onmessage = (e) => {
     const a = (e as { data: CheckActivity }).data;
     const key = `${a.worker}\u0000${a.check}`;
     if (a.event === 'end') running.delete(key);
-    else running.set(key, { check: a.check, worker: a.worker, since: now(), ...(a.operation ? { operation: a.operation } : {}) });
+    else {
+      running.set(key, { check: a.check, worker: a.worker, since: now(), ...(a.operation ? { operation: a.operation } : {}), ...(a.limitMs !== undefined ? { limitMs: a.limitMs } : {}) });
+      lastStarted.set(a.worker, a.check);
+    }
+  };
+  /** The workers with a check past its own limit by more than `graceMs`: vitest would have ended it, had its worker yielded. */
+  const overdue = (graceMs: number): OverdueWorker[] => {
+    const byWorker = new Map<string, OverdueWorker>();
+    for (const r of running.values()) {
+      const forMs = now() - r.since;
+      if (r.limitMs === undefined || forMs <= r.limitMs + graceMs || byWorker.has(r.worker)) continue;
+      const inFlight = [...running.values()].filter((x) => x.worker === r.worker).map((x) => x.check);
+      const last = lastStarted.get(r.worker) ?? r.check;
+      byWorker.set(r.worker, { worker: r.worker, limitMs: r.limitMs, forMs, lastStarted: last, others: inFlight.filter((c) => c !== last) });
+    }
+    return [...byWorker.values()];
   };
   const longest = (): LongestCheck | undefined => {
-    let first: { check: string; operation?: string; worker: string; since: number } | undefined;
+    let first: { check: string; operation?: string; worker: string; since: number; limitMs?: number } | undefined;
     for (const r of running.values()) if (!first || r.since < first.since) first = r;
     if (!first) return undefined;
     const { since, ...named } = first;
@@ -106,6 +141,7 @@ export function listenForCheckActivity(
   };
   return {
     longest,
+    overdue,
     unresponsive,
     close: () => {
       channel.close();

@@ -152,6 +152,14 @@ async function prepareSuites({ cfg, weight, dir, workers, catalogue, waiting }: 
 const INTERRUPT_GRACE_MS = 1_000;
 /** How long a worker on a check has to answer on an interrupt: one that does not is spinning, and is not waited for. */
 const ANSWER_MS = 200;
+/**
+ * The watchdog for a run nobody interrupts: how often it looks, how far past its own time limit a check must be
+ * (vitest ends a check at its limit, but only if the worker's event loop turns), and how long that worker then has
+ * to answer. Generous: by then the check is its limit and more past its start, and a busy machine answers slowly.
+ */
+const SPIN_POLL_MS = 5_000;
+const SPIN_GRACE_MS = 10_000;
+const SPIN_ANSWER_MS = 5_000;
 
 async function runSuites(
   { vitest, collector }: PreparedSuites,
@@ -193,6 +201,28 @@ async function runSuites(
     if (interrupted) cancel();
   };
   interrupt.addEventListener('abort', onInterrupt, { once: true });
+  // A worker in synchronous code past its check's limit, that does not answer, is spinning: nothing else would ever
+  // end the run. It is stopped as an interrupt would stop it, and the report says which check held it (the suite's
+  // defect, never the target's failure).
+  let spun: string | undefined;
+  let looking = false;
+  const watchdog = setInterval(() => {
+    if (forced || interrupted || looking) return;
+    const late = activity.overdue(SPIN_GRACE_MS);
+    if (!late.length) return;
+    looking = true;
+    void activity.unresponsive(SPIN_ANSWER_MS).then((silent) => {
+      looking = false;
+      const stuck = late.find((c) => silent.includes(c.worker));
+      if (!stuck || forced || interrupted) return;
+      const others = stuck.others.length ? ` (${plural(stuck.others.length, 'other check')} in flight there: ${stuck.others.slice(0, 3).join('; ')}${stuck.others.length > 3 ? '; ...' : ''})` : '';
+      spun = `worker ${stuck.worker} is stuck in synchronous code and does not answer, ${Math.round(stuck.forMs / 1000)} s into a check whose limit is ${Math.round(stuck.limitMs / 1000)} s; it last started ${stuck.lastStarted}${others}. A defect of the suite, not of the target: please report it with this run's repeat command`;
+      collector.interrupted = true;
+      cancel();
+      force(spun);
+    });
+  }, SPIN_POLL_MS);
+  watchdog.unref();
   try {
     // An interrupt that came while vitest started up (a listener added now would never hear it): no check starts.
     if (interrupt.aborted) interrupted = collector.interrupted = true;
@@ -208,6 +238,7 @@ async function runSuites(
       await started;
     }
   } finally {
+    clearInterval(watchdog);
     clearTimeout(stopWorkers);
     forced = true;
     activity.close();
@@ -218,12 +249,13 @@ async function runSuites(
   // A file vitest never ran (its worker could not start, say) ends with no result and no error of its own: said here,
   // so that its checks read as not run, not as absent from the document.
   const stopped = interrupted || interrupt.aborted;
-  const suiteErrors = [...collector.suiteErrors];
+  const suiteErrors = spun ? [`the run was stopped: ${spun}`, ...collector.suiteErrors] : [...collector.suiteErrors];
   const failedSuites = new Set(collector.suitesFailed);
   if (!stopped) {
     for (const name of [...(waiting ? [WAITING_FILE] : []), ...cfg.groups]) {
       if (collector.suitesEnded.has(name)) continue;
-      suiteErrors.push(`suite ${name}: it never ran (the test runner could not start it: see its messages above)`);
+      // Stopped by the watchdog, a suite that had not ended was cut short with the run: said once, above.
+      if (!spun) suiteErrors.push(`suite ${name}: it never ran (the test runner could not start it: see its messages above)`);
       failedSuites.add(name);
     }
   }

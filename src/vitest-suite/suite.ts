@@ -126,10 +126,11 @@ function registerChecks(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FIL
 
   const register = (def: CheckDef) => {
     const req = rt.catalogue.requirements.get(def.requirement);
-    test(testName(def, req), { timeout: def.timeoutMs ?? Math.max(30_000, cfg.timeoutMs * 4) }, async ({ task, skip }) => {
+    const limitMs = def.timeoutMs ?? Math.max(30_000, cfg.timeoutMs * 4);
+    test(testName(def, req), { timeout: limitMs }, async ({ task, skip }) => {
       const id = checkId(def);
-      // The progress line names a check that holds its worker for seconds.
-      activity.started(id, def.operation);
+      // The progress line names a check that holds its worker for seconds; the run's watchdog, one past its limit.
+      activity.started(id, def.operation, limitMs);
       let result: CheckResult;
       try {
         result = withReproduction(await withRetries(await runOne(rt, def, { observer, explorations }, send, worldOf), cfg.rerun, (attempt) => runOne(rt, def, { observer, explorations }, send, worldOf, attempt)), def, cfg.baseUrl, setupLog);
