@@ -83,17 +83,22 @@ export function explorationTotals(checks: Iterable<CheckResult>): ExplorationTot
   return t.operations ? t : undefined;
 }
 
-/** "exploration: 413 valid requests over 25 operations (+16 shrinking), 273 variants left unexplored by the budget". */
+/**
+ * "exploration: 413 valid requests over 25 operations (+16 shrinking), 273 variants left unexplored by the budget
+ * (FSAPI_EXPLORE)", or, where the run's total decided it, "..., the total budget (FSAPI_EXPLORE_TOTAL) held each
+ * operation to 1 request and left 39 variants and 3 operations unexplored".
+ */
 export function renderExploration(t: ExplorationTotals): string {
   const shrink = t.shrinkRequests ? ` (+${t.shrinkRequests} shrinking)` : '';
-  const left = t.unexplored ? `${t.unexplored} variants left unexplored by the budget (${t.heldTo !== undefined ? 'FSAPI_EXPLORE_TOTAL' : 'FSAPI_EXPLORE'})` : 'nothing left unexplored';
-  const total = [
-    ...(t.heldTo !== undefined ? [`the total budget (FSAPI_EXPLORE_TOTAL) held each operation to ${plural(t.heldTo, 'request')}`] : []),
-    ...(t.leftByTotal ? [`${plural(t.leftByTotal, 'operation')} left unexplored by the total budget (FSAPI_EXPLORE_TOTAL)`] : []),
-  ];
+  let left: string;
+  if (t.heldTo !== undefined || t.leftByTotal) {
+    const lost = [...(t.unexplored ? [plural(t.unexplored, 'variant')] : []), ...(t.leftByTotal ? [plural(t.leftByTotal, 'operation')] : [])];
+    const did = [...(t.heldTo !== undefined ? [`held each operation to ${plural(t.heldTo, 'request')}`] : []), ...(lost.length ? [`left ${lost.join(' and ')} unexplored`] : [])];
+    left = `the total budget (FSAPI_EXPLORE_TOTAL) ${did.join(' and ')}`;
+  } else left = t.unexplored ? `${t.unexplored} variants left unexplored by the budget (FSAPI_EXPLORE)` : 'nothing left unexplored';
   // A suggestion, not a verdict: counted here so it is seen, shown in summary.md with its minimal request.
   const refused = t.refusals ? `; ${plural(t.refusals, 'operation')} refused a value the document allows (suggestions in summary.md)` : '';
-  return `exploration: ${t.requests} valid requests over ${t.operations} operations${shrink}, ${left}${total.map((x) => `; ${x}`).join('')}${refused}`;
+  return `exploration: ${t.requests} valid requests over ${t.operations} operations${shrink}, ${left}${refused}`;
 }
 
 /**
