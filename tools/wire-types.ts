@@ -29,7 +29,6 @@ const HEADER = [
   ' * The sandbox types what it reads and answers with these (sandbox/wire.ts), so tsc holds it to the contract.',
   ' */',
   '',
-  '',
 ].join('\n');
 
 /** The wire types' source as the reference document gives it today. */
