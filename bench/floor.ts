@@ -6,16 +6,12 @@
  *
  *   npx tsx bench/floor.ts [--groups G1,G2] [--seed 20261120] [--concurrency N] [--keys fresh|verbatim] [--warm-runs 1] [--keep]
  */
-import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { Agent, request, type Dispatcher } from 'undici';
 import { assertRan, ensureBuild, int, printTable, readLatestReport, round, runCli, sec, startSandboxApart, usage, writeResult } from './lib.js';
-import type { SandboxJsonLine } from '../src/cli/commands/sandbox.js';
+import { byClass, prepare, replay, type TraceLine } from './trace-replay.js';
 import { EMBEDDED_CONCURRENCY, harnessWorkers } from '../src/config/run-config.js';
 import { SETTINGS } from '../src/config/variables.js';
 
@@ -27,202 +23,6 @@ const EMBEDDED_RATE_LIMIT = 0;
 const REPLAY_DELAY_MS = Number(SETTINGS.find((s) => s.env === 'FSAPI_REPLAY_DELAY_MS')?.default);
 if (!(REPLAY_DELAY_MS > 0)) throw new Error('src/config/variables.ts gives FSAPI_REPLAY_DELAY_MS no numeric default');
 
-/** One line of FSAPI_TRACE_FILE. */
-interface TraceLine {
-  at: string;
-  method: string;
-  url: string;
-  headers: Record<string, string>;
-  body?: string;
-  status: number | null;
-}
-
-interface Replayable {
-  method: string;
-  url: string;
-  headers: Record<string, string>;
-  body?: string;
-  /** What the run got. */
-  status: number | null;
-  /**
-   * A repeat the run sent on purpose after a wait: the index of the request whose Idempotency-Key it repeats,
-   * and the wait. The timed replay sends it no sooner than that long after that request was sent.
-   */
-  after?: { index: number; ms: number };
-}
-
-/** The secrets the trace names, and the sandbox's values for them. */
-function secretValues(info: SandboxJsonLine): Record<string, string> {
-  const [alpha, beta] = info.tenants;
-  return {
-    FSAPI_API_KEY: alpha!.secret_key,
-    FSAPI_PUBLIC_KEY: alpha!.public_key,
-    FSAPI_LIVE_API_KEY: info.live_key,
-    FSAPI_REVOKED_API_KEY: info.revoked_key,
-    FSAPI_SECOND_API_KEY: beta!.secret_key,
-  };
-}
-
-const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/**
- * A fresh key for a UUID-shaped one, the same for the same key (so a replay in the trace is still a replay, a
- * reuse with another body still a reuse, and a key used by both businesses still shared): every hex digit comes
- * from a hash of the key, except the version and variant digits, and each letter keeps its case (keys that
- * differ only in case still differ only in case). Keys of any other shape (empty, too long, odd characters:
- * the checks' deliberate bad keys) are sent as they were.
- */
-function remapKey(key: string, salt: string): string {
-  if (!UUID_SHAPE.test(key)) return key;
-  const h = createHash('sha256').update(`${salt}|${key.toLowerCase()}`).digest('hex');
-  let j = 0;
-  return [...key]
-    .map((c, i) => {
-      if (c === '-' || i === 14 || i === 19) return c;
-      const d = h[j++ % h.length]!;
-      return c >= 'A' && c <= 'F' ? d.toUpperCase() : d;
-    })
-    .join('');
-}
-
-interface Prepared {
-  requests: Replayable[];
-  /** Requests that repeat an earlier request's key at least the replay delay later (`after` is set on them). */
-  delayed: number;
-  skipped_plain_http: number;
-  skipped_other_origin: number;
-  unresolved_secrets: Record<string, number>;
-  keys_remapped: number;
-}
-
-/**
- * The requests of the trace, ready to send again. `delayMs` is the run's replay delay: a request that repeats an
- * earlier request's Idempotency-Key at least that long after it (the delayed replay and the retention
- * observation, which wait on purpose; every other reuse of a key follows at once) gets `after`.
- */
-function prepare(lines: TraceLine[], info: SandboxJsonLine, keys: 'fresh' | 'verbatim', delayMs: number): Prepared {
-  const secrets = secretValues(info);
-  const unresolved: Record<string, number> = {};
-  const fill = (s: string): string =>
-    s.replace(/\[REDACTED:([A-Z_]+)\]/g, (all, name: string) => {
-      const v = secrets[name];
-      if (v !== undefined) return v;
-      unresolved[name] = (unresolved[name] ?? 0) + 1;
-      return all;
-    });
-  const origin = new URL(info.base_url).origin;
-  const plainOrigin = info.plain_http_url ? new URL(info.plain_http_url).origin : undefined;
-  const salt = randomUUID();
-  const out: Prepared = { requests: [], delayed: 0, skipped_plain_http: 0, skipped_other_origin: 0, unresolved_secrets: unresolved, keys_remapped: 0 };
-  // In the order the run sent them (the trace is appended as answers arrive).
-  const ordered = [...lines].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
-  /** The first replayed request with each key (as the trace has it), and when the run sent it. */
-  const firstWithKey = new Map<string, { index: number; at: number }>();
-  for (const l of ordered) {
-    const url = fill(l.url);
-    let o: string;
-    try {
-      o = new URL(url).origin;
-    } catch {
-      out.skipped_other_origin++;
-      continue;
-    }
-    if (o !== origin) {
-      if (o === plainOrigin || url.startsWith('http:')) out.skipped_plain_http++;
-      else out.skipped_other_origin++;
-      continue;
-    }
-    const headers: Record<string, string> = {};
-    let key: string | undefined;
-    for (const [k, v] of Object.entries(l.headers)) {
-      let value = fill(v);
-      if (k.toLowerCase() === 'idempotency-key') key = value;
-      if (keys === 'fresh' && k.toLowerCase() === 'idempotency-key') {
-        const mapped = remapKey(value, salt);
-        if (mapped !== value) out.keys_remapped++;
-        value = mapped;
-      }
-      headers[k] = value;
-    }
-    let after: Replayable['after'];
-    if (key) {
-      // Keys are per business: the same key from the other one is not a repeat.
-      const scoped = `${headers['x-tenant-id'] ?? ''}|${key}`;
-      const at = Date.parse(l.at);
-      const first = firstWithKey.get(scoped);
-      if (!first) firstWithKey.set(scoped, { index: out.requests.length, at });
-      else if (at - first.at >= delayMs) after = { index: first.index, ms: delayMs };
-    }
-    if (after) out.delayed++;
-    out.requests.push({ method: l.method, url, headers, ...(l.body !== undefined ? { body: fill(l.body) } : {}), status: l.status, ...(after ? { after } : {}) });
-  }
-  return out;
-}
-
-interface ReplayResult {
-  duration_ms: number;
-  statuses: Record<string, number>;
-  same_status_as_run: number;
-  errors: Record<string, number>;
-}
-
-/**
- * Sends the requests with a bare undici Agent, at most `concurrency` in flight, in their order. Timed, a request
- * with `after` is not sent sooner than `after.ms` after the request it repeats was sent (its own task waits for
- * that; it does not hold a slot meanwhile); untimed, every request goes as soon as a slot is free.
- */
-async function replay(requests: Replayable[], ca: string, concurrency: number, timed: boolean): Promise<ReplayResult> {
-  const agent = new Agent({ connect: { ca }, connections: concurrency, pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: 30_000, bodyTimeout: 30_000 });
-  const statuses: Record<string, number> = {};
-  const errors: Record<string, number> = {};
-  let same = 0;
-  const send = async (r: Replayable): Promise<void> => {
-    let status: string;
-    try {
-      const res = await request(r.url, { method: r.method as Dispatcher.HttpMethod, headers: r.headers, ...(r.body !== undefined ? { body: r.body } : {}), dispatcher: agent });
-      await res.body.dump();
-      status = String(res.statusCode);
-      if (res.statusCode === r.status) same++;
-    } catch (e) {
-      status = 'error';
-      const name = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-      errors[name] = (errors[name] ?? 0) + 1;
-    }
-    statuses[status] = (statuses[status] ?? 0) + 1;
-  };
-  // When each request that a held one repeats was sent (the first with its key: never held itself).
-  const sent = new Map<number, { resolve: (at: number) => void; promise: Promise<number> }>();
-  const held = timed ? requests.filter((r) => r.after) : [];
-  for (const r of held) {
-    if (sent.has(r.after!.index)) continue;
-    let resolve!: (at: number) => void;
-    const promise = new Promise<number>((res) => (resolve = res));
-    sent.set(r.after!.index, { resolve, promise });
-  }
-  const queue = requests.map((_, i) => i).filter((i) => !(timed && requests[i]!.after));
-  let next = 0;
-  try {
-    const t0 = performance.now();
-    await Promise.all([
-      ...Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
-        for (let q = next++; q < queue.length; q = next++) {
-          const i = queue[q]!;
-          sent.get(i)?.resolve(performance.now());
-          await send(requests[i]!);
-        }
-      }),
-      ...held.map(async (r) => {
-        const at = await sent.get(r.after!.index)!.promise;
-        await delay(Math.max(0, at + r.after!.ms - performance.now()));
-        await send(r);
-      }),
-    ]);
-    return { duration_ms: performance.now() - t0, statuses, same_status_as_run: same, errors };
-  } finally {
-    await agent.close();
-  }
-}
-
 const delta = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : b - a);
 /** This process's CPU time (user + system, ms) since `from`. */
 const cpuSince = (from: NodeJS.CpuUsage) => {
@@ -230,17 +30,16 @@ const cpuSince = (from: NodeJS.CpuUsage) => {
   return (u.user + u.system) / 1000;
 };
 
-/** Status counts by class: 2xx, 3xx, 4xx, 5xx, error. */
-function byClass(statuses: Record<string, number>): Record<string, number> {
-  const out: Record<string, number> = { '2xx': 0, '3xx': 0, '4xx': 0, '5xx': 0, error: 0 };
-  for (const [s, n] of Object.entries(statuses)) {
-    const k = s === 'error' || s === 'null' ? 'error' : `${s[0]}xx`;
-    out[k] = (out[k] ?? 0) + n;
-  }
-  return out;
+interface FloorOptions {
+  seed: number;
+  warmRuns: number;
+  keys: 'fresh' | 'verbatim';
+  concurrencyFlag: number | undefined;
+  groups: string | undefined;
+  keep: boolean;
 }
 
-async function main(): Promise<void> {
+function floorOptions(): FloorOptions {
   const { values } = parseArgs({
     options: {
       groups: { type: 'string' },
@@ -251,176 +50,210 @@ async function main(): Promise<void> {
       'warm-runs': { type: 'string', default: '1' },
     },
   });
-  const seed = int(values.seed, 0) ?? usage(USAGE);
-  const warmRuns = int(values['warm-runs'], 0) ?? usage(USAGE);
-  const keys = values.keys === 'fresh' || values.keys === 'verbatim' ? values.keys : usage(USAGE);
-  const concurrencyFlag = values.concurrency === undefined ? undefined : (int(values.concurrency) ?? usage(USAGE));
+  return {
+    seed: int(values.seed, 0) ?? usage(USAGE),
+    warmRuns: int(values['warm-runs'], 0) ?? usage(USAGE),
+    keys: values.keys === 'fresh' || values.keys === 'verbatim' ? values.keys : usage(USAGE),
+    concurrencyFlag: values.concurrency === undefined ? undefined : (int(values.concurrency) ?? usage(USAGE)),
+    groups: values.groups,
+    keep: values.keep,
+  };
+}
 
-  const build = await ensureBuild();
-  const dir = mkdtempSync(join(tmpdir(), 'fsapi-bench-floor-'));
+type Cpu = { client_ms: number | undefined; sandbox_ms: number | undefined };
+
+/** What one measurement saw: the warm-up runs, the traced run, and its two replays. */
+interface Floor {
+  warmSuites: number[];
+  report: ReturnType<typeof readLatestReport>;
+  lines: TraceLine[];
+  workers: number;
+  concurrency: number;
+  prepared: ReturnType<typeof prepare>;
+  preparedTimed: ReturnType<typeof prepare>;
+  result: Awaited<ReturnType<typeof replay>>;
+  timed: Awaited<ReturnType<typeof replay>>;
+  cpu: { run: Cpu; replay: Cpu; timed_replay: Cpu };
+}
+
+/** Runs the suite against the sandbox (after the warm-up runs), then replays its trace, untimed and timed. */
+async function measure(o: FloorOptions, sandbox: Awaited<ReturnType<typeof startSandboxApart>>, dir: string): Promise<Floor> {
   const traceFile = join(dir, 'trace.jsonl');
   const reportRoot = join(dir, 'reports');
+  const { info } = sandbox;
+  const env: Record<string, string> = {
+    ...sandbox.env,
+    // A remote target is paced adaptively by default; this one must run as the embedded run does.
+    FSAPI_CONCURRENCY: String(EMBEDDED_CONCURRENCY),
+    FSAPI_RATE_LIMIT: String(EMBEDDED_RATE_LIMIT),
+    // Said, not left to the default, so the timed replay keeps the same waits.
+    FSAPI_REPLAY_DELAY_MS: String(REPLAY_DELAY_MS),
+    FSAPI_TRACE_FILE: traceFile,
+  };
+  const runArgs = (root: string) => ['run', '--seed', String(o.seed), '--report-dir', root, ...(o.groups ? ['--groups', o.groups] : [])];
+  const args = runArgs(reportRoot);
+  // The replay meets a sandbox that has served the whole run, its code optimised by V8; the run met it cold, and
+  // its first few thousand requests cost the sandbox about 2.5x what they cost later (bench/README.md). So the
+  // measured run is not the sandbox's first: the warm-up runs are the same run, unmeasured, and their suite
+  // phases are printed for comparison (the first is what `npm run conformance` sees).
+  const warmSuites: number[] = [];
+  for (let i = 1; i <= o.warmRuns; i++) {
+    const warmRoot = join(dir, `warm-${i}`);
+    const warmArgs = runArgs(warmRoot);
+    console.error(`warm-up ${i}/${o.warmRuns}: node bin/fsapi-conformance.js ${warmArgs.join(' ')} (against ${info.base_url})`);
+    const { FSAPI_TRACE_FILE: _unused, ...warmEnv } = env;
+    const warm = await runCli(warmArgs, { cwd: dir, env: warmEnv });
+    assertRan(warm, `warm-up run ${i}`);
+    warmSuites.push(readLatestReport(warmRoot).run.phases.suites_ms);
+  }
+  console.error(`suite: node bin/fsapi-conformance.js ${args.join(' ')} (against ${info.base_url})`);
+  const sandboxBefore = sandbox.cpuMs();
+  const run = await runCli(args, { cwd: dir, env, cpu: true });
+  const sandboxRun = delta(sandboxBefore, sandbox.cpuMs());
+  assertRan(run, 'the suite run');
+  const report = readLatestReport(reportRoot);
+  if (!existsSync(traceFile)) throw new Error(`the run wrote no trace (${traceFile}): does this build know FSAPI_TRACE_FILE?`);
+  const lines = readFileSync(traceFile, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as TraceLine);
+
+  // At most the run's workers (the waiting file counted): the concurrency the floor is given.
+  const workers = harnessWorkers(report.run.groups.length + 1);
+  const concurrency = o.concurrencyFlag ?? report.run.concurrency * workers;
+  // Untimed, the floor as the issue defines it: every request as soon as a slot is free. Timed, the same
+  // requests with the run's deliberate waits kept (a delayed repeat goes no sooner than REPLAY_DELAY_MS after
+  // the request it repeats), which no harness could shorten. Each replay gets keys of its own.
+  const prepared = prepare(lines, info, o.keys, REPLAY_DELAY_MS);
+  console.error(`replay: ${prepared.requests.length} requests at concurrency ${concurrency} (keys ${o.keys})`);
+  const [s0, c0] = [sandbox.cpuMs(), process.cpuUsage()];
+  const result = await replay(prepared.requests, sandbox.ca, concurrency, false);
+  const replayCpu = { client_ms: cpuSince(c0), sandbox_ms: delta(s0, sandbox.cpuMs()) };
+  const preparedTimed = prepare(lines, info, o.keys, REPLAY_DELAY_MS);
+  console.error(`timed replay: the same, ${preparedTimed.delayed} of them ${REPLAY_DELAY_MS} ms after the request they repeat`);
+  const [t0, d0] = [sandbox.cpuMs(), process.cpuUsage()];
+  const timed = await replay(preparedTimed.requests, sandbox.ca, concurrency, true);
+  const timedCpu = { client_ms: cpuSince(d0), sandbox_ms: delta(t0, sandbox.cpuMs()) };
+  const runCpu = { client_ms: run.cpu ? run.cpu.user_ms + run.cpu.system_ms : undefined, sandbox_ms: sandboxRun };
+  return { warmSuites, report, lines, workers, concurrency, prepared, preparedTimed, result, timed, cpu: { run: runCpu, replay: replayCpu, timed_replay: timedCpu } };
+}
+
+/** Prints the measurement's tables and notes; answers what bench/results keeps of it. */
+function printFloor(o: FloorOptions, f: Floor): Record<string, unknown> {
+  const { warmSuites, report, lines, workers, concurrency, prepared, preparedTimed, result, timed } = f;
+  const { run: runCpu, replay: replayCpu, timed_replay: timedCpu } = f.cpu;
+  const suitesMs = report.run.phases.suites_ms;
+  // Where the suite phase went, from the trace: before the first request (workers starting, suite files loading,
+  // planning), from the first request to the last, and after it (the last answers, the checks over observed
+  // traffic, vitest closing). Request times are the run's wall clock, in ms.
+  const phaseStart = Date.parse(report.run.started_at) + report.run.phases.startup_ms + report.run.phases.preflight_ms;
+  const starts = lines.map((l) => Date.parse(l.at)).sort((a, b) => a - b);
+  const split = { lead_in_ms: starts[0]! - phaseStart, requests_ms: starts.at(-1)! - starts[0]!, tail_ms: phaseStart + suitesMs - starts.at(-1)! };
+  const ratio = suitesMs / result.duration_ms;
+  const ratioTimed = suitesMs / timed.duration_ms;
+  const runStatuses: Record<string, number> = {};
+  for (const r of prepared.requests) runStatuses[String(r.status)] = (runStatuses[String(r.status)] ?? 0) + 1;
+  const runClasses = byClass(runStatuses);
+  const replayClasses = byClass(result.statuses);
+  const timedClasses = byClass(timed.statuses);
+  const warmRuns = o.warmRuns;
+
+  console.log(`\nseed ${o.seed}, groups ${o.groups ?? 'all'} (${report.run.groups.length} suites, ${workers} workers × ${report.run.concurrency} in flight); verdict ${report.verdict}`);
+  printTable(
+    ['', 'time (s)', 'requests', 'req/s'],
+    [
+      ...warmSuites.map((ms, i) => [`suite phase, warm-up run ${i + 1}${i === 0 ? ' (sandbox cold)' : ''}`, sec(ms, 2), '', '']),
+      [`suite phase (the measured run${warmRuns ? `, after ${warmRuns} warm-up run${warmRuns > 1 ? 's' : ''}` : ', sandbox cold'})`, sec(suitesMs, 2), String(lines.length), String(Math.round(lines.length / (suitesMs / 1000)))],
+      ['  before its first request (workers, suite files, planning)', sec(split.lead_in_ms, 2), '', ''],
+      ['  from its first request to its last', sec(split.requests_ms, 2), '', String(Math.round(lines.length / (split.requests_ms / 1000)))],
+      ['  after its last request (last answers, traffic checks, closing)', sec(split.tail_ms, 2), '', ''],
+      [`replay (bare undici, ${concurrency} in flight)`, sec(result.duration_ms, 2), String(prepared.requests.length), String(Math.round(prepared.requests.length / (result.duration_ms / 1000)))],
+      [`timed replay (the same, ${preparedTimed.delayed} repeats held ${sec(REPLAY_DELAY_MS, 0)} s as the run held them)`, sec(timed.duration_ms, 2), String(preparedTimed.requests.length), String(Math.round(preparedTimed.requests.length / (timed.duration_ms / 1000)))],
+      ['ratio suite ÷ replay', `${ratio.toFixed(1)}×`, '', ''],
+      ['ratio suite ÷ timed replay (the deliberate waits not counted as overhead)', `${ratioTimed.toFixed(1)}×`, '', ''],
+      ...(warmSuites.length ? [['ratio warm-up run 1 ÷ replay (sandbox cold in the run only)', `${(warmSuites[0]! / result.duration_ms).toFixed(1)}×`, '', '']] : []),
+    ],
+  );
+  // On a machine whose cores the client and the sandbox share (and other work with them), CPU time says what wall
+  // time cannot: how much work each side did for the same requests.
+  console.log('');
+  printTable(
+    ['CPU (s)', 'run', 'replay', 'timed replay'],
+    [
+      ['client (the suite\'s whole process / this one)', sec(runCpu.client_ms, 2), sec(replayCpu.client_ms, 2), sec(timedCpu.client_ms, 2)],
+      ['sandbox process', sec(runCpu.sandbox_ms, 2), sec(replayCpu.sandbox_ms, 2), sec(timedCpu.sandbox_ms, 2)],
+    ],
+  );
+  console.log('');
+  printTable(
+    ['status', 'run', 'replay', 'timed replay'],
+    Object.keys(replayClasses).map((k) => [k, String(runClasses[k] ?? 0), String(replayClasses[k] ?? 0), String(timedClasses[k] ?? 0)]),
+  );
+  const untraced = report.run.requests_sent - lines.length;
+  const samePct = prepared.requests.length ? (100 * result.same_status_as_run) / prepared.requests.length : 0;
+  console.log(
+    `\nrequests sent by the run: ${report.run.requests_sent}; in the trace: ${lines.length} (${untraced === 1 ? 'the preflight request is not traced' : `${untraced} sent requests are not in the trace, one of them the preflight's`})` +
+      `\nskipped: ${prepared.skipped_plain_http} plain-HTTP probes, ${prepared.skipped_other_origin} other absolute URLs` +
+      `\nidempotency keys remapped: ${prepared.keys_remapped} (--keys ${o.keys}); same status as in the run: ${result.same_status_as_run} (${samePct.toFixed(1)}%), timed replay ${timed.same_status_as_run}` +
+      `\nheld in the timed replay: ${preparedTimed.delayed} requests that repeat an earlier one's Idempotency-Key ${REPLAY_DELAY_MS} ms or more after it in the run (the waiting checks' second requests)`,
+  );
+  if (Object.keys(prepared.unresolved_secrets).length) console.log(`unresolved redactions (sent as is): ${JSON.stringify(prepared.unresolved_secrets)}`);
+  if (Object.keys(result.errors).length) console.log(`replay errors: ${JSON.stringify(result.errors)}`);
+  if (Object.keys(timed.errors).length) console.log(`timed replay errors: ${JSON.stringify(timed.errors)}`);
+  return {
+    seed: o.seed,
+    groups: o.groups ?? 'all',
+    verdict: report.verdict,
+    suites: report.run.groups.length,
+    workers,
+    run_concurrency_per_suite: report.run.concurrency,
+    replay_concurrency: concurrency,
+    keys: o.keys,
+    warm_runs: warmRuns,
+    warm_suites_ms: warmSuites,
+    suites_ms: suitesMs,
+    suites_split: split,
+    cpu_ms: f.cpu,
+    replay_ms: round(result.duration_ms, 1),
+    ratio: round(ratio, 2),
+    replay_delay_ms: REPLAY_DELAY_MS,
+    timed_replay_ms: round(timed.duration_ms, 1),
+    timed_held: preparedTimed.delayed,
+    ratio_timed: round(ratioTimed, 2),
+    timed_same_status_as_run: timed.same_status_as_run,
+    timed_replay_statuses: timed.statuses,
+    timed_replay_errors: timed.errors,
+    requests_sent: report.run.requests_sent,
+    trace_lines: lines.length,
+    untraced_requests: untraced,
+    replayed: prepared.requests.length,
+    skipped_plain_http: prepared.skipped_plain_http,
+    skipped_other_origin: prepared.skipped_other_origin,
+    keys_remapped: prepared.keys_remapped,
+    unresolved_secrets: prepared.unresolved_secrets,
+    same_status_as_run: result.same_status_as_run,
+    run_statuses: runStatuses,
+    replay_statuses: result.statuses,
+    replay_errors: result.errors,
+  };
+}
+
+async function main(): Promise<void> {
+  const o = floorOptions();
+  const build = await ensureBuild();
+  const dir = mkdtempSync(join(tmpdir(), 'fsapi-bench-floor-'));
   // Started apart with every setting a full run needs, the webhook receiver's address included: without one, the
   // MUST requirements it unlocks are not verified and the run is inconclusive (exit 6), which stops the bench.
   const sandbox = await startSandboxApart();
   try {
-    const { info } = sandbox;
-    const env: Record<string, string> = {
-      ...sandbox.env,
-      // A remote target is paced adaptively by default; this one must run as the embedded run does.
-      FSAPI_CONCURRENCY: String(EMBEDDED_CONCURRENCY),
-      FSAPI_RATE_LIMIT: String(EMBEDDED_RATE_LIMIT),
-      // Said, not left to the default, so the timed replay keeps the same waits.
-      FSAPI_REPLAY_DELAY_MS: String(REPLAY_DELAY_MS),
-      FSAPI_TRACE_FILE: traceFile,
-    };
-    const runArgs = (root: string) => ['run', '--seed', String(seed), '--report-dir', root, ...(values.groups ? ['--groups', values.groups] : [])];
-    const args = runArgs(reportRoot);
-    // The replay meets a sandbox that has served the whole run, its code optimised by V8; the run met it cold, and
-    // its first few thousand requests cost the sandbox about 2.5x what they cost later (bench/README.md). So the
-    // measured run is not the sandbox's first: the warm-up runs are the same run, unmeasured, and their suite
-    // phases are printed for comparison (the first is what `npm run conformance` sees).
-    const warmSuites: number[] = [];
-    for (let i = 1; i <= warmRuns; i++) {
-      const warmRoot = join(dir, `warm-${i}`);
-      const warmArgs = runArgs(warmRoot);
-      console.error(`warm-up ${i}/${warmRuns}: node bin/fsapi-conformance.js ${warmArgs.join(' ')} (against ${info.base_url})`);
-      const { FSAPI_TRACE_FILE: _unused, ...warmEnv } = env;
-      const warm = await runCli(warmArgs, { cwd: dir, env: warmEnv });
-      assertRan(warm, `warm-up run ${i}`);
-      warmSuites.push(readLatestReport(warmRoot).run.phases.suites_ms);
-    }
-    console.error(`suite: node bin/fsapi-conformance.js ${args.join(' ')} (against ${info.base_url})`);
-    const sandboxBefore = sandbox.cpuMs();
-    const run = await runCli(args, { cwd: dir, env, cpu: true });
-    const sandboxRun = delta(sandboxBefore, sandbox.cpuMs());
-    assertRan(run, 'the suite run');
-    const report = readLatestReport(reportRoot);
-    if (!existsSync(traceFile)) throw new Error(`the run wrote no trace (${traceFile}): does this build know FSAPI_TRACE_FILE?`);
-    const lines = readFileSync(traceFile, 'utf8')
-      .split('\n')
-      .filter((l) => l.trim())
-      .map((l) => JSON.parse(l) as TraceLine);
-
-    // At most the run's workers (the waiting file counted): the concurrency the floor is given.
-    const workers = harnessWorkers(report.run.groups.length + 1);
-    const concurrency = concurrencyFlag ?? report.run.concurrency * workers;
-    // Untimed, the floor as the issue defines it: every request as soon as a slot is free. Timed, the same
-    // requests with the run's deliberate waits kept (a delayed repeat goes no sooner than REPLAY_DELAY_MS after
-    // the request it repeats), which no harness could shorten. Each replay gets keys of its own.
-    const prepared = prepare(lines, info, keys, REPLAY_DELAY_MS);
-    console.error(`replay: ${prepared.requests.length} requests at concurrency ${concurrency} (keys ${keys})`);
-    const [s0, c0] = [sandbox.cpuMs(), process.cpuUsage()];
-    const result = await replay(prepared.requests, sandbox.ca, concurrency, false);
-    const replayCpu = { client_ms: cpuSince(c0), sandbox_ms: delta(s0, sandbox.cpuMs()) };
-    const preparedTimed = prepare(lines, info, keys, REPLAY_DELAY_MS);
-    console.error(`timed replay: the same, ${preparedTimed.delayed} of them ${REPLAY_DELAY_MS} ms after the request they repeat`);
-    const [t0, d0] = [sandbox.cpuMs(), process.cpuUsage()];
-    const timed = await replay(preparedTimed.requests, sandbox.ca, concurrency, true);
-    const timedCpu = { client_ms: cpuSince(d0), sandbox_ms: delta(t0, sandbox.cpuMs()) };
-    const runCpu = { client_ms: run.cpu ? run.cpu.user_ms + run.cpu.system_ms : undefined, sandbox_ms: sandboxRun };
-
-    const suitesMs = report.run.phases.suites_ms;
-    // Where the suite phase went, from the trace: before the first request (workers starting, suite files loading,
-    // planning), from the first request to the last, and after it (the last answers, the checks over observed
-    // traffic, vitest closing). Request times are the run's wall clock, in ms.
-    const phaseStart = Date.parse(report.run.started_at) + report.run.phases.startup_ms + report.run.phases.preflight_ms;
-    const starts = lines.map((l) => Date.parse(l.at)).sort((a, b) => a - b);
-    const split = { lead_in_ms: starts[0]! - phaseStart, requests_ms: starts.at(-1)! - starts[0]!, tail_ms: phaseStart + suitesMs - starts.at(-1)! };
-    const ratio = suitesMs / result.duration_ms;
-    const ratioTimed = suitesMs / timed.duration_ms;
-    const runStatuses: Record<string, number> = {};
-    for (const r of prepared.requests) runStatuses[String(r.status)] = (runStatuses[String(r.status)] ?? 0) + 1;
-    const runClasses = byClass(runStatuses);
-    const replayClasses = byClass(result.statuses);
-    const timedClasses = byClass(timed.statuses);
-
-    console.log(`\nseed ${seed}, groups ${values.groups ?? 'all'} (${report.run.groups.length} suites, ${workers} workers × ${report.run.concurrency} in flight); verdict ${report.verdict}`);
-    printTable(
-      ['', 'time (s)', 'requests', 'req/s'],
-      [
-        ...warmSuites.map((ms, i) => [`suite phase, warm-up run ${i + 1}${i === 0 ? ' (sandbox cold)' : ''}`, sec(ms, 2), '', '']),
-        [`suite phase (the measured run${warmRuns ? `, after ${warmRuns} warm-up run${warmRuns > 1 ? 's' : ''}` : ', sandbox cold'})`, sec(suitesMs, 2), String(lines.length), String(Math.round(lines.length / (suitesMs / 1000)))],
-        ['  before its first request (workers, suite files, planning)', sec(split.lead_in_ms, 2), '', ''],
-        ['  from its first request to its last', sec(split.requests_ms, 2), '', String(Math.round(lines.length / (split.requests_ms / 1000)))],
-        ['  after its last request (last answers, traffic checks, closing)', sec(split.tail_ms, 2), '', ''],
-        [`replay (bare undici, ${concurrency} in flight)`, sec(result.duration_ms, 2), String(prepared.requests.length), String(Math.round(prepared.requests.length / (result.duration_ms / 1000)))],
-        [`timed replay (the same, ${preparedTimed.delayed} repeats held ${sec(REPLAY_DELAY_MS, 0)} s as the run held them)`, sec(timed.duration_ms, 2), String(preparedTimed.requests.length), String(Math.round(preparedTimed.requests.length / (timed.duration_ms / 1000)))],
-        ['ratio suite ÷ replay', `${ratio.toFixed(1)}×`, '', ''],
-        ['ratio suite ÷ timed replay (the deliberate waits not counted as overhead)', `${ratioTimed.toFixed(1)}×`, '', ''],
-        ...(warmSuites.length ? [['ratio warm-up run 1 ÷ replay (sandbox cold in the run only)', `${(warmSuites[0]! / result.duration_ms).toFixed(1)}×`, '', '']] : []),
-      ],
-    );
-    // On a machine whose cores the client and the sandbox share (and other work with them), CPU time says what wall
-    // time cannot: how much work each side did for the same requests.
-    console.log('');
-    printTable(
-      ['CPU (s)', 'run', 'replay', 'timed replay'],
-      [
-        ['client (the suite\'s whole process / this one)', sec(runCpu.client_ms, 2), sec(replayCpu.client_ms, 2), sec(timedCpu.client_ms, 2)],
-        ['sandbox process', sec(runCpu.sandbox_ms, 2), sec(replayCpu.sandbox_ms, 2), sec(timedCpu.sandbox_ms, 2)],
-      ],
-    );
-    console.log('');
-    printTable(
-      ['status', 'run', 'replay', 'timed replay'],
-      Object.keys(replayClasses).map((k) => [k, String(runClasses[k] ?? 0), String(replayClasses[k] ?? 0), String(timedClasses[k] ?? 0)]),
-    );
-    const untraced = report.run.requests_sent - lines.length;
-    const samePct = prepared.requests.length ? (100 * result.same_status_as_run) / prepared.requests.length : 0;
-    console.log(
-      `\nrequests sent by the run: ${report.run.requests_sent}; in the trace: ${lines.length} (${untraced === 1 ? 'the preflight request is not traced' : `${untraced} sent requests are not in the trace, one of them the preflight's`})` +
-        `\nskipped: ${prepared.skipped_plain_http} plain-HTTP probes, ${prepared.skipped_other_origin} other absolute URLs` +
-        `\nidempotency keys remapped: ${prepared.keys_remapped} (--keys ${keys}); same status as in the run: ${result.same_status_as_run} (${samePct.toFixed(1)}%), timed replay ${timed.same_status_as_run}` +
-        `\nheld in the timed replay: ${preparedTimed.delayed} requests that repeat an earlier one's Idempotency-Key ${REPLAY_DELAY_MS} ms or more after it in the run (the waiting checks' second requests)`,
-    );
-    if (Object.keys(prepared.unresolved_secrets).length) console.log(`unresolved redactions (sent as is): ${JSON.stringify(prepared.unresolved_secrets)}`);
-    if (Object.keys(result.errors).length) console.log(`replay errors: ${JSON.stringify(result.errors)}`);
-    if (Object.keys(timed.errors).length) console.log(`timed replay errors: ${JSON.stringify(timed.errors)}`);
-
-    const written = writeResult('floor', {
-      seed,
-      groups: values.groups ?? 'all',
-      build,
-      verdict: report.verdict,
-      suites: report.run.groups.length,
-      workers,
-      run_concurrency_per_suite: report.run.concurrency,
-      replay_concurrency: concurrency,
-      keys,
-      warm_runs: warmRuns,
-      warm_suites_ms: warmSuites,
-      suites_ms: suitesMs,
-      suites_split: split,
-      cpu_ms: { run: runCpu, replay: replayCpu, timed_replay: timedCpu },
-      replay_ms: round(result.duration_ms, 1),
-      ratio: round(ratio, 2),
-      replay_delay_ms: REPLAY_DELAY_MS,
-      timed_replay_ms: round(timed.duration_ms, 1),
-      timed_held: preparedTimed.delayed,
-      ratio_timed: round(ratioTimed, 2),
-      timed_same_status_as_run: timed.same_status_as_run,
-      timed_replay_statuses: timed.statuses,
-      timed_replay_errors: timed.errors,
-      requests_sent: report.run.requests_sent,
-      trace_lines: lines.length,
-      untraced_requests: untraced,
-      replayed: prepared.requests.length,
-      skipped_plain_http: prepared.skipped_plain_http,
-      skipped_other_origin: prepared.skipped_other_origin,
-      keys_remapped: prepared.keys_remapped,
-      unresolved_secrets: prepared.unresolved_secrets,
-      same_status_as_run: result.same_status_as_run,
-      run_statuses: runStatuses,
-      replay_statuses: result.statuses,
-      replay_errors: result.errors,
-      ...(values.keep ? { kept: dir } : {}),
-    });
-    console.log(`\nwritten: ${written}${values.keep ? `\nkept: ${dir} (trace.jsonl, reports/)` : ''}`);
-    if (result.statuses['error'] || timed.statuses['error']) process.exitCode = 1;
+    const f = await measure(o, sandbox, dir);
+    const { seed, groups, ...kept } = printFloor(o, f);
+    const written = writeResult('floor', { seed, groups, build, ...kept, ...(o.keep ? { kept: dir } : {}) });
+    console.log(`\nwritten: ${written}${o.keep ? `\nkept: ${dir} (trace.jsonl, reports/)` : ''}`);
+    if (f.result.statuses['error'] || f.timed.statuses['error']) process.exitCode = 1;
   } finally {
     await sandbox.stop();
-    if (!values.keep) rmSync(dir, { recursive: true, force: true });
+    if (!o.keep) rmSync(dir, { recursive: true, force: true });
   }
 }
 

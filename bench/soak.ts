@@ -66,6 +66,18 @@ function memory(): { heap_used_mb: number; rss_mb: number; external_mb: number }
   return { heap_used_mb: mb(m.heapUsed), rss_mb: mb(m.rss), external_mb: mb(m.external) };
 }
 
+type Difference = { run: number; id: string; first?: CheckStatus; now?: CheckStatus };
+type RunConformance = typeof import('../src/runner/run.js')['runConformance'];
+type RunConfig = ReturnType<typeof import('../src/config/run-config.js')['loadRunConfig']>;
+
+/** What the runs in a row saw: a sample after each, every check whose status left run 1's, and why they stopped early. */
+interface Soak {
+  samples: Sample[];
+  differences: Difference[];
+  failure: string | undefined;
+  warnings: string[];
+}
+
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
@@ -93,6 +105,42 @@ async function main(): Promise<number> {
   // The shell's FSAPI_* variables and any .env are not this benchmark's: a clean environment, a fresh directory.
   const cfg = loadRunConfig({ seed: String(seed), 'report-dir': join(dir, 'reports'), ...(values.groups ? { groups: values.groups } : {}) }, { env: childEnv(), cwd: dir });
   const interrupt = new AbortController();
+  const start = memory();
+  console.log(`soak: ${runs} runs in this process (pid ${process.pid}), seed ${seed}, groups ${values.groups ?? 'all'}; start: heap ${start.heap_used_mb} MB, RSS ${start.rss_mb} MB`);
+  let soak: Soak;
+  try {
+    soak = await runsInARow(runConformance, cfg, runs, interrupt);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const { problems, heapGrowth, rssGrowth } = judged(soak, { start, runs, bound, interrupted: interrupt.signal.aborted });
+  const { samples, differences, warnings } = soak;
+  const written = writeResult('soak', {
+    seed,
+    groups: values.groups ?? 'all',
+    runs_requested: runs,
+    runs_completed: samples.length,
+    max_heap_growth_bound_mb: bound,
+    start,
+    samples,
+    max_heap_growth_mb: round(heapGrowth, 1),
+    max_rss_growth_mb: round(rssGrowth, 1),
+    flaky_checks: [...new Set(differences.map((d) => d.id))],
+    differences: differences.slice(0, 200),
+    warnings,
+    problems,
+  });
+  console.log(`\nwritten: ${written}`);
+  if (problems.length) {
+    console.log(`\nFAILED:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    return interrupt.signal.aborted && !soak.failure ? 130 : 1;
+  }
+  console.log('\nOK: no flaky outcome, heap growth within the bound');
+  return 0;
+}
+
+/** The runs, one after another in this process, until `runs` are done, one fails or a signal stops them. */
+async function runsInARow(runConformance: RunConformance, cfg: RunConfig, runs: number, interrupt: AbortController): Promise<Soak> {
   const onSignal = (sig: NodeJS.Signals) => {
     console.error(`\n${sig}: stopping after the current run (its report will be incomplete)`);
     interrupt.abort(new Error(`interrupted by ${sig}`));
@@ -102,16 +150,13 @@ async function main(): Promise<number> {
   const warnings: string[] = [];
   const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
   process.on('warning', onWarning);
-
-  const start = memory();
   const samples: Sample[] = [];
   let first: Map<string, CheckStatus> | undefined;
-  const differences: { run: number; id: string; first?: CheckStatus; now?: CheckStatus }[] = [];
+  const differences: Difference[] = [];
   let failure: string | undefined;
-  console.log(`soak: ${runs} runs in this process (pid ${process.pid}), seed ${seed}, groups ${values.groups ?? 'all'}; start: heap ${start.heap_used_mb} MB, RSS ${start.rss_mb} MB`);
   try {
     for (let i = 1; i <= runs && !interrupt.signal.aborted; i++) {
-      let outcome: Awaited<ReturnType<typeof runConformance>>;
+      let outcome: Awaited<ReturnType<RunConformance>>;
       try {
         // The run's own progress lines are not this benchmark's output.
         outcome = await runConformance(cfg, () => undefined, interrupt.signal);
@@ -129,18 +174,9 @@ async function main(): Promise<number> {
       let diff = 0;
       if (!first) first = statuses;
       else {
-        for (const [id, s] of first) {
-          if (statuses.get(id) !== s) {
-            diff++;
-            differences.push({ run: i, id, first: s, ...(statuses.has(id) ? { now: statuses.get(id)! } : {}) });
-          }
-        }
-        for (const [id, s] of statuses) {
-          if (!first.has(id)) {
-            diff++;
-            differences.push({ run: i, id, now: s });
-          }
-        }
+        const found = differencesFrom(first, statuses, i);
+        diff = found.length;
+        differences.push(...found);
       }
       const m = memory();
       const sample: Sample = { run: i, verdict: report.verdict, checks: report.counts.by_status.total, suites_ms: report.run.phases.suites_ms, ...m, active_resources: process.getActiveResourcesInfo().length, differences: diff };
@@ -154,9 +190,22 @@ async function main(): Promise<number> {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     process.off('warning', onWarning);
-    rmSync(dir, { recursive: true, force: true });
   }
+  return { samples, differences, failure, warnings };
+}
 
+/** Every check whose status in run `run` is not run 1's, or that only one of the two has. */
+function differencesFrom(first: ReadonlyMap<string, CheckStatus>, statuses: ReadonlyMap<string, CheckStatus>, run: number): Difference[] {
+  const out: Difference[] = [];
+  for (const [id, s] of first) if (statuses.get(id) !== s) out.push({ run, id, first: s, ...(statuses.has(id) ? { now: statuses.get(id)! } : {}) });
+  for (const [id, s] of statuses) if (!first.has(id)) out.push({ run, id, now: s });
+  return out;
+}
+
+/** Prints the memory table and the findings; answers the problems (none when the soak held) and the growth over run 1. */
+function judged(soak: Soak, o: { start: ReturnType<typeof memory>; runs: number; bound: number; interrupted: boolean }): { problems: string[]; heapGrowth: number; rssGrowth: number } {
+  const { samples, differences, failure, warnings } = soak;
+  const { start, runs, bound } = o;
   const one = samples[0];
   const last = samples[samples.length - 1];
   const heapGrowth = one ? Math.max(0, ...samples.map((s) => s.heap_used_mb - one.heap_used_mb)) : 0;
@@ -177,7 +226,7 @@ async function main(): Promise<number> {
   const verdicts = [...new Set(samples.map((s) => s.verdict))];
   const problems: string[] = [];
   if (failure) problems.push(failure);
-  if (interrupt.signal.aborted) problems.push(`interrupted after ${samples.length} of ${runs} runs`);
+  if (o.interrupted) problems.push(`interrupted after ${samples.length} of ${runs} runs`);
   if (flaky.size) problems.push(`${flaky.size} checks did not have run 1's status in every run (flaky)`);
   if (verdicts.length > 1) problems.push(`the verdict changed between runs: ${verdicts.join(', ')}`);
   if (heapGrowth >= bound) problems.push(`heap after GC grew ${round(heapGrowth, 1)} MB over run 1 (bound: < ${bound} MB)`);
@@ -188,29 +237,7 @@ async function main(): Promise<number> {
   for (const d of differences.slice(0, 10)) console.log(`  run ${d.run}: ${d.id}: ${d.first ?? 'absent'} in run 1, ${d.now ?? 'absent'} now`);
   console.log(`heap growth after GC: ${round(heapGrowth, 1)} MB at most over run 1 (bound < ${bound} MB); RSS ${round(rssGrowth, 1)} MB (reported, not asserted)`);
   if (warnings.length) console.log(`process warnings: ${warnings.length}, e.g. ${warnings[0]}`);
-
-  const written = writeResult('soak', {
-    seed,
-    groups: values.groups ?? 'all',
-    runs_requested: runs,
-    runs_completed: samples.length,
-    max_heap_growth_bound_mb: bound,
-    start,
-    samples,
-    max_heap_growth_mb: round(heapGrowth, 1),
-    max_rss_growth_mb: round(rssGrowth, 1),
-    flaky_checks: [...flaky],
-    differences: differences.slice(0, 200),
-    warnings,
-    problems,
-  });
-  console.log(`\nwritten: ${written}`);
-  if (problems.length) {
-    console.log(`\nFAILED:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    return interrupt.signal.aborted && !failure ? 130 : 1;
-  }
-  console.log('\nOK: no flaky outcome, heap growth within the bound');
-  return 0;
+  return { problems, heapGrowth, rssGrowth };
 }
 
 process.exitCode = await main();

@@ -8,28 +8,9 @@ import { sign } from '../src/webhooks/signature.js';
 import type { FaultSet } from './faults.js';
 import type { Scheduler } from './scheduler.js';
 import { newId, type DeliveryRec, type EventRec, type TenantState, type Store } from './store.js';
+import type { Schema } from './wire.js';
 
-export type EventType =
-  | 'customer.created'
-  | 'customer.updated'
-  | 'kyc.submitted'
-  | 'kyc.approved'
-  | 'kyc.rejected'
-  | 'feature.activated'
-  | 'account.created'
-  | 'external_account.created'
-  | 'external_account.removed'
-  | 'transfer.created'
-  | 'transfer.completed'
-  | 'transfer.failed'
-  | 'card.issued'
-  | 'card.frozen'
-  | 'card.unfrozen'
-  | 'collection.created'
-  | 'collection.succeeded'
-  | 'collection.failed'
-  | 'wallet.created'
-  | 'fx_trade.completed';
+export type EventType = Schema<'EventType'>;
 
 export interface WebhookConfig {
   url: string;
@@ -37,10 +18,7 @@ export interface WebhookConfig {
 }
 
 /** The object an event carries: the resource as it was when the event happened. */
-export interface EventObject {
-  id: string;
-  object: string;
-}
+export type EventObject = Schema<'Event'>['data']['object'];
 
 export const MAX_ATTEMPTS = 5;
 const ATTEMPT_TIMEOUT_MS = 5_000;
@@ -62,7 +40,8 @@ export class EventBus {
   emit(tenant: TenantState, type: EventType, object: EventObject): EventRec {
     const id = newId('evt');
     const created_at = new Date().toISOString();
-    const body = JSON.stringify({ id, object: 'event', type, created_at, data: { object } });
+    const event: Schema<'Event'> = { id, object: 'event', type, created_at, data: { object } };
+    const body = JSON.stringify(event);
     const rec: EventRec = { id, seq: this.store.nextSeq(), created_at, type, body };
     tenant.events.set(id, rec);
     const hook = this.hooks.get(tenant.id);

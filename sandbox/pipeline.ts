@@ -11,7 +11,7 @@ import type { Operation, SpecDocument } from '../src/catalogue/index.js';
 import type { ValidateFunction } from '../src/catalogue/json-schema.js';
 import type { EventBus } from './events.js';
 import type { FaultSet } from './faults.js';
-import { checkHandlers, HANDLERS, type Context, type Result } from './handlers/index.js';
+import { checkHandlers, HANDLER_OF, type Context, type Result } from './handlers/index.js';
 import { fingerprint, KEY_PATTERN, type IdempotencyStore, type StoredResponse } from './idempotency.js';
 import { ApiError, problemBody, validationError, type FieldError } from './problem.js';
 import { Router, validateParameters } from './routes.js';
@@ -255,7 +255,7 @@ export class Pipeline {
   /** Validation, business rules and the handler; every outcome (also a refusal) becomes a response. */
   private execute(op: Operation, pathParams: Record<string, string>, url: URL, rawBody: unknown, tenantId: string): SandboxResponse {
     const { spec, faults, store } = this.deps;
-    const handler = HANDLERS[op.operationId]!;
+    const handler = HANDLER_OF[op.operationId]!;
     try {
       let body = rawBody;
       let readOnly: Record<string, unknown> | undefined;

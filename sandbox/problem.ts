@@ -1,19 +1,9 @@
 /** RFC 9457 problem documents, and the error a handler throws to answer one. */
+import type { Schema } from './wire.js';
 
-export interface FieldError {
-  /** JSON Pointer into the body, or the name of the header, query or path parameter. */
-  field: string;
-  message: string;
-}
-
-export interface ProblemBody {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  errors?: FieldError[];
-}
+export type ProblemBody = Schema<'Problem'>;
+/** `field`: a JSON Pointer into the body, or the name of the header, query or path parameter. */
+export type FieldError = NonNullable<ProblemBody['errors']>[number];
 
 export const PROBLEM_BASE = 'https://problems.fsapi.example/';
 

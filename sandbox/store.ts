@@ -5,18 +5,11 @@
 import { randomBytes } from 'node:crypto';
 import { ApiError } from './problem.js';
 import type { FaultSet } from './faults.js';
+import type { Schema } from './wire.js';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
-export type Metadata = Record<string, string>;
-
-export interface Address {
-  address_line1: string;
-  address_line2?: string;
-  city: string;
-  country: string;
-  postal_code: string;
-  state: string;
-}
+export type Metadata = Schema<'Metadata'>;
+export type Address = Schema<'Address'>;
 
 interface Base {
   id: string;
@@ -30,8 +23,8 @@ export interface CustomerRec extends Base {
   middle_name: string | null;
   email: string;
   phone: string;
-  type: string;
-  gender: string | null;
+  type: Schema<'CustomerType'>;
+  gender: Schema<'Gender'> | null;
   date_of_birth: string;
   address: Address;
   kyc_status: KycStatus;
@@ -41,12 +34,12 @@ export interface CustomerRec extends Base {
   unreadable?: boolean;
 }
 
-export type KycStatus = 'not_started' | 'pending' | 'in_review' | 'approved' | 'rejected';
+export type KycStatus = Schema<'KycStatus'>;
 
 export interface KycRec extends Base {
   customer_id: string;
   status: KycStatus;
-  id_type: string | null;
+  id_type: Schema<'KycSubmission'>['id_type'] | null;
   id_number: string | null;
   document_ids: string[];
   rejection_reason: string | null;
@@ -58,23 +51,23 @@ export interface KycRec extends Base {
 
 export interface DocumentRec extends Base {
   customer_id: string;
-  type: string;
-  side: string | null;
+  type: Schema<'KycDocument'>['type'];
+  side: NonNullable<Schema<'KycDocument'>['side']> | null;
   file_name: string;
-  content_type: string;
+  content_type: Schema<'KycDocument'>['content_type'];
   size_bytes: number;
   sha256: string;
 }
 
-export const FEATURE_NAMES = ['cards', 'crypto_wallets', 'fx'] as const;
-export type FeatureName = (typeof FEATURE_NAMES)[number];
+export const FEATURE_NAMES = ['cards', 'crypto_wallets', 'fx'] as const satisfies readonly Schema<'FeatureName'>[];
+export type FeatureName = Schema<'FeatureName'>;
 
 export interface AccountRec extends Base {
   customer_id: string;
-  currency: string;
-  type: string;
+  currency: Schema<'Account'>['currency'];
+  type: Schema<'Account'>['type'];
   nickname: string | null;
-  status: string;
+  status: Schema<'Account'>['status'];
   balance: bigint;
   account_number: string;
   metadata: Metadata;
@@ -85,27 +78,24 @@ export interface ExternalAccountRec extends Base {
   customer_id: string;
   account_holder_name: string;
   bank_name: string;
-  country: string;
-  currency: string;
+  country: Schema<'CountryCode'>;
+  currency: Schema<'ExternalAccount'>['currency'];
   account_number: string;
   routing_number: string | null;
-  status: 'active' | 'removed';
+  status: Schema<'ExternalAccount'>['status'];
   metadata: Metadata;
   updated_at: string;
 }
 
-export type TransferDestination =
-  | { type: 'account'; account_id: string }
-  | { type: 'external_account'; external_account_id: string }
-  | { type: 'wallet'; wallet_id: string };
+export type TransferDestination = Schema<'TransferDestination'>;
 
 export interface TransferRec extends Base {
   source_account_id: string;
   destination: TransferDestination;
   amount: string;
-  currency: string;
+  currency: Schema<'Transfer'>['currency'];
   description: string | null;
-  status: 'pending' | 'processing' | 'completed' | 'failed';
+  status: Schema<'TransferStatus'>;
   failure_reason: string | null;
   metadata: Metadata;
   updated_at: string;
@@ -115,9 +105,9 @@ export interface TransferRec extends Base {
 export interface CardRec extends Base {
   customer_id: string;
   account_id: string;
-  type: string;
-  status: 'active' | 'frozen';
-  brand: 'visa';
+  type: Schema<'Card'>['type'];
+  status: Schema<'CardStatus'>;
+  brand: Schema<'Card'>['brand'];
   pan: string;
   expiry_month: number;
   expiry_year: number;
@@ -127,21 +117,14 @@ export interface CardRec extends Base {
   updated_at: string;
 }
 
-export interface CollectionMethodView {
-  type: 'card' | 'bank_transfer' | 'mobile_money';
-  card_last4?: string;
-  payer_name?: string;
-  reference?: string;
-  phone?: string;
-  provider?: string;
-}
+export type CollectionMethodView = Schema<'Collection'>['method'];
 
 export interface CollectionRec extends Base {
   account_id: string;
   amount: string;
-  currency: string;
+  currency: Schema<'Collection'>['currency'];
   method: CollectionMethodView;
-  status: 'pending' | 'succeeded' | 'failed';
+  status: Schema<'CollectionStatus'>;
   failure_reason: string | null;
   description: string | null;
   metadata: Metadata;
@@ -150,20 +133,20 @@ export interface CollectionRec extends Base {
 
 export interface WalletRec extends Base {
   customer_id: string;
-  asset: string;
-  network: string;
+  asset: Schema<'CryptoAsset'>;
+  network: Schema<'CryptoNetwork'>;
   address: string;
   /** Scale 8. */
   balance: bigint;
-  status: 'active';
+  status: Schema<'Wallet'>['status'];
   label: string | null;
   metadata: Metadata;
   updated_at: string;
 }
 
 export interface QuoteRec extends Base {
-  source_currency: string;
-  target_currency: string;
+  source_currency: Schema<'SupportedCurrency'>;
+  target_currency: Schema<'SupportedCurrency'>;
   source_amount: string;
   target_amount: string;
   rate: bigint;
@@ -176,8 +159,8 @@ export interface TradeRec extends Base {
   quote_id: string;
   source_account_id: string;
   target_account_id: string;
-  source_currency: string;
-  target_currency: string;
+  source_currency: Schema<'SupportedCurrency'>;
+  target_currency: Schema<'SupportedCurrency'>;
   source_amount: string;
   target_amount: string;
   rate: string;
@@ -198,24 +181,18 @@ export interface TransactionRec extends Base {
 }
 
 export interface EventRec extends Base {
-  type: string;
+  type: Schema<'EventType'>;
   /** The event object exactly as delivered (and served). */
   body: string;
 }
 
-export interface AttemptView {
-  number: number;
-  attempted_at: string;
-  response_status: number | null;
-  error: string | null;
-  duration_ms: number;
-}
+export type AttemptView = Schema<'WebhookDelivery'>['attempts'][number];
 
 export interface DeliveryRec extends Base {
   event_id: string;
-  event_type: string;
+  event_type: Schema<'EventType'>;
   url: string;
-  status: 'pending' | 'succeeded' | 'failed';
+  status: Schema<'DeliveryStatus'>;
   attempts: AttemptView[];
   next_retry_at: string | null;
   updated_at: string;
@@ -305,13 +282,6 @@ export function randomDigits(n: number): string {
 }
 
 // --- Lists ----------------------------------------------------------------------------------------------------
-
-export interface ListEnvelope<T> {
-  object: 'list';
-  data: T[];
-  has_more: boolean;
-  next_cursor: string | null;
-}
 
 interface Cursor {
   /** The sequence number of the last item of the previous page. */

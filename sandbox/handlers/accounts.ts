@@ -1,60 +1,18 @@
 /** Internal accounts (zero opening balance, 10-digit number) and external bank accounts (only last4 exposed). */
 import { formatMinor, toMinor } from '../money.js';
 import { conflict } from '../problem.js';
-import { newId, randomDigits, type AccountRec, type ExternalAccountRec, type Metadata, type TenantState } from '../store.js';
-import { applyReadOnly, created, emit, find, listOf, metadataOf, now, ok, optionalParam, param, referenced, type Handler } from './context.js';
+import { newId, randomDigits, type AccountRec, type ExternalAccountRec, type TenantState } from '../store.js';
+import { applyReadOnly, created, emit, find, listOf, metadataOf, now, ok, optionalParam, param, referenced, type Handlers } from './context.js';
 import type { FaultSet } from '../faults.js';
+import type { Schema } from '../wire.js';
 
-export interface AccountView {
-  id: string;
-  object: 'account';
-  customer_id: string;
-  currency: string;
-  type: string;
-  nickname: string | null;
-  status: string;
-  balance: string;
-  available_balance: string;
-  account_number: string;
-  metadata: Metadata;
-  created_at: string;
-  updated_at: string;
-}
+export type AccountView = Schema<'Account'>;
 
-export interface ExternalAccountView {
-  id: string;
-  object: 'external_account';
-  customer_id: string;
-  account_holder_name: string;
-  bank_name: string;
-  country: string;
-  currency: string;
-  account_number_last4: string;
-  routing_number: string | null;
-  status: 'active' | 'removed';
-  metadata: Metadata;
-  created_at: string;
-  updated_at: string;
-}
+export type ExternalAccountView = Schema<'ExternalAccount'>;
 
-interface AccountCreate {
-  customer_id: string;
-  currency: string;
-  type: string;
-  nickname?: string;
-  metadata?: Metadata;
-}
+type AccountCreate = Schema<'AccountCreate'>;
 
-interface ExternalAccountCreate {
-  customer_id: string;
-  account_holder_name: string;
-  bank_name: string;
-  country: string;
-  currency: string;
-  account_number: string;
-  routing_number?: string;
-  metadata?: Metadata;
-}
+type ExternalAccountCreate = Schema<'ExternalAccountCreate'>;
 
 export function accountView(a: AccountRec, faults: FaultSet): AccountView {
   const balance = formatMinor(a.balance);
@@ -105,7 +63,7 @@ function newAccountNumber(tenant: TenantState): string {
   }
 }
 
-export const accounts: Record<string, Handler> = {
+export const accounts: Handlers = {
   createAccount: {
     run(ctx) {
       const b = ctx.body as AccountCreate;

@@ -1,42 +1,14 @@
 /** Transactions (written by every money movement) and the Webhooks group: events and delivery history. */
 import { notFound } from '../problem.js';
-import type { AttemptView, DeliveryRec, EventRec, TenantState, TransactionRec } from '../store.js';
-import { find, listOf, ok, optionalParam, param, type Context, type Handler } from './context.js';
+import type { DeliveryRec, EventRec, TenantState, TransactionRec } from '../store.js';
+import { find, listOf, ok, optionalParam, param, type Context, type Handlers } from './context.js';
+import type { Schema } from '../wire.js';
 
-export interface TransactionView {
-  id: string;
-  object: 'transaction';
-  account_id: string | null;
-  wallet_id: string | null;
-  direction: 'credit' | 'debit';
-  amount: string;
-  currency: string;
-  balance_after: string;
-  description: string;
-  source: { type: string; id: string };
-  created_at: string;
-}
+export type TransactionView = Schema<'Transaction'>;
 
-export interface EventView {
-  id: string;
-  object: 'event';
-  type: string;
-  created_at: string;
-  data: { object: { id: string; object: string } & Record<string, unknown> };
-}
+export type EventView = Schema<'Event'>;
 
-export interface DeliveryView {
-  id: string;
-  object: 'webhook_delivery';
-  event_id: string;
-  event_type: string;
-  url: string;
-  status: DeliveryRec['status'];
-  attempts: AttemptView[];
-  next_retry_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type DeliveryView = Schema<'WebhookDelivery'>;
 
 export function transactionView(t: TransactionRec): TransactionView {
   return {
@@ -83,7 +55,7 @@ function visibleDeliveries(ctx: Context, tenant: TenantState): DeliveryRec[] {
   return ctx.faults.has('webhooks-history-incomplete') ? all.filter((_, i) => i % 2 === 0) : all;
 }
 
-export const activity: Record<string, Handler> = {
+export const activity: Handlers = {
   listTransactions: {
     run(ctx) {
       const ignore = ctx.faults.has('transactions-filter-ignored');

@@ -1,35 +1,14 @@
 /** Cards: issued active for a customer with the cards feature on one of their accounts; active ⇄ frozen. */
 import { conflict, unprocessable } from '../problem.js';
-import { newId, randomDigits, type Address, type CardRec, type Metadata } from '../store.js';
-import { applyReadOnly, created, emit, find, listOf, metadataOf, now, ok, optionalParam, param, referenced, type Context, type Handler } from './context.js';
+import { newId, randomDigits, type CardRec } from '../store.js';
+import { applyReadOnly, created, emit, find, listOf, metadataOf, now, ok, optionalParam, param, referenced, type Context, type Handlers } from './context.js';
 import { isActive } from './features.js';
 import type { FaultSet } from '../faults.js';
+import type { Schema } from '../wire.js';
 
-export interface CardView {
-  id: string;
-  object: 'card';
-  customer_id: string;
-  account_id: string;
-  type: string;
-  status: CardRec['status'];
-  brand: string;
-  last4: string;
-  expiry_month: number;
-  expiry_year: number;
-  cardholder_name: string;
-  metadata: Metadata;
-  created_at: string;
-  updated_at: string;
-}
+export type CardView = Schema<'Card'>;
 
-interface CardCreate {
-  customer_id: string;
-  account_id: string;
-  type: string;
-  cardholder_name?: string;
-  shipping_address?: Address;
-  metadata?: Metadata;
-}
+type CardCreate = Schema<'CardCreate'>;
 
 export function cardView(c: CardRec, faults: FaultSet): CardView {
   return {
@@ -78,7 +57,7 @@ function transition(ctx: Context, from: CardRec['status'], to: CardRec['status']
   return card;
 }
 
-export const cards: Record<string, Handler> = {
+export const cards: Handlers = {
   issueCard: {
     run(ctx) {
       const b = ctx.body as CardCreate;

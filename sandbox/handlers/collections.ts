@@ -5,40 +5,17 @@
  */
 import { formatMinor, toMinor } from '../money.js';
 import { unprocessable } from '../problem.js';
-import { newId, randomDigits, type CollectionMethodView, type CollectionRec, type Metadata } from '../store.js';
-import { applyReadOnly, created, emit, find, listOf, metadataOf, now, ok, optionalParam, param, postToAccount, referenced, type Context, type Handler } from './context.js';
+import { newId, randomDigits, type CollectionMethodView, type CollectionRec } from '../store.js';
+import { applyReadOnly, created, emit, find, listOf, metadataOf, now, ok, optionalParam, param, postToAccount, referenced, type Context, type Handlers } from './context.js';
+import type { Schema } from '../wire.js';
 
 export const DECLINED_CARD = '4000000000000002';
 export const UNREACHABLE_PHONE_SUFFIX = '0000';
 
-export interface CollectionView {
-  id: string;
-  object: 'collection';
-  account_id: string;
-  amount: string;
-  currency: string;
-  method: CollectionMethodView;
-  status: CollectionRec['status'];
-  failure_reason: string | null;
-  description: string | null;
-  metadata: Metadata;
-  created_at: string;
-  updated_at: string;
-}
+export type CollectionView = Schema<'Collection'>;
 
-type MethodCreate =
-  | { type: 'card'; card: { number: string; expiry_month: number; expiry_year: number; cvc: string; holder_name?: string } }
-  | { type: 'bank_transfer'; payer_name: string; payer_bank?: string }
-  | { type: 'mobile_money'; phone: string; provider: string };
 
-interface CollectionCreate {
-  account_id: string;
-  amount: string;
-  currency: string;
-  method: MethodCreate;
-  description?: string;
-  metadata?: Metadata;
-}
+type CollectionCreate = Schema<'CollectionCreate'>;
 
 export function collectionView(c: CollectionRec): CollectionView {
   return {
@@ -76,7 +53,7 @@ function settle(ctx: Context, c: CollectionRec, failure: string | null): void {
   emit(ctx, 'collection.succeeded', collectionView(c));
 }
 
-export const collections: Record<string, Handler> = {
+export const collections: Handlers = {
   createCollection: {
     run(ctx) {
       const b = ctx.body as CollectionCreate;

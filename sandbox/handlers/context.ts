@@ -4,12 +4,12 @@ import type { EventBus, EventObject, EventType } from '../events.js';
 import type { FaultSet } from '../faults.js';
 import { formatMinor, toMinor } from '../money.js';
 import { notFound, unprocessable } from '../problem.js';
+import type { Answer, ListPage, OperationId } from '../wire.js';
 import {
   newestFirst,
   newId,
   paginate,
   type AccountRec,
-  type ListEnvelope,
   type Metadata,
   type TenantState,
   type TransactionRec,
@@ -39,18 +39,21 @@ export interface Context {
   after(fn: () => void): void;
 }
 
-export interface Result {
+export interface Result<Body = unknown> {
   status: number;
-  body: unknown;
+  body: Body;
   /** Absolute path of a created resource. */
   location?: string;
 }
 
-export interface Handler {
-  run(ctx: Context): Result;
+export interface Handler<Body = unknown> {
+  run(ctx: Context): Result<Body>;
   /** Adjusts the body before validation (the format faults live here). */
   prepare?(body: unknown, faults: FaultSet): unknown;
 }
+
+/** Handlers by operationId: each answers what the contract says its operation answers on success. */
+export type Handlers = { [Op in OperationId]?: Handler<Answer<Op>> };
 
 export const now = (): string => new Date().toISOString();
 
@@ -65,9 +68,9 @@ export function optionalParam(ctx: Context, name: string): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-export const ok = (body: unknown): Result => ({ status: 200, body });
+export const ok = <Body>(body: Body): Result<Body> => ({ status: 200, body });
 
-export function created(ctx: Context, body: unknown, path?: string): Result {
+export function created<Body>(ctx: Context, body: Body, path?: string): Result<Body> {
   return { status: 201, body, ...(path ? { location: `${ctx.basePath}${path}` } : {}) };
 }
 
@@ -106,7 +109,7 @@ export function listOf<T extends { seq: number }, V>(
   records: Iterable<T>,
   view: (r: T) => V,
   foreign?: (t: TenantState) => Iterable<T>,
-): ListEnvelope<V> {
+): ListPage<V> {
   const page = paginate(newestFirst(records), pageRequest(ctx), ctx.faults, foreign ? () => ctx.store.others(ctx.tenant).flatMap((t) => newestFirst(foreign(t))) : undefined);
   return { object: 'list', data: page.data.map(view), has_more: page.has_more, next_cursor: page.next_cursor };
 }

@@ -1,42 +1,14 @@
 /** Customers: create, read, list, update. Every customer gets its KYC verification (not_started) at creation. */
 import type { FaultSet } from '../faults.js';
 import { ApiError, notFound, validationError } from '../problem.js';
-import { newId, type Address, type CustomerRec, type KycRec, type Metadata } from '../store.js';
-import { applyReadOnly, created, emit, find, listOf, metadataOf, now, ok, optionalParam, param, type Context, type Handler } from './context.js';
+import { newId, type Address, type CustomerRec, type KycRec } from '../store.js';
+import { applyReadOnly, created, emit, find, listOf, metadataOf, now, ok, optionalParam, param, type Context, type Handlers } from './context.js';
 import { isObj } from '../../src/json.js';
+import type { Schema } from '../wire.js';
 
-export interface CustomerView {
-  id: string;
-  object: 'customer';
-  first_name: string;
-  middle_name: string | null;
-  last_name: string;
-  email: string;
-  phone: string;
-  type: string;
-  gender: string | null;
-  date_of_birth: string;
-  address: Address;
-  kyc_status: string;
-  metadata: Metadata;
-  created_at?: string;
-  updated_at: string;
-}
-
-interface CustomerCreate {
-  first_name: string;
-  last_name: string;
-  middle_name?: string;
-  email: string;
-  phone: string;
-  type: string;
-  gender?: string;
-  date_of_birth: string;
-  address: Address;
-  metadata?: Metadata;
-}
-
-type CustomerUpdate = Partial<Pick<CustomerCreate, 'middle_name' | 'email' | 'phone' | 'address' | 'metadata'>>;
+export type CustomerView = Schema<'Customer'>;
+type CustomerCreate = Schema<'CustomerCreate'>;
+type CustomerUpdate = Schema<'CustomerUpdate'>;
 
 /** Stored for a customer created without email under the validation-skip-required fault. */
 const PLACEHOLDER_EMAIL = 'missing-email@example.invalid';
@@ -59,7 +31,8 @@ export function customerView(c: CustomerRec, faults: FaultSet): CustomerView {
     created_at: c.created_at,
     updated_at: c.updated_at,
   };
-  if (faults.has('schema-drop-field')) delete view.created_at;
+  // The fault drops a member the contract requires.
+  if (faults.has('schema-drop-field')) delete (view as Partial<CustomerView>).created_at;
   if (faults.has('schema-nested-drift')) {
     (view.address as unknown as Record<string, unknown>)['postal_code'] = Number.parseInt(c.address.postal_code, 10) || 0;
   }
@@ -90,7 +63,7 @@ function lenientDate(s: string): string | undefined {
   return new Date(Date.UTC(+y, +m - 1, +d)).toISOString().slice(0, 10);
 }
 
-export const customers: Record<string, Handler> = {
+export const customers: Handlers = {
   createCustomer: {
     prepare(body, faults) {
       if (!isObj(body)) return body;

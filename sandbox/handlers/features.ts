@@ -1,17 +1,10 @@
 /** Features (cards, crypto_wallets, fx): eligible once the customer's KYC is approved; activated once. */
 import { conflict, unprocessable } from '../problem.js';
 import { FEATURE_NAMES, type CustomerRec, type FeatureName, type TenantState } from '../store.js';
-import { emit, find, now, ok, param, type Context, type Handler } from './context.js';
+import { emit, find, now, ok, param, type Context, type Handlers } from './context.js';
+import type { Schema } from '../wire.js';
 
-export interface FeatureView {
-  object: 'feature';
-  name: FeatureName;
-  customer_id: string;
-  eligible: boolean;
-  status: 'inactive' | 'active';
-  reasons: string[];
-  activated_at: string | null;
-}
+export type FeatureView = Schema<'Feature'>;
 
 function ownerOf(ctx: Context, c: CustomerRec): TenantState {
   return ctx.tenant.customers.has(c.id) ? ctx.tenant : ctx.store.ownerOf('customers', c.id)!;
@@ -42,7 +35,7 @@ function featureView(ctx: Context, c: CustomerRec, name: FeatureName): FeatureVi
 const customerOf = (ctx: Context): CustomerRec => find(ctx, (t) => t.customers, param(ctx, 'customer_id'), 'customer');
 const featureOf = (ctx: Context): FeatureName => param(ctx, 'feature') as FeatureName;
 
-export const features: Record<string, Handler> = {
+export const features: Handlers = {
   listFeatures: {
     run(ctx) {
       const c = customerOf(ctx);

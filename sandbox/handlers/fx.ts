@@ -4,9 +4,10 @@
  */
 import { convert, divRoundHalfUp, formatMinor, formatRate, RATE_SCALE, toMinor } from '../money.js';
 import { conflict, unprocessable } from '../problem.js';
-import { newId, paginate, type Metadata, type QuoteRec, type TradeRec } from '../store.js';
-import { applyReadOnly, created, emit, find, listOf, now, optionalParam, ok, pageRequest, param, postToAccount, referenced, type Handler } from './context.js';
+import { newId, paginate, type QuoteRec, type TradeRec } from '../store.js';
+import { applyReadOnly, created, emit, find, listOf, now, optionalParam, ok, pageRequest, param, postToAccount, referenced, type Handlers } from './context.js';
 import { isActive } from './features.js';
+import type { Schema } from '../wire.js';
 
 export const CURRENCIES = ['USD', 'EUR', 'GBP', 'NGN', 'KES', 'GHS'] as const;
 
@@ -29,58 +30,15 @@ export function rateOf(base: string, quote: string): bigint {
   return divRoundHalfUp(usd(quote) * 10n ** BigInt(RATE_SCALE), usd(base));
 }
 
-export interface FxRateView {
-  object: 'fx_rate';
-  base: string;
-  quote: string;
-  rate: string;
-  timestamp: string;
-}
+export type FxRateView = Schema<'FxRate'>;
 
-export interface FxQuoteView {
-  id: string;
-  object: 'fx_quote';
-  source_currency: string;
-  target_currency: string;
-  source_amount: string;
-  target_amount: string;
-  rate: string;
-  used: boolean;
-  metadata: Metadata;
-  expires_at: string;
-  created_at: string;
-}
+export type FxQuoteView = Schema<'FxQuote'>;
 
-export interface FxTradeView {
-  id: string;
-  object: 'fx_trade';
-  quote_id: string;
-  source_account_id: string;
-  target_account_id: string;
-  source_currency: string;
-  target_currency: string;
-  source_amount: string;
-  target_amount: string;
-  rate: string;
-  status: 'completed';
-  metadata: Metadata;
-  created_at: string;
-  completed_at: string;
-}
+export type FxTradeView = Schema<'FxTrade'>;
 
-interface QuoteCreate {
-  source_currency: string;
-  target_currency: string;
-  source_amount: string;
-  metadata?: Metadata;
-}
+type QuoteCreate = Schema<'FxQuoteCreate'>;
 
-interface TradeCreate {
-  quote_id: string;
-  source_account_id: string;
-  target_account_id: string;
-  metadata?: Metadata;
-}
+type TradeCreate = Schema<'FxTradeCreate'>;
 
 /** The table in display order; `seq` only orders the pages. */
 const PAIRS = CURRENCIES.flatMap((base) => CURRENCIES.filter((q) => q !== base).map((quote) => ({ base, quote }))).map((p, i, all) => ({
@@ -123,7 +81,7 @@ export function tradeView(t: TradeRec): FxTradeView {
   };
 }
 
-export const fx: Record<string, Handler> = {
+export const fx: Handlers = {
   listFxRates: {
     run(ctx) {
       const base = optionalParam(ctx, 'base');

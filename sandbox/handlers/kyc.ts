@@ -6,53 +6,18 @@
 import { createHash } from 'node:crypto';
 import { conflict, notFound, unprocessable } from '../problem.js';
 import { newId, type CustomerRec, type DocumentRec, type KycRec } from '../store.js';
-import { applyReadOnly, created, emit, find, listOf, now, ok, param, type Context, type Handler } from './context.js';
+import { applyReadOnly, created, emit, find, listOf, now, ok, param, type Context, type Handlers } from './context.js';
+import type { Schema } from '../wire.js';
 
 export const REJECTED_ID_NUMBER = '000000000';
 
-export interface KycDocumentView {
-  id: string;
-  object: 'kyc_document';
-  customer_id: string;
-  type: string;
-  side: string | null;
-  file_name: string;
-  content_type: string;
-  size_bytes: number;
-  sha256: string;
-  status: 'uploaded';
-  created_at: string;
-}
+export type KycDocumentView = Schema<'KycDocument'>;
 
-export interface KycVerificationView {
-  id: string;
-  object: 'kyc_verification';
-  customer_id: string;
-  status: string;
-  id_type: string | null;
-  document_ids: string[];
-  rejection_reason: string | null;
-  history: { status: string; at: string }[];
-  submitted_at: string | null;
-  decided_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type KycVerificationView = Schema<'KycVerification'>;
 
-interface DocumentCreate {
-  type: string;
-  side?: string;
-  file_name: string;
-  content_type: string;
-  content: string;
-}
+type DocumentCreate = Schema<'KycDocumentCreate'>;
 
-interface Submission {
-  id_type: string;
-  id_number: string;
-  nationality?: string;
-  document_ids: string[];
-}
+type Submission = Schema<'KycSubmission'>;
 
 export function documentView(d: DocumentRec): KycDocumentView {
   return {
@@ -111,7 +76,7 @@ function decide(ctx: Context, c: CustomerRec, k: KycRec): void {
   emit(ctx, rejected ? 'kyc.rejected' : 'kyc.approved', verificationView(k));
 }
 
-export const kyc: Record<string, Handler> = {
+export const kyc: Handlers = {
   uploadKycDocument: {
     run(ctx) {
       const c = customerOf(ctx);

@@ -4,7 +4,7 @@
  */
 import { formatMinor, toMinor } from '../money.js';
 import { unprocessable } from '../problem.js';
-import { newId, type Metadata, type TransferDestination, type TransferRec } from '../store.js';
+import { newId, type TransferRec } from '../store.js';
 import {
   applyReadOnly,
   creditWallet,
@@ -21,35 +21,15 @@ import {
   STABLECOINS,
   created,
   type Context,
-  type Handler,
+  type Handlers,
 } from './context.js';
+import type { Schema } from '../wire.js';
 
 export const FAILING_EXTERNAL_AMOUNT = '13.13';
 
-export interface TransferView {
-  id: string;
-  object: 'transfer';
-  source_account_id: string;
-  destination: TransferDestination;
-  amount: string;
-  currency: string;
-  description: string | null;
-  status: TransferRec['status'];
-  failure_reason: string | null;
-  metadata: Metadata;
-  created_at: string;
-  updated_at: string;
-  completed_at: string | null;
-}
+export type TransferView = Schema<'Transfer'>;
 
-interface TransferCreate {
-  source_account_id: string;
-  destination: TransferDestination;
-  amount: string;
-  currency: string;
-  description?: string;
-  metadata?: Metadata;
-}
+type TransferCreate = Schema<'TransferCreate'>;
 
 export function transferView(t: TransferRec): TransferView {
   return {
@@ -89,7 +69,7 @@ function settleExternal(ctx: Context, t: TransferRec, minor: bigint): void {
   }
 }
 
-export const transfers: Record<string, Handler> = {
+export const transfers: Handlers = {
   createTransfer: {
     run(ctx) {
       const b = ctx.body as TransferCreate;

@@ -1,9 +1,10 @@
 /** Crypto wallets for customers with the crypto_wallets feature, on the supported asset/network pairs. */
 import { randomBytes } from 'node:crypto';
 import { unprocessable } from '../problem.js';
-import { newId, type Metadata, type WalletRec } from '../store.js';
-import { applyReadOnly, created, emit, find, listOf, metadataOf, now, ok, optionalParam, param, referenced, walletBalance, type Handler } from './context.js';
+import { newId, type WalletRec } from '../store.js';
+import { applyReadOnly, created, emit, find, listOf, metadataOf, now, ok, optionalParam, param, referenced, walletBalance, type Handlers } from './context.js';
 import { isActive } from './features.js';
+import type { Schema } from '../wire.js';
 
 export const SUPPORTED_NETWORKS: Record<string, readonly string[]> = {
   BTC: ['bitcoin'],
@@ -12,28 +13,9 @@ export const SUPPORTED_NETWORKS: Record<string, readonly string[]> = {
   USDT: ['ethereum', 'tron'],
 };
 
-export interface WalletView {
-  id: string;
-  object: 'wallet';
-  customer_id: string;
-  asset: string;
-  network: string;
-  address: string;
-  balance: string;
-  status: 'active';
-  label: string | null;
-  metadata: Metadata;
-  created_at: string;
-  updated_at: string;
-}
+export type WalletView = Schema<'Wallet'>;
 
-interface WalletCreate {
-  customer_id: string;
-  asset: string;
-  network: string;
-  label?: string;
-  metadata?: Metadata;
-}
+type WalletCreate = Schema<'WalletCreate'>;
 
 export function walletView(w: WalletRec): WalletView {
   return {
@@ -74,7 +56,7 @@ function newAddress(network: string): string {
   }
 }
 
-export const wallets: Record<string, Handler> = {
+export const wallets: Handlers = {
   createWallet: {
     run(ctx) {
       const b = ctx.body as WalletCreate;

@@ -17,9 +17,49 @@ type Validators = Pick<SpecDocument, 'schemaAt' | 'validator' | 'matchesPattern'
 
 /** Validators: the document's schemas compiled on first use against one bundle of its components (or the build's). */
 export async function validatorsOf(doc: LoadedDocument, operations: Operation[], opts: LoadOptions): Promise<Validators> {
-  const { raw, is30, file, shown, trusted, schemas } = doc;
+  const ajv = await documentAjv(doc, opts);
   // The build's compiled validators serve a trusted document (src/catalogue/precompiled.ts).
-  const precompiled = trusted && !opts.standalone ? loadPrecompiled(file.sha256) : undefined;
+  const precompiled = doc.trusted && !opts.standalone ? loadPrecompiled(doc.file.sha256) : undefined;
+  const validator = validatorCache(ajv, precompiled, doc.shown);
+  const responseFor = (op: Operation, status: number): ResponseSpec | undefined =>
+    op.responses.find((r) => r.status === String(status)) ??
+    op.responses.find((r) => r.status === `${String(status)[0]}XX`) ??
+    op.responses.find((r) => r.status === 'DEFAULT');
+  return {
+    schemaAt: schemaLocator(doc),
+    validator,
+    // The reference profile's patterns are the suite's own: ECMAScript's engine, as its compiled validators.
+    matchesPattern: doc.trusted ? matchesNative : matchesLinear,
+    ...(opts.standalone ? { standaloneSource: () => standaloneSource(operations, ajv()) } : {}),
+    responseFor,
+    validateResponse(op, status, contentType, body) {
+      const spec = responseFor(op, status);
+      if (!spec) return { kind: 'undocumented-status', documented: op.responses.map((r) => r.status) };
+      if (spec.content.length === 0) return { kind: 'ok' };
+      const media = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+      const match =
+        spec.content.find((c) => c.mediaType === media) ??
+        spec.content.find((c) => c.mediaType.endsWith('/*') && media.startsWith(c.mediaType.slice(0, -1))) ??
+        spec.content.find((c) => c.mediaType === '*/*');
+      if (!match) return { kind: 'undocumented-media-type', mediaType: media || '(none)', documented: spec.content.map((c) => c.mediaType) };
+      if (match.schema === undefined) return { kind: 'ok' };
+      const fn = validator(match.schema);
+      return naming(`validating ${op.operationId}'s ${status} answer`, () => (fn(body) ? { kind: 'ok' } : { kind: 'schema', problems: describeErrors(fn.errors) }));
+    },
+    validateRequestBody(op, body, mediaType) {
+      const media = mediaType ? op.requestBody?.content.find((c) => c.mediaType === mediaType) : requestMediaOf(op);
+      if (!media?.schema) return [];
+      const fn = validator(media.schema);
+      return naming(`validating a request body of ${op.operationId}`, () => (fn(body) ? [] : describeErrors(fn.errors)));
+    },
+  };
+}
+
+type DocumentAjv = () => ReturnType<typeof createAjv>;
+
+/** The document's ajv, holding all its component schemas as one bundle, made on first use. */
+async function documentAjv(doc: LoadedDocument, opts: LoadOptions): Promise<DocumentAjv> {
+  const { raw, is30, file, shown, trusted, schemas } = doc;
   const patternsAt = patternLocator(raw);
   const makeAjv = (checkSchemas: boolean) => {
     // A vendor's patterns run in linear time; the reference profile's are the suite's own (its amounts use a lookahead).
@@ -46,13 +86,16 @@ export async function validatorsOf(doc: LoadedDocument, operations: Operation[],
   if (!trusted) {
     await cachedDerivation(file.sha256, 'component-schemas-checked-1', async () => ((ajvInstance = makeAjv(true)), true as const), (v): v is true => v === true);
   }
-  const ajv = () => (ajvInstance ??= makeAjv(false));
+  return () => (ajvInstance ??= makeAjv(false));
+}
 
+/** A schema's validator: the build's precompiled one, a component's own, or compiled; each compiled once. */
+function validatorCache(ajv: DocumentAjv, precompiled: ReturnType<typeof loadPrecompiled>, shown: string): (schema: JsonSchema) => ValidateFunction {
   const compiled = new WeakMap<object, ValidateFunction>();
   // Equal schemas share one validator: the prepared document is JSON, so a component used in many places (a
   // response, a header) is an equal copy at each.
   const byText = new Map<string, ValidateFunction>();
-  const validator = (schema: JsonSchema): ValidateFunction => {
+  return (schema) => {
     const known = typeof schema === 'object' ? compiled.get(schema) : undefined;
     if (known) return known;
     const text = JSON.stringify(schema);
@@ -73,9 +116,12 @@ export async function validatorsOf(doc: LoadedDocument, operations: Operation[],
     if (typeof schema === 'object') compiled.set(schema, fn);
     return fn;
   };
+}
 
+/** The schema a local `$ref` points at, as JSON Schema 2020-12 (converted once per reference). */
+function schemaLocator({ raw, is30 }: LoadedDocument): (ref: string) => JsonSchema | undefined {
   const converted = new Map<string, JsonSchema | undefined>();
-  const schemaAt = (ref: string): JsonSchema | undefined => {
+  return (ref) => {
     const local = documentRef(ref);
     if (!converted.has(local)) {
       const target = local.startsWith('#/') ? pointerToPath(local.slice(1)).reduce<unknown>((o, k) => (isObj(o) ? o[k] : undefined), raw) : undefined;
@@ -83,64 +129,28 @@ export async function validatorsOf(doc: LoadedDocument, operations: Operation[],
     }
     return converted.get(local);
   };
+}
 
-  const responseFor = (op: Operation, status: number): ResponseSpec | undefined =>
-    op.responses.find((r) => r.status === String(status)) ??
-    op.responses.find((r) => r.status === `${String(status)[0]}XX`) ??
-    op.responses.find((r) => r.status === 'DEFAULT');
-
-  return {
-    schemaAt,
-    validator,
-    // The reference profile's patterns are the suite's own: ECMAScript's engine, as its compiled validators.
-    matchesPattern: trusted ? matchesNative : matchesLinear,
-    ...(opts.standalone
-      ? {
-          standaloneSource: () => {
-            // Every schema an operation declares (parameters, request and response bodies, response headers).
-            const names: Record<string, string> = {};
-            for (const op of operations) {
-              const schemas = [
-                ...op.parameters.map((p) => p.schema),
-                ...(op.requestBody?.content ?? []).map((m) => m.schema),
-                ...op.responses.flatMap((r) => [...r.content.map((m) => m.schema), ...r.headers.map((h) => h.schema)]),
-              ];
-              for (const schema of schemas) {
-                if (typeof schema !== 'object' || schema === null) continue;
-                const key = schemaKey(schema);
-                if (names[key]) continue;
-                names[key] = `urn:fsapi:validator:${key}`;
-                ajv().addSchema({ ...schema, $id: names[key] });
-              }
-            }
-            // Build time only: loaded here, not by every thread that loads a spec.
-            const standaloneModule = createRequire(import.meta.url)('ajv/dist/standalone/index.js') as typeof import('ajv/dist/standalone/index.js');
-            return standaloneModule.default(ajv(), names);
-          },
-        }
-      : {}),
-    responseFor,
-    validateResponse(op, status, contentType, body) {
-      const spec = responseFor(op, status);
-      if (!spec) return { kind: 'undocumented-status', documented: op.responses.map((r) => r.status) };
-      if (spec.content.length === 0) return { kind: 'ok' };
-      const media = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-      const match =
-        spec.content.find((c) => c.mediaType === media) ??
-        spec.content.find((c) => c.mediaType.endsWith('/*') && media.startsWith(c.mediaType.slice(0, -1))) ??
-        spec.content.find((c) => c.mediaType === '*/*');
-      if (!match) return { kind: 'undocumented-media-type', mediaType: media || '(none)', documented: spec.content.map((c) => c.mediaType) };
-      if (match.schema === undefined) return { kind: 'ok' };
-      const fn = validator(match.schema);
-      return naming(`validating ${op.operationId}'s ${status} answer`, () => (fn(body) ? { kind: 'ok' } : { kind: 'schema', problems: describeErrors(fn.errors) }));
-    },
-    validateRequestBody(op, body, mediaType) {
-      const media = mediaType ? op.requestBody?.content.find((c) => c.mediaType === mediaType) : requestMediaOf(op);
-      if (!media?.schema) return [];
-      const fn = validator(media.schema);
-      return naming(`validating a request body of ${op.operationId}`, () => (fn(body) ? [] : describeErrors(fn.errors)));
-    },
-  };
+/** The build's module of standalone validators: every schema an operation declares (parameters, request and response bodies, response headers). */
+function standaloneSource(operations: Operation[], ajv: ReturnType<typeof createAjv>): string {
+  const names: Record<string, string> = {};
+  for (const op of operations) {
+    const schemas = [
+      ...op.parameters.map((p) => p.schema),
+      ...(op.requestBody?.content ?? []).map((m) => m.schema),
+      ...op.responses.flatMap((r) => [...r.content.map((m) => m.schema), ...r.headers.map((h) => h.schema)]),
+    ];
+    for (const schema of schemas) {
+      if (typeof schema !== 'object' || schema === null) continue;
+      const key = schemaKey(schema);
+      if (names[key]) continue;
+      names[key] = `urn:fsapi:validator:${key}`;
+      ajv.addSchema({ ...schema, $id: names[key] });
+    }
+  }
+  // Build time only: loaded here, not by every thread that loads a spec.
+  const standaloneModule = createRequire(import.meta.url)('ajv/dist/standalone/index.js') as typeof import('ajv/dist/standalone/index.js');
+  return standaloneModule.default(ajv, names);
 }
 
 /** A pattern of the suite's own on ECMAScript's engine (read without the Unicode flag where only that reads it). */

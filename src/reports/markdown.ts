@@ -6,18 +6,20 @@
  * (a group with no executed check says "not tested"), every failure and error grouped per requirement with its
  * message and a reproduction, warnings (collapsed), the exploration's suggestions (values the document allows that
  * the target refused), the gap report, the baseline diff, a footer.
+ * Its sections share the marks of markdown-marks.ts; the results by group are markdown-groups.ts.
  * It is bounded (default 60,000 UTF-8 bytes, under GitHub's 65,536 characters for a comment and 1 MiB for a job summary): lists are capped with
  * "and N more" pointing to conformance.json, and the caps shrink until the whole fits.
  */
-import { CROSS_CUTTING, GROUPS } from '../catalogue/groups.js';
 import { LEVELS } from '../catalogue/requirements.js';
-import type { CheckResult, CheckStatus, DocumentConflict, Gap, RequirementCoverage, RunReport, StatusCounts } from '../results/model.js';
+import type { CheckResult, Gap, RequirementCoverage, RunReport } from '../results/model.js';
 import { conflictText, groupedChecks } from '../results/document-conflicts.js';
 import { BLOCKING_LEVELS, EXIT_CODE_HELP, exitCodeFor, exitCodeOf } from '../results/verdict.js';
 import { renderDiffMarkdown } from './diff.js';
 import { renderDocumentChange, renderTrendMarkdown } from './regression-render.js';
 import { intermittentLine } from '../results/attempts.js';
 import { gapsFromChecks } from './gaps.js';
+import { countGroup, groupOrder, groupTables } from './markdown-groups.js';
+import { byId, COLUMNS, countsHeader, countsLine, countsRow, ICON, levelRank, type Caps } from './markdown-marks.js';
 import { mdBlock, mdCode, mdEscape } from './markdown-text.js';
 import { formatDuration, oneLine, plural, redactUrl, trialNote, truncate } from './text.js';
 
@@ -25,55 +27,8 @@ import { formatDuration, oneLine, plural, redactUrl, trialNote, truncate } from 
 export const SUMMARY_MAX_BYTES = 60_000;
 const size = (s: string) => Buffer.byteLength(s, 'utf8');
 
-const ICON: Record<CheckStatus, string> = { passed: '✅', failed: '❌', warning: '⚠️', skipped: '⏭️', error: '💥' };
 const VERDICT_ICON = { conformant: '✅', 'non-conformant': '❌', inconclusive: '❔', incomplete: '⏸️' } as const;
 const VERDICT_TITLE = { conformant: 'Conformant', 'non-conformant': 'Non-conformant', inconclusive: 'Inconclusive', incomplete: 'Incomplete' } as const;
-const STATUS_ORDER: Record<CheckStatus, number> = { error: 0, failed: 1, warning: 2, skipped: 3, passed: 4 };
-const COLUMNS: { status: CheckStatus; label: string; one: string }[] = [
-  { status: 'passed', label: 'passed', one: 'passed' },
-  { status: 'failed', label: 'failed', one: 'failed' },
-  { status: 'warning', label: 'warnings', one: 'warning' },
-  { status: 'skipped', label: 'skipped', one: 'skipped' },
-  { status: 'error', label: 'errors', one: 'error' },
-];
-
-interface Caps {
-  /** Failures and errors shown in full. */
-  detail: number;
-  /** Entries of the other lists (warnings, diff lists, observations per gap). */
-  list: number;
-  /** Characters of one message, observation or reproduction line. */
-  text: number;
-}
-
-const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-const levelRank = (c: CheckResult) => LEVELS.indexOf(c.level);
-
-function groupLabel(slug: string): string {
-  return GROUPS.find((g) => g.slug === slug)?.tag ?? slug.charAt(0).toUpperCase() + slug.slice(1);
-}
-
-function groupOrder(report: RunReport): string[] {
-  const known = [...GROUPS.map((g) => g.slug), ...CROSS_CUTTING] as string[];
-  const present = new Set<string>(report.checks.map((c) => c.group));
-  return [...known.filter((g) => present.has(g)), ...[...present].filter((g) => !known.includes(g)).sort()];
-}
-
-function countsLine(c: StatusCounts): string {
-  return COLUMNS.filter((x) => c[x.status] > 0 || x.status === 'passed')
-    .map((x) => `${c[x.status]} ${c[x.status] === 1 ? x.one : x.label}`)
-    .join(', ');
-}
-
-function countsRow(label: string, c: StatusCounts): string {
-  return `| ${label} | ${COLUMNS.map((x) => (c[x.status] ? String(c[x.status]) : '·')).join(' | ')} | ${c.total} |`;
-}
-
-const countsHeader = (first: string) => [
-  `| ${first} | ${COLUMNS.map((x) => x.label).join(' | ')} | total |`,
-  `|---|${COLUMNS.map(() => '---:').join('|')}|---:|`,
-];
-
 function head(report: RunReport): string[] {
   const regression = report.baseline?.regression ?? false;
   const code = exitCodeOf(report);
@@ -213,92 +168,6 @@ function coverageSection(report: RunReport, caps: Caps): string[] {
     out.push('', '</details>');
   }
   return out;
-}
-
-/** A group none of whose checks was executed (only skips, or only INFO observations) was not tested. */
-function untested(checks: readonly CheckResult[]): boolean {
-  return !checks.some((c) => c.level !== 'INFO' && (c.status === 'passed' || c.status === 'failed' || c.status === 'warning'));
-}
-
-interface Row {
-  checks: CheckResult[];
-  /** The contradiction of the document these checks are grouped under: one row for all of them. */
-  conflict?: DocumentConflict;
-}
-
-/** A group's rows in order: a check each, but the checks grouped under one contradiction of the document share a row, at the first's place. */
-function rowsOf(checks: readonly CheckResult[], grouped: ReadonlyMap<string, DocumentConflict>): Row[] {
-  const rows: Row[] = [];
-  const under = new Map<DocumentConflict, Row>();
-  for (const c of checks) {
-    const conflict = grouped.get(c.id);
-    if (!conflict) rows.push({ checks: [c] });
-    else if (under.has(conflict)) under.get(conflict)!.checks.push(c);
-    else {
-      const row = { checks: [c], conflict };
-      under.set(conflict, row);
-      rows.push(row);
-    }
-  }
-  return rows;
-}
-
-function groupTables(report: RunReport, rowsPerGroup: number, caps: Caps): string[] {
-  const out = ['', '## Results by group', '', ...countsHeader('group')];
-  const grouped = groupedChecks(report.document_conflicts);
-  const groups = groupOrder(report);
-  const inGroup = groupsInOrder(report);
-  for (const g of groups) out.push(countsRow(`${mdEscape(groupLabel(g))}${untested(inGroup(g)) ? ' (not tested)' : ''}`, report.counts.by_group[g] ?? countGroup(report, g)));
-  for (const g of groups) {
-    const checks = inGroup(g);
-    const counts = report.counts.by_group[g] ?? countGroup(report, g);
-    const worst = untested(checks) ? '⏭️' : checks[0] ? ICON[checks[0].status] : '';
-    const line = untested(checks) ? `not tested (${countsLine(counts)})` : countsLine(counts);
-    out.push('', `<details><summary>${worst} <b>${mdEscape(groupLabel(g))}</b>: ${line}</summary>`, '');
-    out.push('| | check | level | message |', '|---|---|---|---|');
-    const rows = rowsOf(checks, grouped);
-    for (const row of rows.slice(0, rowsPerGroup)) {
-      const c = row.checks[0]!;
-      if (row.conflict) {
-        out.push(`| ${ICON[c.status]} | ${plural(row.checks.length, 'check')} of ${mdEscape(row.conflict.requirement)}, e.g. ${mdCode(c.name, true)} | ${c.level} | grouped: the document contradicts ${mdEscape(row.conflict.requirement)} (${mdCode(`#${row.conflict.pointer}`, true)}; see "Where the document contradicts the seed") |`);
-        continue;
-      }
-      const msg = c.message ?? c.observation;
-      out.push(`| ${ICON[c.status]} | ${mdCode(c.name, true)} | ${c.level} | ${msg ? mdCode(truncate(oneLine(msg), Math.min(caps.text, 160)), true) : ''} |`);
-    }
-    if (rows.length > rowsPerGroup) {
-      const rest = rows.slice(rowsPerGroup).flatMap((r) => r.checks);
-      const restCounts = COLUMNS.map((x) => [x, rest.filter((c) => c.status === x.status).length] as const).filter(([, n]) => n);
-      out.push('', `…and ${rest.length} more (${restCounts.map(([x, n]) => `${n} ${n === 1 ? x.one : x.label}`).join(', ')}): see conformance.json.`);
-    }
-    out.push('', '</details>');
-  }
-  return out;
-}
-
-/**
- * Each group's checks, worst first, sorted once per report: renderSummary renders the report over and over (a
- * search for the most rows that fit). On Plaid's document (11,632 checks) the summary took 0.72 s to render, and
- * 0.35-0.49 s sorted once (the same bytes).
- */
-const sortedGroups = new WeakMap<readonly CheckResult[], ReadonlyMap<string, CheckResult[]>>();
-function groupsInOrder(report: RunReport): (group: string) => CheckResult[] {
-  const byGroup = sortedGroups.get(report.checks) ?? sortGroups(report.checks);
-  return (g) => byGroup.get(g) ?? [];
-}
-
-function sortGroups(checks: readonly CheckResult[]): ReadonlyMap<string, CheckResult[]> {
-  const byGroup = new Map<string, CheckResult[]>();
-  for (const c of checks) (byGroup.get(c.group) ?? byGroup.set(c.group, []).get(c.group)!).push(c);
-  for (const group of byGroup.values()) group.sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status] || levelRank(a) - levelRank(b) || byId(a, b));
-  sortedGroups.set(checks, byGroup);
-  return byGroup;
-}
-
-function countGroup(report: RunReport, g: string): StatusCounts {
-  const c: StatusCounts = { total: 0, passed: 0, failed: 0, warning: 0, skipped: 0, error: 0 };
-  for (const x of report.checks) if (x.group === g) (c[x.status]++, c.total++);
-  return c;
 }
 
 function failures(report: RunReport, caps: Caps): string[] {

@@ -37,6 +37,30 @@ export function mergedRunId(startedAt: string, shardIds: readonly string[]): str
 
 export function mergeReports(reports: RunReport[], opts: { names?: string[] } = {}): RunReport {
   const name = (i: number) => opts.names?.[i] ?? `report ${i + 1} (run ${reports[i]!.run.id})`;
+  const ordered = shardOrder(reports, name);
+  const checks = mergedChecks(reports, ordered, name);
+  const shards = ordered.map((i) => reports[i]!);
+  const first = reports[0]!;
+  const run = mergedRun(shards);
+  const statements = new Map<string, string>();
+  for (const r of shards) for (const g of r.gaps) if (!statements.has(g.requirement)) statements.set(g.requirement, g.statement);
+  const assessed = reassess(shards, checks, run);
+  return assembleRunReport({
+    suite: { ...first.suite },
+    spec: { ...first.spec },
+    requirements: { ...first.requirements },
+    target: { ...first.target },
+    run,
+    assessed: assessed ?? { verdict: computeVerdict(checks, { incomplete: shards.some((r) => r.verdict === 'incomplete') }) },
+    checks,
+    statements,
+    // The document's side of each contradiction is the same in every shard; the checks under it are grouped again.
+    conflicts: (first.document_conflicts ?? []).map(({ requirement, declaration, pointer, places, operations }) => ({ requirement, declaration, pointer, places, operations })),
+  });
+}
+
+/** The reports' indexes in shard order, once each is known to be a shard of one run and none is missing or given twice. */
+function shardOrder(reports: RunReport[], name: (i: number) => string): number[] {
   if (reports.length === 0) throw new UsageError('merge: no report given', { fix: 'give the conformance.json (or report directory) of every shard' });
   reports.forEach((r, i) => {
     if (!r.run.shard) {
@@ -83,7 +107,11 @@ export function mergeReports(reports: RunReport[], opts: { names?: string[] } = 
       fix: 'give the report of every shard; rerun a missing shard with the same seed and --shard',
     });
   }
-  const ordered = [...byIndex.entries()].sort((a, b) => a[0] - b[0]).map(([, i]) => i);
+  return [...byIndex.entries()].sort((a, b) => a[0] - b[0]).map(([, i]) => i);
+}
+
+/** Every shard's checks, in shard order; a check in two shards is refused (shards split whole suites). */
+function mergedChecks(reports: RunReport[], ordered: number[], name: (i: number) => string): RunReport['checks'] {
   const owner = new Map<string, number>();
   const checks: RunReport['checks'] = [];
   for (const i of ordered) {
@@ -98,19 +126,20 @@ export function mergeReports(reports: RunReport[], opts: { names?: string[] } = 
       checks.push(c);
     }
   }
+  return checks;
+}
 
-  const shards = ordered.map((i) => reports[i]!);
+/** The merged run's fields, combined as the header of this file says. */
+function mergedRun(shards: RunReport[]): RunReport['run'] {
+  const first = shards[0]!;
+  const count = first.run.shard!.count;
   const byTime = (xs: string[]) => [...xs].sort((a, b) => Date.parse(a) - Date.parse(b));
   const started = byTime(shards.map((r) => r.run.started_at))[0]!;
   const finished = byTime(shards.map((r) => r.run.finished_at)).at(-1)!;
-  const statements = new Map<string, string>();
-  for (const r of shards) for (const g of r.gaps) if (!statements.has(g.requirement)) statements.set(g.requirement, g.statement);
-  const incomplete = shards.filter((r) => r.verdict === 'incomplete');
   const byType: Record<string, number> = {};
   for (const r of shards) for (const [t, n] of Object.entries(r.run.resources_created.by_type)) byType[t] = (byType[t] ?? 0) + n;
   const max = (f: (r: RunReport) => number) => Math.max(...shards.map(f));
   const ids = shards.map((r) => r.run.id);
-
   const run: RunReport['run'] = {
     id: mergedRunId(started, ids),
     seed: first.run.seed,
@@ -140,30 +169,13 @@ export function mergeReports(reports: RunReport[], opts: { names?: string[] } = 
     node: distinct(shards.map((r) => r.run.node)).join(', '),
     platform: distinct(shards.map((r) => r.run.platform)).join(', '),
   };
+  const incomplete = shards.filter((r) => r.verdict === 'incomplete');
   if (incomplete.length) {
     run.incomplete_reason = incomplete.map((r) => `shard ${r.run.shard!.index}/${count}: ${r.run.incomplete_reason ?? 'interrupted'}`).join('; ');
   }
-  const target: RunReport['target'] = { ...first.target };
   const waivers = shards.flatMap((r) => r.run.waivers ?? []).filter((w, i, all) => all.findIndex((x) => x.requirement === w.requirement) === i);
   if (waivers.length) run.waivers = waivers;
-  const throttled = shards.filter((r) => r.run.throttling);
-  if (throttled.length) {
-    run.throttling = { responses: throttled.reduce((n, r) => n + r.run.throttling!.responses, 0), waited_ms: throttled.reduce((n, r) => n + r.run.throttling!.waited_ms, 0) };
-  }
-  const assessed = reassess(shards, checks, run);
-
-  return assembleRunReport({
-    suite: { ...first.suite },
-    spec: { ...first.spec },
-    requirements: { ...first.requirements },
-    target,
-    run,
-    assessed: assessed ?? { verdict: computeVerdict(checks, { incomplete: incomplete.length > 0 }) },
-    checks,
-    statements,
-    // The document's side of each contradiction is the same in every shard; the checks under it are grouped again.
-    conflicts: (first.document_conflicts ?? []).map(({ requirement, declaration, pointer, places, operations }) => ({ requirement, declaration, pointer, places, operations })),
-  });
+  return run;
 }
 
 /** Coverage and verdict over the merged checks, from what the shards' own coverage says; undefined for shards written before coverage existed. */

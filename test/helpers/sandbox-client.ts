@@ -192,7 +192,7 @@ export type { CollectionView } from '../../sandbox/handlers/collections.js';
 export type { WalletView } from '../../sandbox/handlers/wallets.js';
 export type { FxRateView, FxQuoteView, FxTradeView } from '../../sandbox/handlers/fx.js';
 export type { TransactionView, EventView, DeliveryView } from '../../sandbox/handlers/activity.js';
-export type { ListEnvelope } from '../../sandbox/store.js';
+export type { ListPage as ListEnvelope } from '../../sandbox/wire.js';
 export type { ProblemBody } from '../../sandbox/problem.js';
 
 const ok = (status: number): boolean => status >= 200 && status < 300;

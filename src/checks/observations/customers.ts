@@ -9,8 +9,16 @@ import { isGetById, jsonBodyOf, pathParamsOf } from '../support.js';
 import { isObj, type JsonObject } from '../../json.js';
 import { shape, SEED_CUSTOMER_FIELDS, SEED_ADDRESS_FIELDS, without, type Obs } from './shared.js';
 
+/** A fresh valid create request of the customer: each observation sends its own. */
+type Fresh = (ctx: CheckContext) => ReturnType<typeof validRequest>;
+
 export function customerObservations(create: Operation): Obs[] {
-  const fresh = (ctx: CheckContext) => validRequest(ctx, create, { fresh: true });
+  const fresh: Fresh = (ctx) => validRequest(ctx, create, { fresh: true });
+  return [...fieldObservations(create, fresh), ...refusalObservations(create, fresh), ...retentionObservations(create, fresh)];
+}
+
+/** Which fields and values a create takes, and what it answers. */
+function fieldObservations(create: Operation, fresh: Fresh): Obs[] {
   return [
     {
       requirement: 'FSAPI-GAP-001',
@@ -63,6 +71,12 @@ export function customerObservations(create: Operation): Obs[] {
         ctx.observe(`${create.method} ${create.path} answered ${shape(res, false)}${isObj(res.json) ? ` with fields ${Object.keys(res.json).join(', ')}` : ''}${res.headers['location'] ? ' and a Location header' : ''}`);
       },
     },
+  ];
+}
+
+/** How the target refuses: its error bodies, the idempotency statuses, a body too large. */
+function refusalObservations(create: Operation, fresh: Fresh): Obs[] {
+  return [
     {
       requirement: 'FSAPI-GAP-007',
       operation: create.operationId,
@@ -118,6 +132,12 @@ export function customerObservations(create: Operation): Obs[] {
         ctx.observe(`a 2 MiB body to ${create.method} ${create.path} → ${shape(res, false)}`);
       },
     },
+  ];
+}
+
+/** How long the target keeps an idempotency key, at least. */
+function retentionObservations(create: Operation, fresh: Fresh): Obs[] {
+  return [
     {
       requirement: 'FSAPI-GAP-011',
       operation: create.operationId,

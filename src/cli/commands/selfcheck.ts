@@ -1,6 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { ALL_SUITES } from '../../config/run-config.js';
 import type { SuiteSlug } from '../../catalogue/groups.js';
+import type { Level } from '../../catalogue/levels.js';
+import type { Catalogue } from '../../binding/catalogue-in-use.js';
 import { UsageError } from '../../errors.js';
 import { INSTALLED } from '../../paths.js';
 import { DEFAULT_PARALLEL, judge, pool, runOnce, type FaultInfo, type FaultResult, type RunOutcome } from '../../selfcheck/matrix.js';
@@ -22,70 +24,140 @@ export interface SelfcheckSummary {
   ok: boolean;
 }
 
+type SelfcheckOptions = { full: boolean; faults?: string[]; parallel: number; seed: number; log: (s: string) => void; result?: (s: string) => void };
+type Job = { faults: FaultInfo[]; suites: SuiteSlug[] };
+
 /**
  * Runs the matrix: the clean sandbox over every suite, and each fault (over every suite with `full`). `result` gets
  * the verdict of each run (stdout, as `run` prints its suite lines), `log` the progress between them (stderr).
  */
-export async function selfcheck(opts: { full: boolean; faults?: string[]; parallel: number; seed: number; log: (s: string) => void; result?: (s: string) => void }): Promise<SelfcheckSummary> {
-  const result = opts.result ?? opts.log;
+export async function selfcheck(opts: SelfcheckOptions): Promise<SelfcheckSummary> {
   const { FAULTS } = await import('../../../sandbox/faults.js');
-  const { loadCatalogue, planChecks, creatorOf, isList } = await planning();
-  const catalogue = await loadCatalogue();
-  const levels = new Map(catalogue.requirements.all.map((r) => [r.id, r.level]));
-  let faults: FaultInfo[] = FAULTS.map((f) => ({ name: f.name, breaks: [...f.breaks], description: f.description, ...(f.area ? { area: f.area } : {}) }));
-  if (opts.faults?.length) {
-    for (const name of opts.faults) {
-      if (!faults.some((f) => f.name === name)) {
-        const near = nearest(name, faults.map((f) => f.name));
-        throw new UsageError(`unknown fault ${name}${near ? ` (did you mean ${near}?)` : ''}`, { fix: 'see docs/sandbox.md for the fault switches' });
-      }
-    }
-    faults = faults.filter((f) => opts.faults!.includes(f.name));
-  }
+  const catalogue = await (await planning()).loadCatalogue();
+  const faults = chosenFaults(
+    FAULTS.map((f) => ({ name: f.name, breaks: [...f.breaks], description: f.description, ...(f.area ? { area: f.area } : {}) })),
+    opts.faults,
+  );
   // Jobs: one per fault over every suite (--full), or batches of non-interfering faults over the fewest suites
   // that cover each fault's recorded catching checks.
-  let jobs: { faults: FaultInfo[]; suites: SuiteSlug[] }[];
   const cover = new Map<string, SuiteSlug[]>();
-  if (opts.full) {
-    jobs = faults.map((f) => ({ faults: [f], suites: ALL_SUITES }));
-  } else {
-    const record = readRecord();
-    const sizes = new Map<string, number>();
-    // A check that says it judges what the run's other checks made, or one on a list its own suite cannot fill (no
-    // create on its path: webhook deliveries, transactions), caught a fault in the full run, but need not alone.
-    const leansOnOthers = new Set<string>();
-    for (const p of await planChecks(catalogue)) {
-      sizes.set(p.suite, (sizes.get(p.suite) ?? 0) + 1);
-      const op = catalogue.spec.operations.find((o) => o.operationId === p.def.operation);
-      if (p.def.leansOnRun || (op && isList(op) && !creatorOf(catalogue.spec, op))) leansOnOthers.add(p.id);
-    }
-    for (const f of faults) {
-      const rec = record.faults.find((r) => r.name === f.name);
-      if (!rec || [...rec.breaks].sort().join() !== [...f.breaks].sort().join()) {
-        throw new UsageError(`the recorded fault matrix is stale for ${f.name}`, { file: RECORD_PATH, fix: 'record it again with `fsapi-conformance selfcheck --full --write`' });
-      }
-      const c = coveringSuites(rec, (x) => sizes.get(x) ?? 0, (id) => !leansOnOthers.has(id));
-      cover.set(f.name, c.length ? c : ALL_SUITES);
-    }
-    jobs = batchFaults(faults, (f) => cover.get(f.name)!, (x) => sizes.get(x) ?? 0).map((batch) => ({ faults: batch, suites: [...new Set(batch.flatMap((f) => cover.get(f.name)!))].sort() }));
-  }
+  const jobs = opts.full ? faults.map((f) => ({ faults: [f], suites: ALL_SUITES })) : await batchedJobs(faults, catalogue, cover);
   opts.log(
     `self-verification: the clean sandbox and ${plural(faults.length, 'fault')} in ${plural(jobs.length, 'run')} (${opts.full ? 'each fault alone over every suite' : 'non-interfering faults together, over the suites that cover each'}; ${opts.parallel} at a time)`,
   );
-  let clean: RunOutcome | undefined;
-  const results: FaultResult[] = [];
-  const retry: FaultInfo[] = [];
-  const wide: FaultInfo[] = [];
+  const tally = new Tally(opts, new Map(catalogue.requirements.all.map((r) => [r.id, r.level])));
+  const { clean, retry, wide } = await runJobs(jobs, tally);
+  // Alone over its covering suites; a fault still missed there is run over every suite, as it was recorded, since
+  // a catching check may need data that another suite made.
+  const missedAlone = await tally.alone(retry, (f) => cover.get(f.name) ?? ALL_SUITES, 'alone');
+  await tally.alone([...wide, ...missedAlone], () => ALL_SUITES, 'alone over all suites');
+  const order = new Map(faults.map((f, i) => [f.name, i]));
+  const results = [...tally.results].sort((a, b) => order.get(a.fault.name)! - order.get(b.fault.name)!);
+  const cleanOk = !clean.problem && clean.verdict === 'conformant' && Object.keys(clean.failing).length === 0 && clean.preconditions.length === 0;
+  return { clean, cleanOk, results, ok: cleanOk && results.every((r) => r.ok) };
+}
+
+/** The faults asked for (every fault when none is named); an unknown name is refused with its nearest spelling. */
+function chosenFaults(all: FaultInfo[], names: string[] | undefined): FaultInfo[] {
+  if (!names?.length) return all;
+  for (const name of names) {
+    if (!all.some((f) => f.name === name)) {
+      const near = nearest(name, all.map((f) => f.name));
+      throw new UsageError(`unknown fault ${name}${near ? ` (did you mean ${near}?)` : ''}`, { fix: 'see docs/sandbox.md for the fault switches' });
+    }
+  }
+  return all.filter((f) => names.includes(f.name));
+}
+
+/** Batches of non-interfering faults, each over the fewest suites that cover its recorded catching checks (set in `cover`). */
+async function batchedJobs(faults: FaultInfo[], catalogue: Catalogue, cover: Map<string, SuiteSlug[]>): Promise<Job[]> {
+  const { planChecks, creatorOf, isList } = await planning();
+  const record = readRecord();
+  const sizes = new Map<string, number>();
+  // A check that says it judges what the run's other checks made, or one on a list its own suite cannot fill (no
+  // create on its path: webhook deliveries, transactions), caught a fault in the full run, but need not alone.
+  const leansOnOthers = new Set<string>();
+  for (const p of await planChecks(catalogue)) {
+    sizes.set(p.suite, (sizes.get(p.suite) ?? 0) + 1);
+    const op = catalogue.spec.operations.find((o) => o.operationId === p.def.operation);
+    if (p.def.leansOnRun || (op && isList(op) && !creatorOf(catalogue.spec, op))) leansOnOthers.add(p.id);
+  }
+  for (const f of faults) {
+    const rec = record.faults.find((r) => r.name === f.name);
+    if (!rec || [...rec.breaks].sort().join() !== [...f.breaks].sort().join()) {
+      throw new UsageError(`the recorded fault matrix is stale for ${f.name}`, { file: RECORD_PATH, fix: 'record it again with `fsapi-conformance selfcheck --full --write`' });
+    }
+    const c = coveringSuites(rec, (x) => sizes.get(x) ?? 0, (id) => !leansOnOthers.has(id));
+    cover.set(f.name, c.length ? c : ALL_SUITES);
+  }
+  return batchFaults(faults, (f) => cover.get(f.name)!, (x) => sizes.get(x) ?? 0).map((batch) => ({ faults: batch, suites: [...new Set(batch.flatMap((f) => cover.get(f.name)!))].sort() }));
+}
+
+/** The results so far, and how each run's outcome is judged and told. */
+class Tally {
+  readonly results: FaultResult[] = [];
+  readonly result: (s: string) => void;
+
+  constructor(
+    readonly opts: SelfcheckOptions,
+    readonly levels: Map<string, Level>,
+  ) {
+    this.result = opts.result ?? opts.log;
+  }
+
   /** Only missed (nothing unexpected, nothing wrong with the run), over fewer than every suite. */
-  const widens = (r: FaultResult) => !r.ok && r.unexpected.length === 0 && !r.outcome.problem && r.suites.length < ALL_SUITES.length;
-  const all: { faults: FaultInfo[]; suites: SuiteSlug[] }[] = [{ faults: [], suites: ALL_SUITES }, ...jobs];
-  const show = (suites: SuiteSlug[]) => (suites.length === ALL_SUITES.length ? 'all suites' : suites.join(','));
-  const report = (r: FaultResult, secs: string) => {
+  widens(r: FaultResult): boolean {
+    return !r.ok && r.unexpected.length === 0 && !r.outcome.problem && r.suites.length < ALL_SUITES.length;
+  }
+
+  show(suites: SuiteSlug[]): string {
+    return suites.length === ALL_SUITES.length ? 'all suites' : suites.join(',');
+  }
+
+  /** A fault's result, kept and told; or, missed over fewer than every suite, set `aside` to run over every suite. */
+  settle(r: FaultResult, secs: string, aside: FaultInfo[]): void {
+    if (this.widens(r)) {
+      this.opts.log(`  ..   ${r.fault.name} missed ${r.missed.join(', ')} over ${this.show(r.suites)} alone; running it over all suites`);
+      aside.push(r.fault);
+      return;
+    }
+    this.keep(r, secs);
+  }
+
+  keep(r: FaultResult, secs: string): void {
+    this.results.push(r);
     const detail = [r.missed.length ? `missed ${r.missed.join(', ')}` : '', r.unexpected.length ? `unexpected ${r.unexpected.join(', ')}` : '', r.outcome.verdict !== r.expectedVerdict ? `verdict ${r.outcome.verdict}, expected ${r.expectedVerdict}` : '', r.outcome.problem ?? '']
       .filter(Boolean)
       .join('; ');
-    result(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.fault.name.padEnd(34)} ${r.fault.breaks.join(', ')}${detail ? ` -- ${detail}` : ''} [${show(r.suites)}] (${secs})`);
-  };
+    this.result(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.fault.name.padEnd(34)} ${r.fault.breaks.join(', ')}${detail ? ` -- ${detail}` : ''} [${this.show(r.suites)}] (${secs})`);
+  }
+
+  /** Runs each fault alone over `suitesOf` it; answers those still missed there, to run over every suite. */
+  async alone(list: FaultInfo[], suitesOf: (f: FaultInfo) => SuiteSlug[], note: string): Promise<FaultInfo[]> {
+    const widen: FaultInfo[] = [];
+    await pool(
+      list,
+      this.opts.parallel,
+      (f) => runOnce({ faults: [f.name], suites: suitesOf(f), seed: this.opts.seed }),
+      (outcome, i) => {
+        const f = list[i]!;
+        this.settle(judge(f, suitesOf(f), outcome, this.levels), `${(outcome.durationMs / 1000).toFixed(1)} s, ${note}`, widen);
+      },
+    );
+    return widen;
+  }
+}
+
+/**
+ * The clean run and every job, judged as they finish: the faults of a batch that failed together are answered in
+ * `retry` (each to be proven alone), a fault missed over its covering suites in `wide` (to run over every suite).
+ */
+async function runJobs(jobs: Job[], tally: Tally): Promise<{ clean: RunOutcome; retry: FaultInfo[]; wide: FaultInfo[] }> {
+  const { opts, levels } = tally;
+  let clean: RunOutcome | undefined;
+  const retry: FaultInfo[] = [];
+  const wide: FaultInfo[] = [];
+  const all: Job[] = [{ faults: [], suites: ALL_SUITES }, ...jobs];
   await pool(
     all,
     opts.parallel,
@@ -96,21 +168,11 @@ export async function selfcheck(opts: { full: boolean; faults?: string[]; parall
       if (job.faults.length === 0) {
         clean = outcome;
         const bad = [...Object.keys(outcome.failing), ...outcome.preconditions.slice(0, 3)];
-        result(`  ${bad.length || outcome.problem ? 'FAIL' : 'ok  '} clean sandbox: ${outcome.checks} checks, ${outcome.verdict}${bad.length ? `; failing: ${bad.join(', ')}` : ''}${outcome.problem ? `; ${outcome.problem}` : ''} (${secs})`);
+        tally.result(`  ${bad.length || outcome.problem ? 'FAIL' : 'ok  '} clean sandbox: ${outcome.checks} checks, ${outcome.verdict}${bad.length ? `; failing: ${bad.join(', ')}` : ''}${outcome.problem ? `; ${outcome.problem}` : ''} (${secs})`);
         return;
       }
-      if (job.faults.length === 1) {
-        const r = judge(job.faults[0]!, job.suites, outcome, levels);
-        // Missed alone over its covering suites: run over every suite before it is judged, as a batch's fault is.
-        if (widens(r)) {
-          opts.log(`  ..   ${r.fault.name} missed ${r.missed.join(', ')} over ${show(job.suites)} alone; running it over all suites`);
-          wide.push(r.fault);
-          return;
-        }
-        results.push(r);
-        report(r, secs);
-        return;
-      }
+      // Missed alone over its covering suites: run over every suite before it is judged, as a batch's fault is.
+      if (job.faults.length === 1) return tally.settle(judge(job.faults[0]!, job.suites, outcome, levels), secs, wide);
       // A batch: each fault must fail all of its requirements; nothing outside their union may fail.
       const union: FaultInfo = { name: job.faults.map((f) => f.name).join('+'), breaks: job.faults.flatMap((f) => f.breaks), description: 'batch' };
       const whole = judge(union, job.suites, outcome, levels);
@@ -123,42 +185,11 @@ export async function selfcheck(opts: { full: boolean; faults?: string[]; parall
       for (const f of job.faults) {
         const r = judge(f, job.suites, { ...outcome, failing: Object.fromEntries(Object.entries(outcome.failing).filter(([req]) => f.breaks.includes(req))) }, levels);
         // Within a batch the verdict and the unexpected failures belong to the batch as a whole.
-        const mine: FaultResult = { ...r, unexpected: whole.unexpected, expectedVerdict: whole.expectedVerdict, ok: r.missed.length === 0 && whole.ok };
-        results.push(mine);
-        report(mine, secs);
+        tally.keep({ ...r, unexpected: whole.unexpected, expectedVerdict: whole.expectedVerdict, ok: r.missed.length === 0 && whole.ok }, secs);
       }
     },
   );
-  // Alone over its covering suites; a fault still missed there is run over every suite, as it was recorded, since
-  // a catching check may need data that another suite made.
-  const alone = async (list: FaultInfo[], suitesOf: (f: FaultInfo) => SuiteSlug[], note: string): Promise<FaultInfo[]> => {
-    const widen: FaultInfo[] = [];
-    await pool(
-      list,
-      opts.parallel,
-      (f) => runOnce({ faults: [f.name], suites: suitesOf(f), seed: opts.seed }),
-      (outcome, i) => {
-        const f = list[i]!;
-        const suites = suitesOf(f);
-        const r = judge(f, suites, outcome, levels);
-        if (widens(r)) {
-          opts.log(`  ..   ${f.name} missed ${r.missed.join(', ')} over ${show(suites)} alone; running it over all suites`);
-          widen.push(f);
-          return;
-        }
-        results.push(r);
-        report(r, `${(outcome.durationMs / 1000).toFixed(1)} s, ${note}`);
-      },
-    );
-    return widen;
-  };
-  const missedAlone = await alone(retry, (f) => cover.get(f.name) ?? ALL_SUITES, 'alone');
-  await alone([...wide, ...missedAlone], () => ALL_SUITES, 'alone over all suites');
-  const order = new Map(faults.map((f, i) => [f.name, i]));
-  results.sort((a, b) => order.get(a.fault.name)! - order.get(b.fault.name)!);
-  const c = clean!;
-  const cleanOk = !c.problem && c.verdict === 'conformant' && Object.keys(c.failing).length === 0 && c.preconditions.length === 0;
-  return { clean: c, cleanOk, results, ok: cleanOk && results.every((r) => r.ok) };
+  return { clean: clean!, retry, wide };
 }
 
 export const selfcheckCommand: CommandSpec = {
