@@ -18,6 +18,11 @@ export interface FaultDefinition {
    * batched self-verification never runs them together (text/plain bodies hide a schema drift, for instance).
    */
   area?: string | string[];
+  /**
+   * Set on a fault that breaks no requirement on purpose (a conforming answer the run shows as a suggestion): what
+   * the run shows instead. Every other fault breaks at least one requirement.
+   */
+  suggests?: string;
 }
 
 const AUTH_001_006 = ['FSAPI-AUTH-001', 'FSAPI-AUTH-002', 'FSAPI-AUTH-003', 'FSAPI-AUTH-004', 'FSAPI-AUTH-005', 'FSAPI-AUTH-006'];
@@ -339,6 +344,7 @@ const DEFINITIONS = [
   {
     name: 'refuse-non-ascii-name',
     breaks: [],
+    suggests: 'a refused value under "Values the document allows that the target refused" (explore.test)',
     area: 'input-crash',
     description:
       'A customer name (first, middle or last) holding a non-ASCII character ("Zoë") is refused with a documented 422, though the document allows it. A conforming answer, so it breaks no requirement: the exploration shows it as a suggestion (the document should say so, or the target has a defect).',

@@ -117,6 +117,7 @@ const CASES: Record<string, Case> = {
   },
   'npx --no fsapi-conformance requirements': { check: ({ stdout }) => expect(stdout).toMatch(/FSAPI-AUTH-001/) },
   'npm run index': { skip: 'rewrites spec/requirements.yaml from the check code; test/requirement-index.test.ts checks it is current' },
+  'npm run wire-types': { skip: 'rewrites sandbox/wire-types.ts from spec/openapi.yaml; test/wire-types.test.ts runs it with --check' },
   'npm run report': { check: ({ stdout, stderr }) => {
     expect(stdout).toMatch(/allure-report\/index\.html/);
     expect(stderr).toMatch(/^html: built in [\d.]+ s$/m);
