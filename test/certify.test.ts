@@ -301,6 +301,30 @@ describe('a signer who hides failures', { timeout: busy(120_000) }, () => {
     expect(cred.message).toContain('but the run had it (run.settings.credentials)');
   });
 
+  it('an explored exchange left out of an exploring check (a 500 it would rather not show), or "not kept" below the cap: 12', async () => {
+    // The exploration sends what the seed and its valid request make it send, whatever the answers: verify derives
+    // those requests and requires each, so leaving one out is caught even where every answer kept passes.
+    let dropped = '';
+    const left = await forge(clean, (pkg, r) => {
+      const c = r.checks.find((x) => x.id.endsWith(' explore') && x.status === 'passed' && x.exchanges.filter((e) => e.case === 'explored').length > 2)!;
+      const i = c.exchanges.findIndex((e) => e.case === 'explored') + 1;
+      dropped = c.id;
+      c.exchanges.splice(i, 1);
+      claim(pkg, r);
+    });
+    expect(left.code).toBe(12);
+    expect(left.message).toContain(`check ${dropped}: explored request 2 of `);
+    expect(left.message).toMatch(/is not in its evidence, though the run's seed and its valid request make the exploration send it/);
+    const notKept = await forge(clean, (pkg, r) => {
+      const c = r.checks.find((x) => x.id.endsWith(' explore') && x.status === 'passed' && x.exchanges.filter((e) => e.case === 'explored').length > 2)!;
+      c.exchanges.splice(1, 1);
+      c.exchanges_not_kept = 1;
+      claim(pkg, r);
+    });
+    expect(notKept.code).toBe(12);
+    expect(notKept.message).toMatch(/says 1 exchanges were not kept, but it keeps \d+: a check drops exchanges only past 128/);
+  });
+
   it('a failure flipped to passed, its answer marked cut or its exchanges "not kept": 17 and 12', async () => {
     const cut = await forge(faulted, (pkg, r) => {
       const c = r.checks.find((x) => x.status === 'failed' && x.exchanges.length > 0)!;

@@ -12,6 +12,7 @@ import { validateReport } from '../reports/schema.js';
 import type { PreconditionSettings } from '../harness/preconditions.js';
 import type { Catalogue } from '../binding/catalogue-in-use.js';
 import { differs } from './difference.js';
+import { checkExploredRequests } from './explored-requests.js';
 import { VERIFY_EXIT } from './exit-codes.js';
 import { packageInputs, type PackageInputs } from './inputs.js';
 import { REPORT_FILE, type CertificationPredicate } from './layout.js';
@@ -85,6 +86,7 @@ export async function derivePackage(files: ReadonlyMap<string, Buffer>, inputs: 
   const { catalogue } = packaged;
   const planned = await plannedRun(report, catalogue, packaged.capabilities);
   checkExplorationBudget(report, planned);
+  await checkExploredRequests(report, catalogue, plannedExploration(planned).perOperation);
   let basePath = '/';
   try {
     basePath = new URL(report.target.base_url).pathname;

@@ -21,7 +21,8 @@ import { seedFor } from '../harness/seed.js';
 import { bodyProblems, parameterProblems } from '../values/request-validity.js';
 import { loadGenerator } from '../values/generate.js';
 import { describeChanges, describeMinimal, describeTrigger, explore, type ExploreOutcome, type Judgement, type Minimal } from '../explore/explore.js';
-import { clientChosen, slotName } from '../explore/input-space.js';
+import { clientChosen, inputSlots, slotName, type Slot } from '../explore/input-space.js';
+import { planVariants } from '../explore/variants.js';
 import { EXPLORE_5XX_VARIANT, EXPLORE_VARIANT } from '../results/exploration.js';
 import type { RefusedValue } from '../results/model.js';
 import type { CheckFamily } from './plan.js';
@@ -63,9 +64,33 @@ function deleteOf(ctx: CheckContext, op: Operation): { op: Operation; param: str
   return undefined;
 }
 
-function problemsOf(ctx: CheckContext, op: Operation, parts: RequestParts): string[] {
-  const body = parts.body !== undefined && requestMediaOf(op) ? bodyProblems(ctx.spec, op, parts.body).map((p) => `${p.pointer || '(body)'} ${p.message}`) : [];
-  return [...parameterProblems(ctx.spec, op, parts), ...body];
+function problemsOf(spec: SpecDocument, op: Operation, parts: RequestParts): string[] {
+  const body = parts.body !== undefined && requestMediaOf(op) ? bodyProblems(spec, op, parts.body).map((p) => `${p.pointer || '(body)'} ${p.message}`) : [];
+  return [...parameterProblems(spec, op, parts), ...body];
+}
+
+/** The members an exploration of `op` leaves as they are: those that carry the run's label, and on a write any e-mail or metadata. */
+const keepsOf =
+  (op: Operation, label: WorkerConfig['label']) =>
+  (slot: Slot): boolean =>
+    carriesLabel(slot.base, label) || (isWrite(op) && slot.in === 'body' && LABEL_MEMBER.test(slot.path.at(-1)!));
+
+/**
+ * The requests an exploration of `op` sends before any shrinking, in order: the variants of the valid request it
+ * started from, for the run's seed and label, up to its budget. They do not depend on the answers, so verify derives
+ * them from the package and requires each in the check's evidence (src/certify/explored-requests.ts). The generator
+ * must be loaded (loadGenerator).
+ */
+export function plannedExploredRequests(spec: SpecDocument, op: Operation, base: RequestParts, runSeed: number, label: WorkerConfig['label'], budget: number): RequestParts[] {
+  const keeps = keepsOf(op, label);
+  const slots = inputSlots(spec, op, base).filter((s) => !keeps(s));
+  const plan = planVariants(spec, base, slots, seedFor(runSeed, `${op.operationId}:explore`), (parts) => problemsOf(spec, op, parts).length === 0);
+  const out: RequestParts[] = [];
+  for (const v of plan.variants) {
+    if (out.length >= budget) break;
+    out.push(v.parts);
+  }
+  return out;
 }
 
 /**
@@ -203,8 +228,8 @@ async function exploreOperation(ctx: CheckContext, op: Operation, budget: number
           throw e;
         }
       },
-      problems: (parts) => problemsOf(ctx, op, parts),
-      keeps: (slot) => carriesLabel(slot.base, ctx.config.label) || (isWrite(op) && slot.in === 'body' && LABEL_MEMBER.test(slot.path.at(-1)!)),
+      problems: (parts) => problemsOf(ctx.spec, op, parts),
+      keeps: keepsOf(op, ctx.config.label),
     },
     judgementsFor(ctx, op),
   );
