@@ -323,6 +323,16 @@ describe('a signer who hides failures', { timeout: busy(120_000) }, () => {
     });
     expect(notKept.code).toBe(12);
     expect(notKept.message).toMatch(/says 1 exchanges were not kept, but it keeps \d+: a check drops exchanges only past 128/);
+    // Marking an explored body cut, to be matched by a start that any request shares: refused below the cap.
+    const cut = await forge(clean, (pkg, r) => {
+      const c = r.checks.find((x) => x.id.endsWith(' explore') && x.status === 'passed' && x.exchanges.some((e) => e.case === 'explored' && e.request.body))!;
+      const x = c.exchanges.find((e) => e.case === 'explored' && e.request.body)!;
+      x.request.body = '{';
+      x.request.body_truncated = true;
+      claim(pkg, r);
+    });
+    expect(cut.code).toBe(12);
+    expect(cut.message).toMatch(/a request body is marked cut at 1 characters, but a cut one keeps 4096/);
   });
 
   it('a failure flipped to passed, its answer marked cut or its exchanges "not kept": 17 and 12', async () => {

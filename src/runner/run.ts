@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { secretsOf, type RunConfig } from '../config/run-config.js';
-import { LABEL_EMAIL_DOMAIN } from '../../fixtures/factories.js';
+import { runLabel } from '../../fixtures/factories.js';
 import type { TargetClient } from '../http/client.js';
 import { RateLimiter } from '../http/rate-limiter.js';
 import { Redactor } from '../http/redact.js';
@@ -143,6 +143,6 @@ function workerConfig({ runId, cfg, given, catalogue, exploration }: RunPlan, ta
     groups: cfg.groups,
     ...(cfg.traceFile ? { traceFile: cfg.traceFile } : {}),
     ...(cfg.baseline ? { rerun: rerunPlan(cfg.baseline, cfg.retries) } : {}),
-    label: { emailDomain: LABEL_EMAIL_DOMAIN, metadataKey: 'fsapi_run', metadataValue: runId },
+    label: runLabel(runId),
   };
 }
