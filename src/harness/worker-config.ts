@@ -39,6 +39,8 @@ export interface WorkerConfig {
   exploreAllocation: ExploreAllocation;
   /** The suites of the run (the waiting file declares their checks that wait). */
   groups: SuiteSlug[];
+  /** The run's one suite declares its checks that wait itself, first, beside its others: there is no waiting file. */
+  waitsInSuite?: true;
   /** With a baseline: the checks that passed there, and how many times one that fails now is run again (src/harness/retry.ts). */
   rerun?: { passed: string[]; retries: number };
   /** Append every request (redacted, JSON lines) here. */

@@ -24,6 +24,14 @@ export interface RunPlan {
    * which a run of suites without such checks, such as transport or webhooks alone, would pay for nothing).
    */
   waiting: boolean;
+  /**
+   * The checks that wait, run in their suite's own file instead, when the run has one suite: started first beside its
+   * other checks, in slots of their own (`maxConcurrency`). A second worker would load the whole harness only to sit
+   * out the wait (about a sixth of a one-suite run's CPU).
+   */
+  waitsInSuite: number;
+  /** Checks in flight per file: the run's concurrency, plus the slots of the checks that wait in their suite's file. */
+  maxConcurrency: number;
   workers: number;
   /** This run's report directory. */
   dir: string;
@@ -46,8 +54,11 @@ export async function planRun(given: RunConfig, runId: string, log: (line: strin
     log(`shard ${index}/${count}: ${groups.length ? groups.join(', ') : `no suite (${runSuites(given.groups, catalogue.spec, weight).length} suites for ${count} shards)`}`);
   }
   const cfg = { ...given, groups };
+  const waits = groups.flatMap((g) => checksOf(g).filter((d) => d.waits)).length;
+  const waitsInSuite = groups.length === 1 ? waits : 0;
   // A shard with no suite still runs the (empty) waiting file: vitest refuses a run of no file at all.
-  const waiting = groups.length === 0 || groups.some((g) => checksOf(g).some((d) => d.waits));
+  const waiting = groups.length === 0 || (waits > 0 && !waitsInSuite);
   const exploration = exploreAllocation(cfg.explore, cfg.exploreTotal, groups.flatMap(checksOf));
-  return { runId, given, cfg, catalogue, checksOf, weight, waiting, workers: harnessWorkers(groups.length + (waiting ? 1 : 0)), dir: join(cfg.reportDir, runId), exploration };
+  const files = groups.length + (waiting ? 1 : 0);
+  return { runId, given, cfg, catalogue, checksOf, weight, waiting, waitsInSuite, maxConcurrency: cfg.concurrency + waitsInSuite, workers: harnessWorkers(files), dir: join(cfg.reportDir, runId), exploration };
 }

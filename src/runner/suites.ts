@@ -95,7 +95,7 @@ export class SuiteRunner {
 }
 
 /** vitest, its reporters and the suite files in their order, ready to run once the run's config is provided. */
-async function prepareSuites({ cfg, weight, dir, workers, catalogue, waiting }: RunPlan, print: (line: string) => void): Promise<PreparedSuites> {
+async function prepareSuites({ cfg, weight, dir, workers, catalogue, waiting, maxConcurrency }: RunPlan, print: (line: string) => void): Promise<PreparedSuites> {
   const [{ createVitest, BaseSequencer }, allure] = await Promise.all([import('vitest/node'), allureReporter(join(dir, ALLURE_RESULTS_DIR), catalogue.requirements, declaredConflicts(catalogue.spec.raw))]);
   // Files start in this order: the checks that wait first (their wait overlaps everything else), then the suites
   // with the most checks, so the small ones fill in at the end (longest first packs the workers best).
@@ -128,7 +128,7 @@ async function prepareSuites({ cfg, weight, dir, workers, catalogue, waiting }: 
       isolate: false,
       fileParallelism: true,
       maxWorkers: workers,
-      maxConcurrency: cfg.concurrency,
+      maxConcurrency,
       testTimeout: Math.max(30_000, cfg.timeoutMs * 4),
       hookTimeout: Math.max(30_000, cfg.timeoutMs * 4),
       // The compiled harness loads natively in the workers, as it does from an installed package; only the suite
@@ -163,7 +163,7 @@ const SPIN_ANSWER_MS = 5_000;
 
 async function runSuites(
   { vitest, collector }: PreparedSuites,
-  { cfg, workers, runId, waiting }: RunPlan,
+  { cfg, workers, runId, waiting, waitsInSuite }: RunPlan,
   worker: WorkerConfig,
   log: (line: string) => void,
   interrupt: AbortSignal,
@@ -229,7 +229,8 @@ async function runSuites(
     else {
       // One line per suite below, and one more for the waiting file: named here, so the count and the lines agree.
       const also = waiting ? ` + ${WAITING_FILE} (their checks that wait for an event, side by side; ` : ' (';
-      log(`running ${plural(cfg.groups.length, 'suite')}${also}${plural(workers, 'worker')}, ${plural(cfg.concurrency, 'check')} in flight per suite)`);
+      const beside = waitsInSuite ? `; its ${plural(waitsInSuite, 'check')} that wait${waitsInSuite === 1 ? 's' : ''} for an event start${waitsInSuite === 1 ? 's' : ''} first, beside them` : '';
+      log(`running ${plural(cfg.groups.length, 'suite')}${also}${plural(workers, 'worker')}, ${plural(cfg.concurrency, 'check')} in flight per suite${beside})`);
       const started = vitest.start();
       progress?.display.track(progress.counts);
       // The report's schema validator loads (or, from the sources, compiles) while the workers start up, not after

@@ -57,10 +57,12 @@ export async function defineSuite(suite: SuiteSlug, flows: CheckDef[]): Promise<
   const rt = await workerRuntime(cfg);
   const { spec } = rt.catalogue;
   const plan = { spec, isReferenceProfile: rt.catalogue.isReferenceProfile, binding: rt.catalogue.binding };
-  // Checks that wait run in the waiting file (suites/waiting.conformance.ts), all of them side by side. A shard
-  // runs whole suites (src/runner/shards.ts): nothing is filtered here.
-  const defs = [...genericChecks(suite, plan), ...flows].filter((d) => !d.waits);
-  registerChecks(rt, suite, defs);
+  // Checks that wait run in the waiting file (suites/waiting.conformance.ts), all of them side by side; in a run of
+  // one suite, in the suite's own file, first (src/runner/run-plan.ts). A shard runs whole suites
+  // (src/runner/shards.ts): nothing else is filtered here.
+  const defs = [...genericChecks(suite, plan), ...flows];
+  const own = { suite, defs: defs.filter((d) => !d.waits) };
+  registerChecks(rt, cfg.waitsInSuite ? [{ suite: WAITING_FILE, defs: defs.filter((d) => d.waits) }, own] : [own]);
 }
 
 /**
@@ -75,10 +77,40 @@ export async function defineWaitingChecks(): Promise<void> {
   const { spec } = rt.catalogue;
   const plan = { spec, isReferenceProfile: rt.catalogue.isReferenceProfile, binding: rt.catalogue.binding };
   const defs = cfg.groups.flatMap((g) => genericChecks(g, plan)).filter((d) => d.waits);
-  registerChecks(rt, WAITING_FILE, defs);
+  registerChecks(rt, [{ suite: WAITING_FILE, defs }]);
 }
 
-function registerChecks(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FILE, defs: CheckDef[]): void {
+/**
+ * Declares the checks of one file, each group of them (a suite, or the checks that wait) with its own traffic,
+ * worlds and explorations: first the concurrent checks of every group, which run side by side, then each group's
+ * checks that come after them and those over the traffic it observed.
+ */
+function registerChecks(rt: WorkerRuntime, groups: { suite: SuiteSlug | typeof WAITING_FILE; defs: CheckDef[] }[]): void {
+  const registered = groups.map(({ suite, defs }) => ({ suite, defs, register: registrar(rt, suite) }));
+  // Consecutive concurrent describe blocks run together: the checks that wait, declared first, start first.
+  for (const { suite, defs, register } of registered) {
+    describe.concurrent(suite, () => {
+      for (const def of defs.filter((d) => !d.last && !d.after)) register(def);
+    });
+  }
+  for (const { suite, defs, register } of registered) {
+    if (!defs.some((d) => d.after || d.last)) continue;
+    // Sibling describe blocks run in order, but consecutive concurrent ones together: the concurrent block of the
+    // checks that come after sits in a plain one.
+    describe(`${suite}: after`, () => {
+      describe.concurrent(`${suite}: lifecycle`, () => {
+        for (const def of defs.filter((d) => d.after && !d.last)) register(def);
+      });
+    });
+    // Checks over everything the suite observed run after all the others (describe blocks run in order).
+    describe(`${suite}: observed traffic`, () => {
+      for (const def of defs.filter((d) => d.last)) register(def);
+    });
+  }
+}
+
+/** How one group of checks is declared as vitest tests: its traffic observer, worlds, explorations and request totals. */
+function registrar(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FILE): (def: CheckDef) => void {
   const { cfg } = rt;
   const { spec } = rt.catalogue;
   const observer = new TrafficObserver(evaluatorsFor(spec));
@@ -146,20 +178,7 @@ function registerChecks(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FIL
     });
   };
 
-  describe.concurrent(suite, () => {
-    for (const def of defs.filter((d) => !d.last && !d.after)) register(def);
-  });
-  // Sibling describe blocks run in order, but consecutive concurrent ones together: the concurrent block of the
-  // checks that come after sits in a plain one.
-  describe(`${suite}: after`, () => {
-    describe.concurrent(`${suite}: lifecycle`, () => {
-      for (const def of defs.filter((d) => d.after && !d.last)) register(def);
-    });
-  });
-  // Checks over everything the suite observed run after all the others (describe blocks run in order).
-  describe(`${suite}: observed traffic`, () => {
-    for (const def of defs.filter((d) => d.last)) register(def);
-  });
+  return register;
 }
 
 async function runOne(
