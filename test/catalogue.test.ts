@@ -10,6 +10,8 @@ import { privateCacheDir } from '../src/cache-dir.js';
 import { createRequire } from 'node:module';
 import { describeErrors, type JsonSchema } from '../src/catalogue/json-schema.js';
 import { schemaKey } from '../src/catalogue/precompiled.js';
+import { exploredSchemas } from '../src/explore/reference-validators.js';
+import { generateValid } from '../src/values/generate.js';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -116,6 +118,25 @@ describe("the build's precompiled validators (src/catalogue/precompiled.ts)", ()
       }
     }
     expect(judged).toBeGreaterThan(1000);
+  });
+
+  it("hold every schema the exploration proves its values against, so no worker compiles one (and ajv's compiler never loads in a run)", async () => {
+    const mod = createRequire(import.meta.url)('../dist/src/catalogue/reference-validators.cjs') as Record<string, unknown>;
+    const spec = await loadSpec(REFERENCE_SPEC_PATH);
+    const explored = exploredSchemas(spec);
+    expect(explored.length).toBeGreaterThan(100);
+    let judged = 0;
+    for (const schema of explored) {
+      const pre = mod[schemaKey(schema as object)] as ((x: unknown) => boolean) & { errors?: unknown };
+      expect(typeof pre, `no precompiled validator for ${JSON.stringify(schema).slice(0, 80)}`).toBe('function');
+      const compiled = spec.validator(schema as JsonSchema);
+      const made = generateValid(spec, schema, 7);
+      for (const x of [...(made.ok ? [made.value] : []), {}, 'x', 7, null]) {
+        expect(pre(x), `${JSON.stringify(schema).slice(0, 80)} ${JSON.stringify(x).slice(0, 40)}`).toBe(compiled(x));
+        judged++;
+      }
+    }
+    expect(judged).toBeGreaterThan(400);
   });
 });
 

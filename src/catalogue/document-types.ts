@@ -85,7 +85,8 @@ export interface SpecDocument {
    */
   matchesPattern(pattern: string, text: string): boolean | undefined;
   /** Loaded with `standalone`: the source of every validator an operation needs (src/catalogue/precompiled.ts). */
-  standaloneSource?: () => string;
+  /** With `standalone`: the module of every declared schema's validator, and of `extra` schemas besides. */
+  standaloneSource?: (extra?: readonly unknown[]) => string;
   /** The response the document declares for a status, or undefined when it documents none. */
   responseFor(op: Operation, status: number): ResponseSpec | undefined;
 }

@@ -30,7 +30,7 @@ export async function validatorsOf(doc: LoadedDocument, operations: Operation[],
     validator,
     // The reference profile's patterns are the suite's own: ECMAScript's engine, as its compiled validators.
     matchesPattern: doc.trusted ? matchesNative : matchesLinear,
-    ...(opts.standalone ? { standaloneSource: () => standaloneSource(operations, ajv()) } : {}),
+    ...(opts.standalone ? { standaloneSource: (extra: readonly unknown[] = []) => standaloneSource(operations, ajv(), extra) } : {}),
     responseFor,
     validateResponse(op, status, contentType, body) {
       const spec = responseFor(op, status);
@@ -131,22 +131,23 @@ function schemaLocator({ raw, is30 }: LoadedDocument): (ref: string) => JsonSche
   };
 }
 
-/** The build's module of standalone validators: every schema an operation declares (parameters, request and response bodies, response headers). */
-function standaloneSource(operations: Operation[], ajv: ReturnType<typeof createAjv>): string {
+/**
+ * The build's module of standalone validators: every schema an operation declares (parameters, request and response
+ * bodies, response headers), and the `extra` ones a run would otherwise compile in its threads.
+ */
+function standaloneSource(operations: Operation[], ajv: ReturnType<typeof createAjv>, extra: readonly unknown[]): string {
   const names: Record<string, string> = {};
-  for (const op of operations) {
-    const schemas = [
-      ...op.parameters.map((p) => p.schema),
-      ...(op.requestBody?.content ?? []).map((m) => m.schema),
-      ...op.responses.flatMap((r) => [...r.content.map((m) => m.schema), ...r.headers.map((h) => h.schema)]),
-    ];
-    for (const schema of schemas) {
-      if (typeof schema !== 'object' || schema === null) continue;
-      const key = schemaKey(schema);
-      if (names[key]) continue;
-      names[key] = `urn:fsapi:validator:${key}`;
-      ajv.addSchema({ ...schema, $id: names[key] });
-    }
+  const declared = operations.flatMap((op) => [
+    ...op.parameters.map((p) => p.schema),
+    ...(op.requestBody?.content ?? []).map((m) => m.schema),
+    ...op.responses.flatMap((r) => [...r.content.map((m) => m.schema), ...r.headers.map((h) => h.schema)]),
+  ]);
+  for (const schema of [...declared, ...extra]) {
+    if (typeof schema !== 'object' || schema === null) continue;
+    const key = schemaKey(schema);
+    if (names[key]) continue;
+    names[key] = `urn:fsapi:validator:${key}`;
+    ajv.addSchema({ ...schema, $id: names[key] });
   }
   // Build time only: loaded here, not by every thread that loads a spec.
   const standaloneModule = createRequire(import.meta.url)('ajv/dist/standalone/index.js') as typeof import('ajv/dist/standalone/index.js');

@@ -33,30 +33,38 @@ const DEPTH = 4;
 
 export const slotName = (s: Pick<Slot, 'in' | 'path'>): string => (s.in === 'query' ? `query ${s.path[0]}` : s.path.join('.'));
 
+/** Where a valid request holds an object, or (`EVERY_OBJECT`) wherever the document allows one. */
+const EVERY_OBJECT = Symbol('every object');
+
 function bodySlots(spec: SpecDocument, schema: unknown, value: unknown, at: string[], out: Slot[], depth: number): void {
   const s = mergedSchema(spec, schema);
-  if (!s || depth > DEPTH || (value !== undefined && !isObj(value))) return;
+  if (!s || depth > DEPTH || (value !== undefined && value !== EVERY_OBJECT && !isObj(value))) return;
   const required = new Set(Array.isArray(s['required']) ? s['required'].map(String) : []);
   for (const [name, raw] of propertiesOf(spec, s)) {
     const member = mergedSchema(spec, raw);
     if (!member || member['readOnly'] === true || !clientChosen(name)) continue;
-    const base = isObj(value) ? value[name] : undefined;
+    const objectMember = member['type'] === 'object' || isObj(member['properties']);
+    // Any valid request: a member whose schema gives properties (its own, or its branches') may hold an object.
+    const base = value === EVERY_OBJECT ? (objectMember || propertiesOf(spec, member).size > 0 ? EVERY_OBJECT : undefined) : isObj(value) ? value[name] : undefined;
     const path = [...at, name];
-    const nested = isObj(base) || (base === undefined && (member['type'] === 'object' || isObj(member['properties'])));
-    if (nested && isObj(base)) bodySlots(spec, member, base, path, out, depth + 1);
-    if (!nested || !required.has(name)) out.push({ in: 'body', path, schema: member, optional: !required.has(name), base });
+    const nested = isObj(base) || base === EVERY_OBJECT || (base === undefined && objectMember);
+    if (nested && (isObj(base) || base === EVERY_OBJECT)) bodySlots(spec, member, base, path, out, depth + 1);
+    if (!nested || !required.has(name) || base === EVERY_OBJECT) out.push({ in: 'body', path, schema: member, optional: !required.has(name), base: base === EVERY_OBJECT ? undefined : base });
   }
 }
 
-/** Every slot of the operation's input around the valid request `base`, in document order. */
-export function inputSlots(spec: SpecDocument, op: Operation, base: RequestParts): Slot[] {
+/**
+ * Every slot of the operation's input around the valid request `base`, in document order. Without one, every slot
+ * any valid request could have: each member of every object the document allows, at the same depth.
+ */
+export function inputSlots(spec: SpecDocument, op: Operation, base?: RequestParts): Slot[] {
   const out: Slot[] = [];
   const media = requestMediaOf(op);
-  if (media && base.body !== undefined) bodySlots(spec, media.schema, base.body, [], out, 0);
+  if (media && (base === undefined || base.body !== undefined)) bodySlots(spec, media.schema, base ? base.body : EVERY_OBJECT, [], out, 0);
   for (const p of op.parameters) {
     if (p.in !== 'query' || p.required || !clientChosen(p.name) || !isObj(p.schema)) continue;
     const schema = mergedSchema(spec, p.schema) ?? p.schema;
-    out.push({ in: 'query', path: [p.name], schema, optional: true, base: base.query?.[p.name] });
+    out.push({ in: 'query', path: [p.name], schema, optional: true, base: base?.query?.[p.name] });
   }
   return out;
 }
