@@ -84,8 +84,10 @@ export interface SpecDocument {
    * vendor's document; undefined for a pattern that engine cannot run).
    */
   matchesPattern(pattern: string, text: string): boolean | undefined;
-  /** Loaded with `standalone`: the source of every validator an operation needs (src/catalogue/precompiled.ts). */
-  /** With `standalone`: the module of every declared schema's validator, and of `extra` schemas besides. */
+  /**
+   * Loaded with `standalone`: the source of every validator an operation needs, and of `extra` schemas besides
+   * (src/catalogue/precompiled.ts).
+   */
   standaloneSource?: (extra?: readonly unknown[]) => string;
   /** The response the document declares for a status, or undefined when it documents none. */
   responseFor(op: Operation, status: number): ResponseSpec | undefined;

@@ -1,3 +1,4 @@
+import type { SuiteSlug } from '../catalogue/groups.js';
 import type { Credentials, RunConfig } from '../config/run-config.js';
 import { UsageError } from '../errors.js';
 import type { RunningSandbox } from '../../sandbox/index.js';
@@ -5,7 +6,7 @@ import type { Closers } from './closers.js';
 import { WebhookReceiver } from './receiver.js';
 
 /** The suite whose checks read the deliveries the webhook receiver gets (the checks that need `webhooks`). */
-export const DELIVERIES_READ_BY = 'webhooks';
+export const DELIVERIES_READ_BY: SuiteSlug = 'webhooks';
 
 /** The target phase's hand-off: where the checks send their requests, with what, and where deliveries arrive. */
 export interface Target {
@@ -30,7 +31,7 @@ export async function openTarget(cfg: RunConfig, sandboxStarting: Promise<Runnin
   const target: Target = { ...reached, plainHttpUrl: reached.plainHttpUrl ?? defaultPlainHttpUrl(reached.baseUrl) };
   const { sandbox, credentials } = target;
   if (!sandbox && !cfg.webhookListen) return target;
-  // Deliveries are read by the webhooks suite alone (test/checks-units.test.ts holds it to that): an embedded run
+  // Deliveries are read by the webhooks suite alone (test/run-plan.test.ts holds them to that): an embedded run
   // without it has the sandbox deliver nothing, rather than POST every event to a receiver nobody reads.
   if (sandbox && !cfg.webhookListen && !cfg.groups.includes(DELIVERIES_READ_BY)) return target;
   const receiver = new WebhookReceiver();
