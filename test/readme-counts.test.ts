@@ -50,6 +50,16 @@ describe('the other figures README.md states', () => {
     for (const n of shown) expect(n).toBe(planned);
   });
 
+  it("a suite's console line leaves out its checks that wait, which the waiting line counts; summary.md counts them under it", async () => {
+    const { planChecks } = await import('../src/checks/planner.js');
+    const { loadCatalogue } = await import('../src/binding/catalogue-in-use.js');
+    const m = readme.match(/\(customers: (\d+) on the console, (\d+) in summary\.md\)/);
+    expect(m, 'the README gives the customers example').not.toBeNull();
+    const customers = (await planChecks(await loadCatalogue(), ['customers'])).map((p) => p.def);
+    expect(Number(m![2])).toBe(customers.length);
+    expect(Number(m![1])).toBe(customers.filter((d) => !d.waits).length);
+  });
+
   it('"running N suites" of a reference run: every suite but unbound', () => {
     const shown = [...readme.matchAll(/running (\d+) suites/g)].map((m) => Number(m[1]));
     expect(shown.length).toBeGreaterThan(0);
