@@ -2,10 +2,10 @@
  * How a run is laid out on vitest's workers (src/runner/run-plan.ts) and which of its parts an embedded run starts
  * (src/runner/target.ts): work the plan does not need is not paid for.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadCatalogue } from '../src/binding/catalogue-in-use.js';
 import type { SuiteSlug } from '../src/catalogue/groups.js';
 import { planChecks } from '../src/checks/planner.js';
@@ -13,7 +13,9 @@ import { loadRunConfig } from '../src/config/run-config.js';
 import { planRun } from '../src/runner/run-plan.js';
 import { DELIVERIES_READ_BY } from '../src/runner/target.js';
 
-const plan = (groups: SuiteSlug[]) => planRun(loadRunConfig({ groups: groups.join(',') }, { env: {}, cwd: mkdtempSync(join(tmpdir(), 'fsapi-plan-')) }), 'run-plan-test', () => undefined);
+const cwd = mkdtempSync(join(tmpdir(), 'fsapi-plan-'));
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+const plan = (groups: SuiteSlug[]) => planRun(loadRunConfig({ groups: groups.join(',') }, { env: {}, cwd }), 'run-plan-test', () => undefined);
 
 describe('the run plan', () => {
   it('one suite runs its checks that wait in its own file, first, in slots of their own, on one worker', async () => {

@@ -7,17 +7,16 @@
  */
 import { writeReferenceValidators as writeValidators } from '../catalogue/build-validators.js';
 import type { SpecDocument } from '../catalogue/openapi.js';
-import { isObj } from '../json.js';
 import { inlineForeignRefs } from '../values/generate.js';
 import { inputSlots } from './input-space.js';
+import { madeBranches } from './variants.js';
 
 /** The schemas the exploration proves made values against, for every operation and any valid request. */
 export function exploredSchemas(spec: SpecDocument): unknown[] {
   const out: unknown[] = [];
   for (const op of spec.operations) {
     for (const slot of inputSlots(spec, op)) {
-      const branches = [slot.schema['oneOf'], slot.schema['anyOf']].flatMap((b) => (Array.isArray(b) ? b : []));
-      for (const schema of [slot.schema, ...branches.filter((b) => !(isObj(b) && b['type'] === 'null'))]) out.push(inlineForeignRefs(spec, schema));
+      for (const schema of [slot.schema, ...madeBranches(slot.schema).map((b) => b.branch)]) out.push(inlineForeignRefs(spec, schema));
     }
   }
   return out;

@@ -10,7 +10,7 @@
  */
 import type { SpecDocument } from '../catalogue/openapi.js';
 import type { RequestParts } from '../http/request-parts.js';
-import { isObj } from '../json.js';
+import { isObj, type JsonObject } from '../json.js';
 import { generateValid } from '../values/generate.js';
 import { edgeValues, type EdgeValue } from './edge-values.js';
 import { slotName, withSlot, type Slot } from './input-space.js';
@@ -31,17 +31,22 @@ export interface Variant {
 /** Rounds of seeded random values once the edges are spent. */
 const RANDOM_ROUNDS = 3;
 
-/** A oneOf/anyOf member's branches, each as a made value (null branches are the `null` edge). */
-function branchValues(spec: SpecDocument, slot: Slot, seed: number): EdgeValue[] {
-  const key = Array.isArray(slot.schema['oneOf']) ? 'oneOf' : Array.isArray(slot.schema['anyOf']) ? 'anyOf' : undefined;
+/**
+ * The branches of a oneOf/anyOf member the exploration makes a value of, with their place among the member's
+ * branches (null branches are the `null` edge). The build compiles a validator for each (src/explore/reference-validators.ts).
+ */
+export function madeBranches(schema: JsonObject): { key: 'oneOf' | 'anyOf'; branch: unknown; place: number }[] {
+  const key = Array.isArray(schema['oneOf']) ? 'oneOf' : Array.isArray(schema['anyOf']) ? 'anyOf' : undefined;
   if (!key) return [];
-  const out: EdgeValue[] = [];
-  (slot.schema[key] as unknown[]).forEach((branch, i) => {
-    if (isObj(branch) && branch['type'] === 'null') return;
-    const made = generateValid(spec, branch, seed + i);
-    if (made.ok) out.push({ value: made.value, kind: `${key} branch ${i + 1}` });
+  return (schema[key] as unknown[]).flatMap((branch, place) => (isObj(branch) && branch['type'] === 'null' ? [] : [{ key, branch, place }]));
+}
+
+/** A oneOf/anyOf member's branches, each as a made value. */
+function branchValues(spec: SpecDocument, slot: Slot, seed: number): EdgeValue[] {
+  return madeBranches(slot.schema).flatMap(({ key, branch, place }) => {
+    const made = generateValid(spec, branch, seed + place);
+    return made.ok ? [{ value: made.value, kind: `${key} branch ${place + 1}` }] : [];
   });
-  return out;
 }
 
 /** Like members have the same kinds of edge (numbers in them aside: maxLength 100 and maxLength 200 are alike). */

@@ -20,8 +20,9 @@ export interface RunPlan {
   /** A suite's weight is its number of checks: it balances shards and orders the files of a run. */
   weight: (suite: SuiteSlug) => number;
   /**
-   * Whether the waiting file runs: only when a planned check waits, or the run has no suite (a worker loads the whole harness to run it,
-   * which a run of suites without such checks, such as transport or webhooks alone, would pay for nothing).
+   * Whether the waiting file runs: only when a planned check waits in a run of two suites or more, or the run has no
+   * suite (a worker loads the whole harness to run it, which a run of suites without such checks, such as transport or
+   * webhooks alone, would pay for nothing; a run of one suite runs them in its own file, `waitsInSuite`).
    */
   waiting: boolean;
   /**
