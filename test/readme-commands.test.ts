@@ -96,6 +96,8 @@ const CASES: Record<string, Case> = {
     check: ({ stdout, stderr }) => {
       // Results on stdout (`selfcheck > out.txt` keeps them), progress on stderr.
       expect(stdout).toMatch(/^ {2}ok +idem-race /m);
+      // The clean control runs over the suites the fault ran over, not every suite.
+      expect(stdout).toMatch(/^ {2}ok +clean sandbox: \d+ checks, conformant \[wallets\]/m);
       expect(stdout).toMatch(/^PROVEN: 1\/1 fault caught exactly/m);
       expect(stderr).toMatch(/^self-verification: the clean sandbox and 1 fault in 1 run /m);
       expect(stderr).not.toMatch(/PROVEN/);

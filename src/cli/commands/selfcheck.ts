@@ -28,8 +28,9 @@ type SelfcheckOptions = { full: boolean; faults?: string[]; parallel: number; se
 type Job = { faults: FaultInfo[]; suites: SuiteSlug[] };
 
 /**
- * Runs the matrix: the clean sandbox over every suite, and each fault (over every suite with `full`). `result` gets
- * the verdict of each run (stdout, as `run` prints its suite lines), `log` the progress between them (stderr).
+ * Runs the matrix: the clean sandbox over the suites the faults run over, and each fault (over every suite with
+ * `full`). `result` gets the verdict of each run (stdout, as `run` prints its suite lines), `log` the progress
+ * between them (stderr).
  */
 export async function selfcheck(opts: SelfcheckOptions): Promise<SelfcheckSummary> {
   const { FAULTS } = await import('../../../sandbox/faults.js');
@@ -157,7 +158,10 @@ async function runJobs(jobs: Job[], tally: Tally): Promise<{ clean: RunOutcome; 
   let clean: RunOutcome | undefined;
   const retry: FaultInfo[] = [];
   const wide: FaultInfo[] = [];
-  const all: Job[] = [{ faults: [], suites: ALL_SUITES }, ...jobs];
+  // The clean control runs over the suites the faults run over (every suite for the whole matrix): `--faults F`
+  // proves F without a run of every suite beside it.
+  const covered = new Set(jobs.flatMap((j) => j.suites));
+  const all: Job[] = [{ faults: [], suites: ALL_SUITES.filter((s) => covered.has(s)) }, ...jobs];
   await pool(
     all,
     opts.parallel,
@@ -168,7 +172,7 @@ async function runJobs(jobs: Job[], tally: Tally): Promise<{ clean: RunOutcome; 
       if (job.faults.length === 0) {
         clean = outcome;
         const bad = [...Object.keys(outcome.failing), ...outcome.preconditions.slice(0, 3)];
-        tally.result(`  ${bad.length || outcome.problem ? 'FAIL' : 'ok  '} clean sandbox: ${outcome.checks} checks, ${outcome.verdict}${bad.length ? `; failing: ${bad.join(', ')}` : ''}${outcome.problem ? `; ${outcome.problem}` : ''} (${secs})`);
+        tally.result(`  ${bad.length || outcome.problem ? 'FAIL' : 'ok  '} clean sandbox: ${outcome.checks} checks, ${outcome.verdict}${bad.length ? `; failing: ${bad.join(', ')}` : ''}${outcome.problem ? `; ${outcome.problem}` : ''} [${tally.show(job.suites)}] (${secs})`);
         return;
       }
       // Missed alone over its covering suites: run over every suite before it is judged, as a batch's fault is.
