@@ -4,7 +4,7 @@
 //   node tools/build.mjs [--no-check]
 //
 // --no-check emits without type-checking: `npm test` type-checks every file first (`tsc --noEmit`), so checking
-// the compiled ones again cost its build 10 of its 19.5 CPU-s (6 s of wall time on 2 cores) for nothing.
+// the compiled ones again cost its build 7-10 of its 15-19.5 CPU-s (about 6 s of wall time on 2 cores) for nothing.
 import { spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
