@@ -29,7 +29,8 @@ export default defineConfig({
     maxWorkers: 4,
     // A worker runs file after file in one process instead of a fresh fork per file: each file no longer pays a
     // node start and vitest's and the suite's imports (49 of the short files, 2 alternated pairs: 128 against 158
-    // and 178 CPU-s). A file that changes process state (environment, TMPDIR) puts it back in its afterAll.
+    // and 178 CPU-s). A file that changes process state (environment, TMPDIR, spies, fake timers) puts it back when
+    // done.
     isolate: false,
     sequence: { sequencer: LongFirst },
     // Every limit is what a test needs idle, stretched for a busy machine (test/helpers/busy.ts).

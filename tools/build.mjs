@@ -22,8 +22,11 @@ if (unknown.length) {
 
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 // The tsc an npm script runs: node_modules/.bin first on the PATH, through the shell (tsc.cmd on Windows).
-const PATH = `${join(root, 'node_modules', '.bin')}${delimiter}${process.env['PATH'] ?? ''}`;
-const compiled = spawnSync(`tsc -p tsconfig.build.json${noCheck ? ' --noCheck' : ''}`, { cwd: root, stdio: 'inherit', shell: true, env: { ...process.env, PATH } });
+// (Windows spells the variable Path: the one the environment has is the one extended, not a second beside it.)
+const pathKey = Object.keys(process.env).find((k) => k.toUpperCase() === 'PATH') ?? 'PATH';
+const path = `${join(root, 'node_modules', '.bin')}${delimiter}${process.env[pathKey] ?? ''}`;
+const command = `tsc -p tsconfig.build.json${noCheck ? ' --noCheck' : ''}`;
+const compiled = spawnSync(command, { cwd: root, stdio: 'inherit', shell: true, env: { ...process.env, [pathKey]: path } });
 if (compiled.status !== 0) process.exit(compiled.status ?? 1);
 
 const built = (path) => import(new URL(`../dist/${path}`, import.meta.url).href);
