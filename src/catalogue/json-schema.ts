@@ -35,9 +35,12 @@ export function createAjv(opts: { strict?: boolean; standalone?: boolean; docume
     // Standalone: keep each validator's source, formats taken from ajv-formats at load (src/catalogue/precompiled.ts).
     // A vendor's document: its patterns on the linear-time engine. The suite's own schemas: ECMAScript's, where
     // patterns that are no valid Unicode regular expression are read as JavaScript reads them without the flag.
+    // Compiled in the run (a vendor's document): without ajv's code optimisation, which cost more than it saved. A
+    // run validates most schemas a few times and compiles each once (Stripe's response schemas: 0.66x the CPU to
+    // compile, 1.1-1.2x to validate; bench/README.md, "A large document").
     code: opts.standalone
       ? { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` }
-      : { regExp: opts.documentPatterns ? linearRegExp(opts.documentPatterns) : lenientRegExp },
+      : { regExp: opts.documentPatterns ? linearRegExp(opts.documentPatterns) : lenientRegExp, optimize: false },
     strict: opts.strict ?? false,
     // Not strict, an unknown format (a vendor's "cognito_id") is only an annotation; ajv would say so on the
     // console at every schema that uses it.
