@@ -534,4 +534,25 @@ describe('Allure results (src/runner/allure-writer.ts)', () => {
     bad.writeAttachment('b-attachment.json', Buffer.from('[]'));
     expect(bad.flush()).toMatch(/a-file\/allure-results cannot be made \(ENOTDIR\)/);
   });
+
+  it('are written in slices once enough wait, so a large run does not hold them all, and the last flush gives every hash', () => {
+    // A bound of 4 characters: the second file makes 5 waiting, so both are written then; the third waits for the flush.
+    const sliced = new DeferredAllureWriter(join(root, 'allure-sliced'), 4);
+    sliced.writeAttachment('a-attachment.json', Buffer.from('[]'));
+    expect(existsSync(join(root, 'allure-sliced'))).toBe(false);
+    sliced.writeAttachment('b-attachment.json', Buffer.from('[1]'));
+    expect(readFileSync(join(root, 'allure-sliced', 'b-attachment.json'), 'utf8')).toBe('[1]');
+    sliced.writeAttachment('c-attachment.json', Buffer.from('[2]'));
+    expect(existsSync(join(root, 'allure-sliced', 'c-attachment.json'))).toBe(false);
+    const hashes = new Map<string, string>();
+    expect(sliced.flush(hashes)).toBeUndefined();
+    const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+    expect(hashes).toEqual(new Map([['allure-sliced/a-attachment.json', sha('[]')], ['allure-sliced/b-attachment.json', sha('[1]')], ['allure-sliced/c-attachment.json', sha('[2]')]]));
+    // A failure in an early slice is still told at the flush.
+    writeFileSync(join(root, 'b-file'), 'x');
+    const bad = new DeferredAllureWriter(join(root, 'b-file', 'allure-results'), 1);
+    bad.writeAttachment('a-attachment.json', Buffer.from('[]'));
+    bad.writeAttachment('b-attachment.json', Buffer.from('[]'));
+    expect(bad.flush()).toMatch(/b-file\/allure-results cannot be made \(ENOTDIR\)/);
+  });
 });

@@ -17,50 +17,87 @@ import { conflictOf, type DeclaredConflict } from '../results/document-conflicts
 type Param<K extends keyof Writer, I extends number = 0> = Parameters<Writer[K]>[I];
 
 /**
- * Writes allure-results like allure-js-commons' FileSystemWriter, but all at once when the run ends: no fsync per
- * file, and no file created while the checks run. Created during the run, some 2600 files cost about 2.5 s of CPU
- * (a third of it in the kernel, waking threads for each open, write and close) in the process where the
- * embedded sandbox answers requests; written in one loop at the end they take a tenth of a second. They wait in
- * memory until then (about 13 MB for a full run). A crashed run loses its partial results either way; SHA256SUMS,
- * written last, covers the files.
+ * What waits in memory before it is written: about a full embedded run's results (13 MB). A 400-operation vendor
+ * document's run makes some 100 MB of them, which waited whole until the run ended.
+ */
+const PENDING_CHARS = 16 * 1024 * 1024;
+
+/**
+ * Writes allure-results like allure-js-commons' FileSystemWriter, but in slices: no fsync per file, and no file
+ * created as each check ends. Created during the run one by one, some 2600 files cost about 2.5 s of CPU (a third of
+ * it in the kernel, waking threads for each open, write and close) in the process where the embedded sandbox answers
+ * requests; written in one loop they take a tenth of a second. They wait in memory until the run ends or
+ * PENDING_CHARS of them wait, whichever comes first. A crashed run loses the results not yet written either way;
+ * SHA256SUMS, written last, covers the files.
  */
 export class DeferredAllureWriter implements Writer {
   private pending: [name: string, data: string | Buffer][] = [];
+  private pendingChars = 0;
+  /** What the slices written so far made: each file's SHA-256 by its path in the report directory, and what failed. */
+  private hashes = new Map<string, string>();
+  private files = 0;
+  private failures = 0;
+  private firstFailure: string | undefined;
+  private folderFailure: string | undefined;
 
-  constructor(private readonly resultsDir: string) {}
+  constructor(
+    private readonly resultsDir: string,
+    private readonly maxPending = PENDING_CHARS,
+  ) {}
 
   private write(name: string, data: string | Buffer): void {
     this.pending.push([name, data]);
+    this.pendingChars += data.length;
+    if (this.pendingChars >= this.maxPending) this.writePending();
   }
 
   /**
-   * Writes every file handed over so far; says what could not be written, if anything. One after another,
-   * synchronously: creating ~2600 files in one folder took 0.5-1 s here that way, and 1.1-1.6 s from libuv's
-   * threads, one or eight at a time. `written` gets the SHA-256 of each file written, by its path in the report
-   * directory (the results folder's parent), so SHA256SUMS need not read them back.
+   * Writes what waits, one file after another, synchronously: creating ~2600 files in one folder took 0.5-1 s here
+   * that way, and 1.1-1.6 s from libuv's threads, one or eight at a time.
    */
-  flush(written?: Map<string, string>): string | undefined {
+  private writePending(): void {
     const files = this.pending;
     this.pending = [];
-    if (!files.length) return undefined;
-    let failures = 0;
-    let first: string | undefined;
+    this.pendingChars = 0;
+    if (!files.length) return;
+    this.files += files.length;
+    if (this.folderFailure) {
+      this.failures += files.length;
+      return;
+    }
     try {
       mkdirSync(this.resultsDir, { recursive: true });
     } catch (e) {
-      return `the folder ${this.resultsDir} cannot be made (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
+      this.folderFailure = `the folder ${this.resultsDir} cannot be made (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
+      this.failures += files.length;
+      return;
     }
     const folder = basename(this.resultsDir);
     for (const [name, data] of files) {
       try {
         writeFileSync(join(this.resultsDir, name), data);
-        written?.set(`${folder}/${name}`, hash('sha256', data, 'hex'));
+        this.hashes.set(`${folder}/${name}`, hash('sha256', data, 'hex'));
       } catch (e) {
-        failures++;
-        first ??= `${name}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
+        this.failures++;
+        this.firstFailure ??= `${name}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
       }
     }
-    return failures ? `${failures} of ${files.length} files could not be written (first: ${first})` : undefined;
+  }
+
+  /**
+   * Writes every file handed over so far; says what could not be written since the last flush, if anything.
+   * `written` gets the SHA-256 of each file written since then, by its path in the report directory (the results
+   * folder's parent), so SHA256SUMS need not read them back.
+   */
+  flush(written?: Map<string, string>): string | undefined {
+    this.writePending();
+    for (const [path, sha] of this.hashes) written?.set(path, sha);
+    const { files, failures, firstFailure, folderFailure } = this;
+    this.hashes = new Map();
+    this.files = this.failures = 0;
+    this.firstFailure = this.folderFailure = undefined;
+    if (!failures) return undefined;
+    return folderFailure ?? `${failures} of ${files} files could not be written (first: ${firstFailure})`;
   }
 
   writeResult(result: Param<'writeResult'>): void {
