@@ -142,6 +142,23 @@ describe('generated strings are short where the schema allows', () => {
     const long = String(documentValue(spec, { name: 'memo', in: 'query', example: undefined, schema: { type: 'string', minLength: 300, maxLength: 400 } }, 1)!.value);
     expect(long.length).toBeGreaterThanOrEqual(300);
   });
+
+  it("asks a plain string of a large maxLength (Stripe's 5000) at the short length outright, and leaves enums, formats and patterns to their own means", () => {
+    const made = (schema: Record<string, unknown>, seed: number) => {
+      const g = generateValid(spec, schema, seed);
+      if (!g.ok) throw new Error(JSON.stringify(g.problems));
+      return g.value;
+    };
+    for (const seed of [1, 2, 3]) {
+      expect(String(made({ type: 'string', maxLength: 5000 }, seed))).toHaveLength(64);
+      expect(made({ type: 'object', required: ['note'], properties: { note: { type: 'string', maxLength: 5000 } } }, seed)).toEqual({ note: expect.stringMatching(/^.{64}$/s) });
+      expect(made({ type: 'string', maxLength: 5000, enum: ['ab', 'cd'] }, seed)).toMatch(/^(ab|cd)$/);
+      expect(made({ type: 'string', maxLength: 5000, format: 'email' }, seed)).toMatch(/^[^@\s]+@[^@\s]+$/);
+      expect(made({ type: 'string', maxLength: 5000, pattern: '^[a-z]{3}$' }, seed)).toMatch(/^[a-z]{3}$/);
+      // Below the large bound the schema's own length is drawn, as the generator does.
+      expect(String(made({ type: 'string', maxLength: 10 }, seed)).length).toBeLessThanOrEqual(10);
+    }
+  });
 });
 
 describe('formats the validator knows', () => {
