@@ -20,3 +20,16 @@ export function canonicalJson(v: unknown): string {
   }
   return JSON.stringify(v) ?? 'null';
 }
+
+/**
+ * A schema's JSON text, the key its derived values are kept by: made once per schema object (a loaded document's
+ * schemas are never changed), since every check of an operation asks with the same object and Stripe's bodies run
+ * to tens of kilobytes of JSON.
+ */
+const schemaTexts = new WeakMap<object, string>();
+export function schemaText(schema: unknown): string {
+  if (typeof schema !== 'object' || schema === null) return JSON.stringify(schema ?? null);
+  let text = schemaTexts.get(schema);
+  if (text === undefined) schemaTexts.set(schema, (text = JSON.stringify(schema)));
+  return text;
+}

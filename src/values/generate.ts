@@ -8,7 +8,7 @@ import { describeErrors, type SchemaProblem } from '../catalogue/json-schema.js'
 import { runsLinear, UnsupportedPattern } from '../catalogue/linear-pattern.js';
 import { bundleRef, type SpecDocument } from '../catalogue/openapi.js';
 import { SCHEMA_DEPTH } from '../catalogue/schema-walker.js';
-import { isObj, type JsonObject } from '../json.js';
+import { isObj, schemaText, type JsonObject } from '../json.js';
 import { cutSelfReferences, GenerationBudgetExceeded, namedComponents, valueBudget } from './generation-bounds.js';
 
 type Jsf = typeof import('json-schema-faker');
@@ -256,18 +256,9 @@ interface Making {
  */
 const makings = new WeakMap<SpecDocument, Map<string, Making | { problems: SchemaProblem[] }>>();
 
-/** Each schema's JSON, once per schema object: every check of an operation asks for the same body by the same object. */
-const schemaTexts = new WeakMap<object, string>();
-function textOf(schema: unknown): string {
-  if (typeof schema !== 'object' || schema === null) return JSON.stringify(schema);
-  let text = schemaTexts.get(schema);
-  if (text === undefined) schemaTexts.set(schema, (text = JSON.stringify(schema)));
-  return text;
-}
-
 function makingOf(spec: SpecDocument, schema: unknown, seed: number, opts: GenerateOptions): Making | { problems: SchemaProblem[] } {
   const byKey = makings.get(spec) ?? makings.set(spec, new Map()).get(spec)!;
-  const text = textOf(schema);
+  const text = schemaText(schema);
   const key = `${seed}:${opts.optionals ?? 0}:${text}`;
   let making = byKey.get(key);
   if (!making) {

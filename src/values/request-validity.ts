@@ -9,7 +9,7 @@
 import { merge } from 'allof-merge';
 import { requestMediaOf, type Operation, type SpecDocument } from '../catalogue/openapi.js';
 import type { SchemaProblem } from '../catalogue/json-schema.js';
-import { isObj, type JsonObject } from '../json.js';
+import { isObj, schemaText, type JsonObject } from '../json.js';
 import type { RequestParts } from '../http/request-parts.js';
 import { validForParameter } from './parameter-value.js';
 import { UnsupportedPattern } from '../catalogue/linear-pattern.js';
@@ -89,7 +89,7 @@ const trees = new WeakMap<SpecDocument, Map<string, ReadOnlyTree>>();
 /** The readOnly members of an operation's request body schema, found once per document and schema. */
 export function readOnlyMembers(spec: SpecDocument, schema: unknown): ReadOnlyTree {
   const byText = trees.get(spec) ?? trees.set(spec, new Map()).get(spec)!;
-  const key = JSON.stringify(schema ?? null);
+  const key = schemaText(schema);
   let tree = byText.get(key);
   if (!tree) byText.set(key, (tree = readOnlyTree(spec, schema, 0)));
   return tree;
