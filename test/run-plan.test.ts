@@ -10,8 +10,10 @@ import { loadCatalogue } from '../src/binding/catalogue-in-use.js';
 import type { SuiteSlug } from '../src/catalogue/groups.js';
 import { planChecks } from '../src/checks/planner.js';
 import { loadRunConfig } from '../src/config/run-config.js';
-import { planRun } from '../src/runner/run-plan.js';
+import { DOMINANT_SHARE, planRun } from '../src/runner/run-plan.js';
 import { DELIVERIES_READ_BY } from '../src/runner/target.js';
+import { busy } from './helpers/busy.js';
+import { runCli } from './helpers/cli.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'fsapi-plan-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
@@ -31,9 +33,35 @@ describe('the run plan', () => {
   it('two suites or more keep the waiting file, whose wait overlaps the other suites on another worker', async () => {
     const p = await plan(['customers', 'accounts']);
     expect(p.waiting).toBe(true);
+    expect(p.waitsHost).toBeUndefined();
     expect(p.waitsInSuite).toBe(0);
     expect(p.maxConcurrency).toBe(p.cfg.concurrency);
     expect(p.workers).toBe(2);
+  });
+
+  it(`a suite holding ${DOMINANT_SHARE * 100}% of the checks or more hosts every suite's checks that wait, on one worker (a vendor document's unbound)`, async () => {
+    const p = await plan(['fx', 'transport', 'versioning']);
+    const total = p.cfg.groups.reduce((n, g) => n + p.weight(g), 0);
+    expect(p.weight('fx') / total).toBeGreaterThanOrEqual(DOMINANT_SHARE);
+    const waits = p.cfg.groups.flatMap((g) => p.checksOf(g)).filter((d) => d.waits).length;
+    expect(waits).toBeGreaterThan(0);
+    expect(p.waitsHost).toBe('fx');
+    expect(p.waiting).toBe(false);
+    expect(p.waitsInSuite).toBe(waits);
+    expect(p.maxConcurrency).toBe(p.cfg.concurrency + waits);
+    expect(p.workers).toBe(1);
+    // Short of the share, the waiting file and two workers as before.
+    const near = await plan(['fx', 'transactions']);
+    expect(near.weight('fx') / (near.weight('fx') + near.weight('transactions'))).toBeLessThan(DOMINANT_SHARE);
+    expect([near.waitsHost, near.waiting, near.workers]).toEqual([undefined, true, 2]);
+  });
+
+  it('a hosted check that waits still runs and judges: the delayed replay catches a target that ignores Idempotency-Key', { timeout: busy(60_000) }, async () => {
+    const r = await runCli(['run', '--groups', 'customers,transport', '--sandbox-fault', 'idem-ignored', '--seed', '3', '--report-dir', join(cwd, 'hosted')], {}, cwd);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/^running 2 suites \(1 worker: customers holds \d+% of the checks, 16 checks in flight per suite; the 2 checks that wait for an event start first, in the customers file beside its own\)$/m);
+    expect(r.stdout).toMatch(/FAIL {2}FSAPI-IDEM-002 \[MUST\] createCustomer: a retry after the replay delay/);
+    expect(r.stdout).not.toMatch(/^ {2}\S+ +waiting /m);
   });
 
   it('a suite none of whose checks waits has no waiting file and nothing folded in', async () => {

@@ -39,8 +39,8 @@ export interface WorkerConfig {
   exploreAllocation: ExploreAllocation;
   /** The suites of the run (the waiting file declares their checks that wait). */
   groups: SuiteSlug[];
-  /** The run's one suite declares its checks that wait itself, first, beside its others: there is no waiting file. */
-  waitsInSuite?: true;
+  /** The suite that declares the checks that wait, of every suite, first, beside its own: there is no waiting file. */
+  waitsHost?: SuiteSlug;
   /** With a baseline: the checks that passed there, and how many times one that fails now is run again (src/harness/retry.ts). */
   rerun?: { passed: string[]; retries: number };
   /** Append every request (redacted, JSON lines) here. */

@@ -26,10 +26,14 @@ export interface RunPlan {
    */
   waiting: boolean;
   /**
-   * The checks that wait, run in their suite's own file instead, when the run has one suite: started first beside its
-   * other checks, in slots of their own (`maxConcurrency`). A second worker would load the whole harness only to sit
-   * out the wait (about a sixth of a one-suite run's CPU).
+   * The suite whose file runs the checks that wait, of every suite, instead of the waiting file: the run's one suite,
+   * or one that holds most of its checks (DOMINANT_SHARE; a vendor's document, whose operations are nearly all in
+   * `unbound`). Such a run has one worker: a second would load the whole harness, the document and its validators
+   * only to sit out the wait and run the few checks of the other suites (about a sixth of a one-suite run's CPU, a
+   * quarter of a 50-operation vendor run's).
    */
+  waitsHost: SuiteSlug | undefined;
+  /** The checks that wait, when the host runs them: started first beside its other checks, in slots of their own (`maxConcurrency`). */
   waitsInSuite: number;
   /** Checks in flight per file: the run's concurrency, plus the slots of the checks that wait in their suite's file. */
   maxConcurrency: number;
@@ -39,6 +43,13 @@ export interface RunPlan {
   /** What the exploration's total budget leaves each operation of this plan: decided here, before any request. */
   exploration: ExploreAllocation;
 }
+
+/**
+ * A suite holding this share of a run's checks hosts the others' checks that wait, on the run's one worker: the other
+ * suites are then too small for a second worker to gain wall time by (a reference run's largest, customers, holds 11%
+ * of a full run's checks; a vendor's `unbound` 98% of Stripe's).
+ */
+export const DOMINANT_SHARE = 0.9;
 
 /** Loads the document (and binding) in use, says what they warn of, and chooses the run's suites. */
 export async function planRun(given: RunConfig, runId: string, log: (line: string) => void): Promise<RunPlan> {
@@ -56,10 +67,20 @@ export async function planRun(given: RunConfig, runId: string, log: (line: strin
   }
   const cfg = { ...given, groups };
   const waits = groups.flatMap((g) => checksOf(g).filter((d) => d.waits)).length;
-  const waitsInSuite = groups.length === 1 ? waits : 0;
+  const waitsHost = hostOf(groups, weight);
+  const waitsInSuite = waitsHost ? waits : 0;
   // A shard with no suite still runs the (empty) waiting file: vitest refuses a run of no file at all.
-  const waiting = groups.length === 0 || (waits > 0 && !waitsInSuite);
+  const waiting = groups.length === 0 || (waits > 0 && !waitsHost);
   const exploration = exploreAllocation(cfg.explore, cfg.exploreTotal, groups.flatMap(checksOf));
   const files = groups.length + (waiting ? 1 : 0);
-  return { runId, given, cfg, catalogue, checksOf, weight, waiting, waitsInSuite, maxConcurrency: cfg.concurrency + waitsInSuite, workers: harnessWorkers(files), dir: join(cfg.reportDir, runId), exploration };
+  const workers = waitsHost ? 1 : harnessWorkers(files);
+  return { runId, given, cfg, catalogue, checksOf, weight, waiting, waitsHost, waitsInSuite, maxConcurrency: cfg.concurrency + waitsInSuite, workers, dir: join(cfg.reportDir, runId), exploration };
+}
+
+/** The suite that hosts the checks that wait: the one suite, or one holding DOMINANT_SHARE of the checks; else none. */
+function hostOf(groups: readonly SuiteSlug[], weight: (g: SuiteSlug) => number): SuiteSlug | undefined {
+  if (groups.length <= 1) return groups[0];
+  const heaviest = groups.reduce((a, b) => (weight(b) > weight(a) ? b : a));
+  const total = groups.reduce((n, g) => n + weight(g), 0);
+  return weight(heaviest) >= DOMINANT_SHARE * total ? heaviest : undefined;
 }

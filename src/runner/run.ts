@@ -114,7 +114,7 @@ async function preflightPhase({ cfg, catalogue }: RunPlan, target: Target, { red
 }
 
 /** What every worker is given: the target, the run's settings and the pacing they share. */
-function workerConfig({ runId, cfg, given, catalogue, exploration, waitsInSuite }: RunPlan, target: Target, throttle: SharedArrayBuffer): WorkerConfig {
+function workerConfig({ runId, cfg, given, catalogue, exploration, waitsHost }: RunPlan, target: Target, throttle: SharedArrayBuffer): WorkerConfig {
   return {
     runId,
     seed: cfg.seed,
@@ -141,7 +141,7 @@ function workerConfig({ runId, cfg, given, catalogue, exploration, waitsInSuite 
     explore: cfg.explore,
     exploreAllocation: exploration,
     groups: cfg.groups,
-    ...(waitsInSuite ? { waitsInSuite: true as const } : {}),
+    ...(waitsHost ? { waitsHost } : {}),
     ...(cfg.traceFile ? { traceFile: cfg.traceFile } : {}),
     ...(cfg.baseline ? { rerun: rerunPlan(cfg.baseline, cfg.retries) } : {}),
     label: runLabel(runId),

@@ -161,9 +161,23 @@ const SPIN_POLL_MS = 5_000;
 const SPIN_GRACE_MS = 10_000;
 const SPIN_ANSWER_MS = 5_000;
 
+/** Why a run of several suites has one worker: the suite that holds most of its checks (run-plan.ts, DOMINANT_SHARE). */
+function whyOneWorker(groups: RunPlan['cfg']['groups'], host: RunPlan['waitsHost'], weight: RunPlan['weight']): string {
+  if (!host || groups.length < 2) return '';
+  const total = groups.reduce((n, g) => n + weight(g), 0);
+  return `: ${host} holds ${Math.floor((100 * weight(host)) / total)}% of the checks`;
+}
+
+/** Where the checks that wait run when no waiting file runs them: first, beside the host suite's own. */
+function hostedWaits(groups: RunPlan['cfg']['groups'], host: RunPlan['waitsHost'], n: number): string {
+  if (!host || !n) return '';
+  const verb = n === 1 ? 'waits for an event starts' : 'wait for an event start';
+  return groups.length < 2 ? `; its ${plural(n, 'check')} that ${verb} first, beside them` : `; the ${plural(n, 'check')} that ${verb} first, in the ${host} file beside its own`;
+}
+
 async function runSuites(
   { vitest, collector }: PreparedSuites,
-  { cfg, workers, runId, waiting, waitsInSuite }: RunPlan,
+  { cfg, workers, runId, waiting, waitsHost, waitsInSuite, weight }: RunPlan,
   worker: WorkerConfig,
   log: (line: string) => void,
   interrupt: AbortSignal,
@@ -229,8 +243,7 @@ async function runSuites(
     else {
       // One line per suite below, and one more for the waiting file: named here, so the count and the lines agree.
       const also = waiting ? ` + ${WAITING_FILE} (their checks that wait for an event, side by side; ` : ' (';
-      const beside = waitsInSuite ? `; its ${plural(waitsInSuite, 'check')} that wait${waitsInSuite === 1 ? 's' : ''} for an event start${waitsInSuite === 1 ? 's' : ''} first, beside them` : '';
-      log(`running ${plural(cfg.groups.length, 'suite')}${also}${plural(workers, 'worker')}, ${plural(cfg.concurrency, 'check')} in flight per suite${beside})`);
+      log(`running ${plural(cfg.groups.length, 'suite')}${also}${plural(workers, 'worker')}${whyOneWorker(cfg.groups, waitsHost, weight)}, ${plural(cfg.concurrency, 'check')} in flight per suite${hostedWaits(cfg.groups, waitsHost, waitsInSuite)})`);
       const started = vitest.start();
       progress?.display.track(progress.counts);
       // The report's schema validator loads (or, from the sources, compiles) while the workers start up, not after

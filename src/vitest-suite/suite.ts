@@ -58,11 +58,13 @@ export async function defineSuite(suite: SuiteSlug, flows: CheckDef[]): Promise<
   const { spec } = rt.catalogue;
   const plan = { spec, isReferenceProfile: rt.catalogue.isReferenceProfile, binding: rt.catalogue.binding };
   // Checks that wait run in the waiting file (suites/waiting.conformance.ts), all of them side by side; in a run of
-  // one suite, in the suite's own file, first (src/runner/run-plan.ts). A shard runs whole suites
-  // (src/runner/shards.ts): nothing else is filtered here.
+  // one suite, or of one that holds most of the checks, in that suite's file, first (src/runner/run-plan.ts). A shard
+  // runs whole suites (src/runner/shards.ts): nothing else is filtered here.
   const defs = [...genericChecks(suite, plan), ...flows];
   const own = { suite, defs: defs.filter((d) => !d.waits) };
-  registerChecks(rt, cfg.waitsInSuite ? [{ suite: WAITING_FILE, defs: defs.filter((d) => d.waits) }, own] : [own]);
+  if (cfg.waitsHost !== suite) return registerChecks(rt, [own]);
+  const waits = cfg.groups.flatMap((g) => (g === suite ? defs : genericChecks(g, plan))).filter((d) => d.waits);
+  registerChecks(rt, [{ suite: WAITING_FILE, defs: waits }, own]);
 }
 
 /**
