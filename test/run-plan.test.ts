@@ -51,8 +51,8 @@ describe('the run plan', () => {
     expect(p.maxConcurrency).toBe(p.cfg.concurrency + waits);
     expect(p.workers).toBe(1);
     // Short of the share, the waiting file and two workers as before.
-    const near = await plan(['fx', 'transactions']);
-    expect(near.weight('fx') / (near.weight('fx') + near.weight('transactions'))).toBeLessThan(DOMINANT_SHARE);
+    const near = await plan(['fx', 'webhooks']);
+    expect(near.weight('fx') / (near.weight('fx') + near.weight('webhooks'))).toBeLessThan(DOMINANT_SHARE);
     expect([near.waitsHost, near.waiting, near.workers]).toEqual([undefined, true, 2]);
   });
 
