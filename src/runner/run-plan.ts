@@ -83,5 +83,6 @@ function hostOf(groups: readonly SuiteSlug[], weight: (g: SuiteSlug) => number):
   if (groups.length <= 1) return groups[0];
   const heaviest = groups.reduce((a, b) => (weight(b) > weight(a) ? b : a));
   const total = groups.reduce((n, g) => n + weight(g), 0);
-  return weight(heaviest) >= DOMINANT_SHARE * total ? heaviest : undefined;
+  // Suites with no generic check at all (weight 0) share nothing out: they keep the plan as it was.
+  return total > 0 && weight(heaviest) >= DOMINANT_SHARE * total ? heaviest : undefined;
 }
