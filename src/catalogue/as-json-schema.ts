@@ -47,7 +47,7 @@ export function rewriteRefs(v: unknown, raw?: Record<string, unknown>, is30 = fa
 }
 
 /** A keyword's value with each schema in it (one, a list or a map of them) passed through `f`; data and other keywords as they are. */
-function mapSubschemas(keyword: string, value: unknown, f: (schema: unknown) => unknown): unknown {
+export function mapSubschemas(keyword: string, value: unknown, f: (schema: unknown) => unknown): unknown {
   if (SUBSCHEMA.has(keyword) && isObj(value)) return f(value);
   if (SUBSCHEMA_LIST.has(keyword) && Array.isArray(value)) return value.map(f);
   if (SUBSCHEMA_MAP.has(keyword) && isObj(value)) return Object.fromEntries(Object.entries(value).map(([n, s]) => [n, f(s)]));

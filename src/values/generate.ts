@@ -6,6 +6,7 @@
  */
 import { describeErrors, type SchemaProblem } from '../catalogue/json-schema.js';
 import { runsLinear, UnsupportedPattern } from '../catalogue/linear-pattern.js';
+import { mapSubschemas } from '../catalogue/as-json-schema.js';
 import { bundleRef, type SpecDocument } from '../catalogue/openapi.js';
 import { SCHEMA_DEPTH } from '../catalogue/schema-walker.js';
 import { isObj, schemaText, type JsonObject } from '../json.js';
@@ -158,14 +159,12 @@ const ARRAY_CAP = 100;
  * an enum, const, format or pattern are made by other means, and left as they are.
  */
 const LONG_STRINGS = 256;
-/** Values, not schemas: left as written. */
-const VALUE_KEYWORDS = new Set(['enum', 'const', 'default', 'example', 'examples']);
 
 function withShortStrings(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(withShortStrings);
   if (!isObj(v)) return v;
   const out: JsonObject = {};
-  for (const [k, x] of Object.entries(v)) out[k] = VALUE_KEYWORDS.has(k) ? x : withShortStrings(x);
+  // Only where schemas are: a member named "type" stays a member, an example stays as written.
+  for (const [k, x] of Object.entries(v)) out[k] = mapSubschemas(k, x, withShortStrings);
   const plain = out['type'] === 'string' && !['enum', 'const', 'format', 'pattern'].some((k) => k in out);
   const min = typeof out['minLength'] === 'number' ? out['minLength'] : 0;
   if (plain && typeof out['maxLength'] === 'number' && out['maxLength'] > LONG_STRINGS && min <= SHORT_STRINGS) {
