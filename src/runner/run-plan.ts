@@ -82,7 +82,11 @@ export async function planRun(given: RunConfig, runId: string, log: (line: strin
 function hostOf(groups: readonly SuiteSlug[], weight: (g: SuiteSlug) => number): SuiteSlug | undefined {
   if (groups.length <= 1) return groups[0];
   const heaviest = groups.reduce((a, b) => (weight(b) > weight(a) ? b : a));
+  return shareOf(heaviest, groups, weight) >= DOMINANT_SHARE ? heaviest : undefined;
+}
+
+/** A suite's share of the checks of a run of `groups`; 0 when they plan no generic check at all (nothing to share out). */
+export function shareOf(suite: SuiteSlug, groups: readonly SuiteSlug[], weight: (g: SuiteSlug) => number): number {
   const total = groups.reduce((n, g) => n + weight(g), 0);
-  // Suites with no generic check at all (weight 0) share nothing out: they keep the plan as it was.
-  return total > 0 && weight(heaviest) >= DOMINANT_SHARE * total ? heaviest : undefined;
+  return total > 0 ? weight(suite) / total : 0;
 }

@@ -14,7 +14,7 @@ import { ResultCollector, type SuiteStats } from './collector.js';
 import type { LiveProgress, ProgressCounts } from './progress.js';
 import { progressCounts, type ProgressSources } from './progress-counts.js';
 import { listenForCheckActivity } from '../harness/checks-in-progress.js';
-import type { RunPlan } from './run-plan.js';
+import { shareOf, type RunPlan } from './run-plan.js';
 
 /** The execute phase's hand-off: what the checks found, and what kept some of them from running. */
 export interface SuitesOutcome {
@@ -164,8 +164,7 @@ const SPIN_ANSWER_MS = 5_000;
 /** Why a run of several suites has one worker: the suite that holds most of its checks (run-plan.ts, DOMINANT_SHARE). */
 function whyOneWorker(groups: RunPlan['cfg']['groups'], host: RunPlan['waitsHost'], weight: RunPlan['weight']): string {
   if (!host || groups.length < 2) return '';
-  const total = groups.reduce((n, g) => n + weight(g), 0);
-  return `: ${host} holds ${Math.floor((100 * weight(host)) / total)}% of the checks`;
+  return `: ${host} holds ${Math.floor(100 * shareOf(host, groups, weight))}% of the checks`;
 }
 
 /** Where the checks that wait run when no waiting file runs them: first, beside the host suite's own. */

@@ -172,6 +172,7 @@ function withShortStrings(v: unknown): unknown {
   }
   return out;
 }
+
 /** How deep the generator goes: its usual depth, and the last try's. */
 const DEPTH = 8;
 const DEEP = 16;

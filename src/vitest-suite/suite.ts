@@ -185,8 +185,8 @@ function registrar(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FILE): (
 
 /**
  * The error that tells vitest a check did not pass, without stack frames: the check's result is the verdict, and
- * the main thread parsed and source-mapped a stack for every one (reading the frames' files anew each time: a
- * tenth of its CPU in a run of a vendor's document where 3,000 checks fail or warn) to drop it from every report.
+ * the main thread parsed and source-mapped a stack for every one (reading the frames' files anew each time: 0.5 s
+ * of its profiled 7.9 s in a 200-operation run of Stripe's document) to drop it from every report.
  */
 function verdictError(message: string): Error {
   const limit = Error.stackTraceLimit;
