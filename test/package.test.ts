@@ -119,6 +119,7 @@ describe('npm pack', () => {
       'docs/certification.md',
       'bin/fsapi-conformance.js',
       'bin/build-stamp.js',
+      'bin/tiering.js',
       'dist/.build-stamp',
       // The reference profile's validators, compiled by the build (src/catalogue/precompiled.ts).
       'dist/src/catalogue/reference-validators.cjs',
