@@ -149,7 +149,7 @@ describe('npm pack', () => {
 
   it('ships nothing else: no tests, benches, reports, docs beyond those a user reads, sources or tool configuration', () => {
     const allowed =
-      /^(package\.json|README\.md|LICENSE|bin\/(fsapi-conformance|build-stamp)\.js|dist\/\.build-stamp|dist\/(src|sandbox|fixtures|suites)\/.+\.js|dist\/src\/(catalogue\/reference-validators|reports\/report-validator|certify\/predicate-validator)\.cjs|spec\/.+\.(ya?ml|json|md)|fixtures\/tenants\.json|src\/reports\/(conformance\.schema\.json|allurerc\.mjs)|docs\/(sandbox\.md|certification\.md|self-verification\.(json|md)))$/;
+      /^(package\.json|README\.md|LICENSE|bin\/(fsapi-conformance|build-stamp|tiering)\.js|dist\/\.build-stamp|dist\/(src|sandbox|fixtures|suites)\/.+\.js|dist\/src\/(catalogue\/reference-validators|reports\/report-validator|certify\/predicate-validator)\.cjs|spec\/.+\.(ya?ml|json|md)|fixtures\/tenants\.json|src\/reports\/(conformance\.schema\.json|allurerc\.mjs)|docs\/(sandbox\.md|certification\.md|self-verification\.(json|md)))$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
     for (const dir of ['test/', 'bench/', 'reports/', 'examples/', '.ci/']) expect(files.filter((f) => f.startsWith(dir))).toEqual([]);
     expect(files.filter((f) => f.endsWith('.ts'))).toEqual([]);
