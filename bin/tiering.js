@@ -3,8 +3,9 @@
 // considered after about 66 KB of its bytecode has run) most of the background compiling a run pays for is of code
 // that has stopped running by the time it is ready. Asked 250 times later, TurboFan still takes the loops that run
 // for seconds (a vendor run's validating and value making). V8's flags are the process's, so the workers and the
-// sandbox's thread, started later, tier up the same way. Measured (bench/README.md, "When V8 optimises"): a
-// one-suite run and a full run about 6% less CPU, a vendor run about 10%, wall times unchanged.
+// sandbox's thread, started later, tier up the same way. Measured (bench/README.md, "where `npm test`'s CPU goes
+// now, and when V8 optimises"): a one-suite run and a full run about 6% less CPU, a vendor run about 10%, wall times
+// unchanged.
 import { setFlagsFromString } from 'node:v8';
 
 export const INTERRUPT_BUDGET = 16 * 1024 * 1024;
