@@ -8,7 +8,7 @@
 // unchanged.
 import { setFlagsFromString } from 'node:v8';
 
-export const INTERRUPT_BUDGET = 16 * 1024 * 1024;
+const INTERRUPT_BUDGET = 16 * 1024 * 1024;
 
 export function tierUpLater() {
   setFlagsFromString(`--interrupt-budget=${INTERRUPT_BUDGET}`);
