@@ -15,6 +15,8 @@ import { effectsOf } from '../src/checks/support.js';
 import { evaluatorsFor } from '../src/checks/traffic.js';
 import { CheckSkipped } from '../src/harness/assert.js';
 import { CreatedTally } from '../src/vitest-suite/created.js';
+import { ResultCollector } from '../src/runner/collector.js';
+import type { TestCase } from 'vitest/node';
 import { TrafficObserver } from '../src/harness/observer.js';
 import type { HttpResponse } from '../src/http/client.js';
 import { fromRoot } from '../src/paths.js';
@@ -125,6 +127,34 @@ describe('resources_created', () => {
     t.note(op('freezeCard'), res(201, { id: 'card_1', status: 'frozen' }));
     t.note(op('createAccount'), res(200, { id: 'acc_1' }));
     expect(t.byOperation).toEqual({ createCustomer: 1, createAccount: 1 });
+  });
+
+  it("each check's meta carries only the counts changed since the suite's previous check, as totals", () => {
+    const t = new CreatedTally();
+    const op = (id: string) => catalogue.spec.byId.get(id)!;
+    expect(t.takeChanges()).toEqual({});
+    t.note(op('createCustomer'), res(201, { id: 'cus_1' }));
+    t.note(op('createAccount'), res(201, { id: 'acc_1' }));
+    expect(t.takeChanges()).toEqual({ createCustomer: 1, createAccount: 1 });
+    expect(t.takeChanges()).toEqual({});
+    t.note(op('createCustomer'), res(201, { id: 'cus_2' }));
+    t.note(op('createCustomer'), res(201, { id: 'cus_2' })); // a replay: no change
+    expect(t.takeChanges()).toEqual({ createCustomer: 2 });
+    expect(t.byOperation).toEqual({ createCustomer: 2, createAccount: 1 });
+  });
+
+  it('the run sums every change its suites reported, whatever order the checks end in, a late one with no new request too', () => {
+    const c = new ResultCollector(() => undefined);
+    let n = 0;
+    const ended = (suite: string, requests: number, created: Record<string, number>) =>
+      c.onTestCaseResult({ id: `t${++n}`, meta: () => ({ fsapi_stats: { suite, requests, created } }), result: () => ({ state: 'passed' }) } as unknown as TestCase);
+    ended('customers', 4, { createCustomer: 2 });
+    ended('customers', 9, { createCustomer: 5 });
+    ended('customers', 7, { createCustomer: 3 }); // its result arrived after a later check's
+    ended('accounts', 3, { createAccount: 1 });
+    // The request was counted when it was sent: its creation is reported by a check that sent nothing more.
+    ended('customers', 9, { createFxQuote: 1 });
+    expect(c.stats).toEqual({ requests: 12, created: { createCustomer: 5, createAccount: 1, createFxQuote: 1 } });
   });
 });
 

@@ -51,7 +51,7 @@ export class ResultCollector implements Reporter {
   onTestCaseResult(test: TestCase): void {
     const meta = test.meta() as { fsapi?: CheckResult; fsapi_stats?: SuiteStats & { suite: string } };
     const st = meta.fsapi_stats;
-    if (st && (this.suiteStats.get(st.suite)?.requests ?? -1) < st.requests) this.suiteStats.set(st.suite, { requests: st.requests, created: st.created });
+    if (st) this.mergeStats(st.suite, st);
     const state = test.result().state;
     if (meta.fsapi) {
       this.byTest.set(test.id, meta.fsapi);
@@ -64,6 +64,17 @@ export class ResultCollector implements Reporter {
       this.suiteErrors.push(`${test.name}: ${err?.message ?? 'the test ended without a result'}`);
     }
     this.ended.add(test.id);
+  }
+
+  /**
+   * A suite's running totals, from one of its checks: the largest request count so far, and each changed creation
+   * count (totals, which only grow: the largest wins, whatever order the checks' results arrive in).
+   */
+  private mergeStats(suite: string, st: SuiteStats): void {
+    const into = this.suiteStats.get(suite) ?? { requests: 0, created: {} };
+    into.requests = Math.max(into.requests, st.requests);
+    for (const [op, n] of Object.entries(st.created)) into.created[op] = Math.max(into.created[op] ?? 0, n);
+    this.suiteStats.set(suite, into);
   }
 
   get counts(): CheckCounts {

@@ -17,6 +17,21 @@ export function createsResource(op: Operation): boolean {
 export class CreatedTally {
   readonly byOperation: Record<string, number> = {};
   private readonly ids = new Set<string>();
+  /** Operations whose count changed since `takeChanges` was last called. */
+  private changed = new Set<string>();
+
+  /**
+   * The counts that changed since the last call, as totals. Each check's meta carries these, not the whole tally:
+   * a copy of every operation's count in every check's meta made a run's memory and messages grow with checks times
+   * operations (a 2,000-operation document: some 57,000 checks, each with hundreds of counts, held in both threads).
+   * Totals only grow, so whoever merges them keeps the largest per operation, in any order.
+   */
+  takeChanges(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const op of this.changed) out[op] = this.byOperation[op]!;
+    this.changed = new Set();
+    return out;
+  }
 
   note(op: Operation, res: HttpResponse): void {
     if (!STATUS.is2xx(res.status) || res.headers['idempotent-replayed'] === 'true' || !createsResource(op)) return;
@@ -27,5 +42,6 @@ export class CreatedTally {
       this.ids.add(`${op.operationId} ${id}`);
     }
     this.byOperation[op.operationId] = (this.byOperation[op.operationId] ?? 0) + 1;
+    this.changed.add(op.operationId);
   }
 }

@@ -30,7 +30,10 @@ import { deliveryExchange } from '../webhooks/delivery.js';
 /** What the workers' suites report about themselves (suite meta `fsapi_stats`). */
 export interface SuiteStats {
   requests: number;
-  /** Resources created (201 answers that were not replays), by operationId. */
+  /**
+   * Resources created (201 answers that were not replays), by operationId. In a check's meta, only the counts that
+   * changed since the suite's previous check ended (CreatedTally.takeChanges), as totals.
+   */
   created: Record<string, number>;
 }
 import { reproduceScript, setupFor } from '../results/reproduce.js';
@@ -172,7 +175,7 @@ function registrar(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FILE): (
         activity.ended(id);
       }
       // The suite's running totals ride along with every result (suite meta set in afterAll never reaches reporters).
-      Object.assign(task.meta, { fsapi: result, fsapi_stats: { suite, requests: stats.requests, created: { ...stats.created } }, vitestWorker: process.env['VITEST_POOL_ID'] });
+      Object.assign(task.meta, { fsapi: result, fsapi_stats: { suite, requests: stats.requests, created: created.takeChanges() }, vitestWorker: process.env['VITEST_POOL_ID'] });
       if (result.status === 'skipped') skip(result.message);
       if (result.status === 'failed' || result.status === 'warning' || result.status === 'error') {
         throw verdictError(`${result.status.toUpperCase()}: ${result.message ?? ''}`);
