@@ -290,6 +290,9 @@ export async function allureReporter(resultsDir: string, requirements: Requireme
           super.handleTask(task);
         } finally {
           settling = undefined;
+          // Built and handed to the writer: vitest keeps every task's meta to the end of the run, and these messages
+          // (the evidence as JSON text, the requirement's description) would wait beside the result they came from.
+          delete (task.meta as { allureRuntimeMessages?: unknown }).allureRuntimeMessages;
         }
         return;
       }
