@@ -2,9 +2,9 @@
  * What a large vendor document costs. (a) Load and plan: the document loaded as a run loads it (loadCatalogue), the
  * first time (no parsed-document cache: a fresh temporary directory) and again (cached, as every worker of a run
  * loads it), then every check of every suite planned; each in a child process, for its peak RSS and CPU time.
- * (b) The run's cost per operation: the document cut to its first N operations (components kept whole), each cut
- * run with `run --spec` against a loopback HTTPS stub that answers every request from the document, for requests,
- * checks, CPU and peak memory against N.
+ * (b) The run's cost per operation: the document cut to its first N operations (components kept whole; past its own
+ * operations, made larger by repeating them under renamed paths), each cut run with `run --spec` against a loopback
+ * HTTPS stub that answers every request from the document, for requests, checks, CPU and peak memory against N.
  *
  * `--against DIR` measures another checkout's compiled build (e.g. main's, built in a copy) the same way,
  * interleaved with this one's, run for run: this machine's speed drifts by a third within an hour.
@@ -109,23 +109,35 @@ async function loadAndPlan(): Promise<LoadRound[]> {
 // -----------------------------------------------------------------------------------------------------------------
 // (b) The run's cost per operation
 
-/** The document with only its first `n` operations (in document order); components and everything else kept. */
-function cutDocument(doc: JsonObject, n: number): { doc: JsonObject; operations: number } {
+/**
+ * The document with only its first `n` operations (in document order); components and everything else kept. Past
+ * the document's own operations it is made larger by repetition: copy k of every path is served under `/repK` with
+ * each operationId suffixed `_repK` (issue 34's synthetic document: the same schemas, the same work per operation,
+ * so what grows faster than N is the suite's doing).
+ */
+function cutDocument(doc: JsonObject, n: number): { doc: JsonObject; operations: number; copies: number } {
   const paths: JsonObject = {};
+  const source = Object.entries(isObj(doc['paths']) ? doc['paths'] : {});
   let kept = 0;
-  for (const [p, item] of Object.entries(isObj(doc['paths']) ? doc['paths'] : {})) {
-    if (!isObj(item) || kept >= n) continue;
-    const copy: JsonObject = {};
-    for (const [k, v] of Object.entries(item)) {
-      if (!(METHODS as readonly string[]).includes(k)) copy[k] = v;
-      else if (kept < n) {
-        copy[k] = v;
-        kept++;
+  let copies = 0;
+  for (let copy = 1; kept < n; copy++) {
+    const before = kept;
+    for (const [p, item] of source) {
+      if (!isObj(item) || kept >= n) continue;
+      const out: JsonObject = {};
+      for (const [k, v] of Object.entries(item)) {
+        if (!(METHODS as readonly string[]).includes(k)) out[k] = v;
+        else if (kept < n) {
+          out[k] = copy === 1 || !isObj(v) || typeof v['operationId'] !== 'string' ? v : { ...v, operationId: `${v['operationId']}_rep${copy}` };
+          kept++;
+        }
       }
+      paths[copy === 1 ? p : `/rep${copy}${p}`] = out;
     }
-    paths[p] = copy;
+    if (kept === before) break; // a document without operations
+    copies = copy;
   }
-  return { doc: { ...doc, info: { ...(isObj(doc['info']) ? doc['info'] : {}), 'x-bench-cut': n }, paths }, operations: kept };
+  return { doc: { ...doc, info: { ...(isObj(doc['info']) ? doc['info'] : {}), 'x-bench-cut': n, ...(copies > 1 ? { 'x-bench-copies': copies } : {}) }, paths }, operations: kept, copies };
 }
 
 interface StubOperation {
@@ -241,9 +253,10 @@ async function runCuts(): Promise<RunRow[]> {
     for (const n of cuts) {
       const cut = cutDocument(doc, n);
       if (cut.operations < n) {
-        console.error(`cut ${n}: the document has only ${cut.operations} operations; skipped`);
+        console.error(`cut ${n}: the document has no operations; skipped`);
         continue;
       }
+      if (cut.copies > 1) console.error(`cut ${n}: the document's operations repeated ${cut.copies} times (copies under /rep2, /rep3, ...)`);
       const file = join(work, `cut-${n}.json`);
       writeFileSync(file, JSON.stringify(cut.doc));
       files.set(n, file);
