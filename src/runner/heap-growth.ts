@@ -4,9 +4,10 @@
  * allocates; a run allocates fast and keeps most of what it makes (every check's result waits for the reports), so
  * V8 chose large factors, and most of a large run's peak memory was room to grow, not data. Against Stripe's document
  * repeated to 2,000 operations (bench/README.md, "A document of 2,000 operations"), the two threads held some 8 KB per
- * check alive and the process peaked at 2.2 GiB; with the factor at 1.8, at 1.5 GiB, its CPU within the spread (three
- * pairs: 0.96-1.10). A smaller run gains less than it pays in collections (400 operations: 4% less memory, about 5%
- * more CPU), so it keeps V8's choice.
+ * check alive and the process peaked at 2.1-2.3 GiB; with the factor at 1.8, at 1.5 GiB, for about a tenth more CPU
+ * (the more frequent collections; 7 pairs at 1,000 and 2,000 operations: median 1.10, 0.84-1.18). Memory is the
+ * cliff (a runner out of it kills the run and its report), CPU the slope. A smaller run gains less than it pays
+ * (400 operations: 4% less memory, about 5% more CPU), so it keeps V8's choice.
  */
 import { setFlagsFromString } from 'node:v8';
 
