@@ -12,16 +12,14 @@
 import { setFlagsFromString } from 'node:v8';
 
 /** From this many planned checks (some 700 operations of a vendor's document) a run bounds its heap's growth. */
-export const LARGE_RUN_CHECKS = 20_000;
+const LARGE_RUN_CHECKS = 20_000;
 const HEAP_GROWING_PERCENT = 80;
 
 /**
- * Bounds the heap's growth for a run of `plannedChecks`, when that is a large run; says whether it did. V8's flags are
- * the process's and this one is read at each collection, so the main thread, the workers started later and the
- * sandbox's thread all grow the same way from here on.
+ * Bounds the heap's growth for a run of `plannedChecks`, when that is a large run. V8's flags are the process's and
+ * this one is read at each collection, so the main thread, the workers started later and the sandbox's thread all
+ * grow the same way from here on.
  */
-export function boundHeapGrowth(plannedChecks: number): boolean {
-  if (plannedChecks < LARGE_RUN_CHECKS) return false;
-  setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
-  return true;
+export function boundHeapGrowth(plannedChecks: number): void {
+  if (plannedChecks >= LARGE_RUN_CHECKS) setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
 }

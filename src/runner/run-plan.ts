@@ -85,8 +85,13 @@ function hostOf(groups: readonly SuiteSlug[], weight: (g: SuiteSlug) => number):
   return shareOf(heaviest, groups, weight) >= DOMINANT_SHARE ? heaviest : undefined;
 }
 
+/** The checks a run of `groups` plans: the sum of their weights. */
+export function checksIn(groups: readonly SuiteSlug[], weight: (g: SuiteSlug) => number): number {
+  return groups.reduce((n, g) => n + weight(g), 0);
+}
+
 /** A suite's share of the checks of a run of `groups`; 0 when they plan no generic check at all (nothing to share out). */
 export function shareOf(suite: SuiteSlug, groups: readonly SuiteSlug[], weight: (g: SuiteSlug) => number): number {
-  const total = groups.reduce((n, g) => n + weight(g), 0);
+  const total = checksIn(groups, weight);
   return total > 0 ? weight(suite) / total : 0;
 }

@@ -13,7 +13,7 @@ import type { LiveProgress } from './progress.js';
 import { reportRun, type PhaseTimes, type RunOutcome } from './report-run.js';
 import { rerunPlan } from './rerun-plan.js';
 import { boundHeapGrowth } from './heap-growth.js';
-import { planRun, type RunPlan } from './run-plan.js';
+import { checksIn, planRun, type RunPlan } from './run-plan.js';
 import { noChecksRun, SuiteRunner } from './suites.js';
 import { openTarget, type Target } from './target.js';
 
@@ -44,7 +44,7 @@ export async function runConformance(given: RunConfig, log: (line: string) => vo
 /** The run's phases, each handing the next what it needs: plan → target → preflight → execute → report. */
 async function conduct(given: RunConfig, { log, result, begun }: { log: (line: string) => void; result: (line: string) => void; begun: (() => void) | undefined }, interrupt: AbortSignal, start: RunStart, progress: LiveProgress | undefined): Promise<RunOutcome> {
   const plan = await planRun(given, newRunId(start.startedAt), log);
-  boundHeapGrowth(plan.cfg.groups.reduce((n, g) => n + plan.weight(g), 0));
+  boundHeapGrowth(checksIn(plan.cfg.groups, plan.weight));
   const phases: PhaseTimes = { startup_ms: 0, preflight_ms: 0, suites_ms: 0 };
   // One pacing for the whole run, shared with every worker: a 429 any of them sees slows them all.
   const throttle = RateLimiter.shared(plan.cfg.pacing);
