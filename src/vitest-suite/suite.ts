@@ -121,7 +121,8 @@ function registrar(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FILE): (
   const observer = new TrafficObserver(evaluatorsFor(spec));
   const explorations = new ExplorationLedger();
   const created = new CreatedTally();
-  const stats: SuiteStats = { requests: 0, created: created.byOperation };
+  // Requests this suite has sent: its running total rides along with every result.
+  let requests = 0;
   const observe = (op: Operation, res: HttpResponse, probe: Probe | undefined) => {
     created.note(op, res);
     // Which operation and probe the answer was judged as, so `verify` can judge the recorded traffic again.
@@ -132,8 +133,8 @@ function registrar(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FILE): (
   const sent = requestTotalsReporter(cfg.runId);
   const activity = checkActivityReporter(cfg.runId);
   const send: Sender = (req, record) => {
-    stats.requests++;
-    sent(suite, stats.requests);
+    requests++;
+    sent(suite, requests);
     return sendRecorded(rt, req, record, observe);
   };
   const worlds = new Map<'primary' | 'second', World>();
@@ -175,7 +176,7 @@ function registrar(rt: WorkerRuntime, suite: SuiteSlug | typeof WAITING_FILE): (
         activity.ended(id);
       }
       // The suite's running totals ride along with every result (suite meta set in afterAll never reaches reporters).
-      Object.assign(task.meta, { fsapi: result, fsapi_stats: { suite, requests: stats.requests, created: created.takeChanges() }, vitestWorker: process.env['VITEST_POOL_ID'] });
+      Object.assign(task.meta, { fsapi: result, fsapi_stats: { suite, requests, created: created.takeChanges() }, vitestWorker: process.env['VITEST_POOL_ID'] });
       if (result.status === 'skipped') skip(result.message);
       if (result.status === 'failed' || result.status === 'warning' || result.status === 'error') {
         throw verdictError(`${result.status.toUpperCase()}: ${result.message ?? ''}`);
