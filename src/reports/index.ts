@@ -7,6 +7,7 @@
  *   SHA256SUMS        sha256sum format over every file above and allure-results/, written last
  * and points reportRoot/latest at the directory.
  */
+import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { RunReport } from '../results/model.js';
@@ -18,7 +19,7 @@ import { refreshLatest } from './latest.js';
 import { renderSummary } from './markdown.js';
 import { validateReport } from './schema.js';
 import { compareWithBaseline, keepDocument } from '../regression/baseline-compare.js';
-import { trendOf } from '../regression/trend.js';
+import { trendEntry, trendOf } from '../regression/trend.js';
 import { htmlReportName, redactUrl } from './text.js';
 
 export interface WriteReportsOptions {
@@ -62,7 +63,7 @@ async function prepare(report: RunReport, opts: WriteReportsOptions): Promise<Ru
     const baseline = loadReport(opts.baselinePath);
     out.baseline = { ...diffReports(baseline, out, opts.baselinePath), ...(await compareWithBaseline(opts.baselinePath, baseline, out, opts)) };
   }
-  const trend = trendOf(out, opts.reportRoot, opts.trend ?? 0);
+  const trend = await trendOf(out, opts.reportRoot, opts.trend ?? 0);
   if (trend) out.trend = trend;
   return out;
 }
@@ -78,7 +79,12 @@ export async function writeReports(input: RunReport, opts: WriteReportsOptions):
     await writeFile(p, text);
     files.push(p);
   };
-  await write('conformance.json', serializeReport(report));
+  const json = serializeReport(report);
+  await write('conformance.json', json);
+  // Its digest serves SHA256SUMS (not read back) and files this run's trend point under it, so a later run's trend
+  // hashes this report instead of parsing it.
+  const jsonSha256 = createHash('sha256').update(json).digest('hex');
+  await trendEntry(jsonSha256, () => report);
   await write('summary.md', renderSummary(report));
   await write('junit.xml', renderJunit(report));
   let htmlFailure: unknown;
@@ -94,7 +100,7 @@ export async function writeReports(input: RunReport, opts: WriteReportsOptions):
       htmlFailure = e;
     }
   }
-  await writeChecksums(dir, opts.knownHashes);
+  await writeChecksums(dir, new Map([...(opts.knownHashes ?? []), ['conformance.json', jsonSha256]]));
   files.push(join(dir, CHECKSUMS_FILE));
   await refreshLatest(opts.reportRoot, dir);
   if (htmlFailure) throw htmlFailure;
