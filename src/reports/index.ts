@@ -74,17 +74,20 @@ export async function writeReports(input: RunReport, opts: WriteReportsOptions):
   await mkdir(dir, { recursive: true });
   const files: string[] = [];
   if (opts.documentPath) files.push(keepDocument(opts.documentPath, dir));
-  const write = async (name: string, text: string) => {
+  // What this writer hashed as it wrote, by name: SHA256SUMS takes these instead of reading the files back.
+  const hashes = new Map(opts.knownHashes);
+  /** Writes a report file from its bytes, encoded once: the same bytes are written and hashed (a vendor run's conformance.json is a hundred megabytes). */
+  const write = async (name: string, text: string): Promise<string> => {
     const p = join(dir, name);
-    await writeFile(p, text);
+    const bytes = Buffer.from(text);
+    await writeFile(p, bytes);
     files.push(p);
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    hashes.set(name, sha256);
+    return sha256;
   };
-  const json = serializeReport(report);
-  await write('conformance.json', json);
-  // Its digest serves SHA256SUMS (not read back) and files this run's trend point under it, so a later run's trend
-  // hashes this report instead of parsing it.
-  const jsonSha256 = createHash('sha256').update(json).digest('hex');
-  await trendEntry(jsonSha256, () => report);
+  // This run's trend point, filed under its report's digest: a later run's trend hashes this report instead of parsing it.
+  await trendEntry(await write('conformance.json', serializeReport(report)), () => report);
   await write('summary.md', renderSummary(report));
   await write('junit.xml', renderJunit(report));
   let htmlFailure: unknown;
@@ -100,7 +103,7 @@ export async function writeReports(input: RunReport, opts: WriteReportsOptions):
       htmlFailure = e;
     }
   }
-  await writeChecksums(dir, new Map([...(opts.knownHashes ?? []), ['conformance.json', jsonSha256]]));
+  await writeChecksums(dir, hashes);
   files.push(join(dir, CHECKSUMS_FILE));
   await refreshLatest(opts.reportRoot, dir);
   if (htmlFailure) throw htmlFailure;
