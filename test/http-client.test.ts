@@ -56,6 +56,17 @@ describe('TargetClient', () => {
         if (api.requests.filter((r) => r.url.startsWith('/v1/limited')).length <= n) return json(res, 429, { title: 'slow down' }, { 'retry-after': '0' });
         return json(res, 200, { ok: true });
       }
+      // The connection closes under the request before any answer: on its first arrival only, or on every one.
+      if (u.pathname === '/v1/closes-once' || u.pathname === '/v1/closes-always') {
+        const seen = api.requests.filter((r) => r.url === req.url && r.method === req.method).length;
+        if (u.pathname === '/v1/closes-always' || seen === 1) return req.socket.destroy();
+        return json(res, 200, { seen });
+      }
+      // The answer begins, then the connection closes: a reset mid-answer, never sent again.
+      if (u.pathname === '/v1/closes-mid-answer') {
+        res.writeHead(200, { 'content-type': 'application/json' }).write('{"partial":');
+        return void setImmediate(() => req.socket.destroy());
+      }
       json(res, 404, { title: 'nope' });
     });
     servers.push(api, elsewhere);
@@ -137,6 +148,44 @@ describe('TargetClient', () => {
       await c.send({ method: 'GET', path, ...(query ? { query } : {}) });
       expect(api.requests[before]?.url, path).toBe(`${u.pathname}${u.search}`);
     }
+    await c.close();
+  });
+
+  it('sends a replayable request again, once, when its connection closed before any answer; the evidence says so', async () => {
+    const c = await client(api);
+    const sentTo = (url: string, method: string) => api.requests.filter((r) => r.url === url && r.method === method).length;
+    const recorded: RecordedExchange[] = [];
+    // An idempotent method, and a POST with its Idempotency-Key: each answered on the second attempt.
+    const get = await c.send({ method: 'GET', path: 'closes-once' }, (x) => recorded.push(x));
+    expect(get.status).toBe(200);
+    expect(get.exchange.resent_after).toMatch(/^(UND_ERR_SOCKET|ECONNRESET|EPIPE): the connection closed before any answer$/);
+    expect(get.exchange.response?.status).toBe(200);
+    const post = await c.send({ method: 'POST', path: 'closes-once', headers: { 'Idempotency-Key': 'k-1' }, json: {} });
+    expect(post.status).toBe(200);
+    expect(post.exchange.resent_after).toBeDefined();
+    expect([sentTo('/v1/closes-once', 'GET'), sentTo('/v1/closes-once', 'POST')]).toEqual([2, 2]);
+    expect(c.requestsSent).toBe(4);
+    // One exchange recorded per request: the attempt that was answered.
+    expect(recorded).toHaveLength(1);
+    await c.close();
+  });
+
+  it('never sends again a POST without an Idempotency-Key, nor anything after the answer began; a second close is the answer', async () => {
+    const c = await client(api);
+    const sentTo = (url: string, method: string) => api.requests.filter((r) => r.url === url && r.method === method).length;
+    const failure = (p: Promise<unknown>) => p.then(() => expect.fail('answered'), (e: unknown) => e as TransportError);
+    const keyless = await failure(c.send({ method: 'POST', path: 'closes-once', query: { key: 'none' }, json: {} }));
+    expect(keyless).toBeInstanceOf(TransportError);
+    expect(keyless.kind).toBe('reset');
+    expect(keyless.exchange.resent_after).toBeUndefined();
+    expect(sentTo('/v1/closes-once?key=none', 'POST')).toBe(1);
+    const mid = await failure(c.send({ method: 'GET', path: 'closes-mid-answer' }));
+    expect([mid.kind, mid.exchange.resent_after, sentTo('/v1/closes-mid-answer', 'GET')]).toEqual(['reset', undefined, 1]);
+    const always = await failure(c.send({ method: 'GET', path: 'closes-always' }));
+    expect(always.kind).toBe('reset');
+    expect(always.exchange.resent_after).toBeDefined();
+    expect(always.exchange.error).toMatch(/closed before the response was complete/);
+    expect(sentTo('/v1/closes-always', 'GET')).toBe(2);
     await c.close();
   });
 

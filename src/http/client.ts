@@ -221,10 +221,9 @@ export class TargetClient {
     // AbortSignal.any with the run's signal did the same at about 0.1 ms of CPU per request, a second per run.
     const timeoutMs = spec.timeoutMs ?? this.opts.timeoutMs;
     const deadline = t0 + timeoutMs;
-    this.sent++;
-    let res: Dispatcher.ResponseData;
-    try {
-      res = await request(this.agent, {
+    const dispatch = () => {
+      this.sent++;
+      return request(this.agent, {
         origin,
         path,
         method: spec.method as Dispatcher.HttpMethod,
@@ -233,8 +232,22 @@ export class TargetClient {
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
+    };
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await dispatch();
     } catch (e) {
-      throw this.fail(e, exchange, t0, timeoutMs, record);
+      const closed = closedBeforeAnswer(e);
+      if (!closed || !replayable(spec.method, headers) || this.opts.signal?.aborted || performance.now() >= deadline) throw this.fail(e, exchange, t0, timeoutMs, record);
+      // A connection kept alive can be closed by the target as the next request leaves on it (its idle timeout; the
+      // more likely the busier this machine): nothing of that request was answered, so a replayable one is sent again,
+      // once, as HTTP clients do (RFC 9110 section 9.2.2), and the evidence says so. A second failure is the answer.
+      exchange.resent_after = `${closed}: the connection closed before any answer`;
+      try {
+        res = await dispatch();
+      } catch (e2) {
+        throw this.fail(e2, exchange, t0, timeoutMs, record);
+      }
     }
     const resHeaders = flattenHeaders(res.headers);
     const cap = this.opts.maxResponseBytes;
@@ -351,6 +364,26 @@ const TLS_CODES: Record<string, string> = {
   ERR_TLS_CERT_ALTNAME_INVALID: "the certificate does not name this host",
   ERR_SSL_WRONG_VERSION_NUMBER: 'the server did not answer TLS (is it plain HTTP?)',
 };
+
+/** The error's code when a connection closed under a request before any byte of an answer (undici rejects the request before its headers), else undefined. */
+function closedBeforeAnswer(e: unknown): string | undefined {
+  const err = e as { code?: string; cause?: { code?: string } };
+  const code = err.code ?? err.cause?.code ?? '';
+  return ['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE'].includes(code) ? code : undefined;
+}
+
+const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
+
+/**
+ * Whether a request may be sent again when nothing of it was answered: an idempotent method (RFC 9110 section 9.2.2),
+ * or one that carries an Idempotency-Key, which exists so that a retry is safe (Go's net/http replays the same). A
+ * POST sent without a key on purpose (a probe) is not replayed.
+ */
+function replayable(method: string, headers: Record<string, string>): boolean {
+  if (IDEMPOTENT_METHODS.has(method.toUpperCase())) return true;
+  for (const k in headers) if (k.toLowerCase() === 'idempotency-key' && headers[k]) return true;
+  return false;
+}
 
 function classify(e: unknown, timeoutMs: number, runSignal?: AbortSignal): { kind: TransportErrorKind; message: string } {
   const err = e as { code?: string; name?: string; message?: string; cause?: { code?: string; message?: string } };

@@ -29,6 +29,12 @@ export interface RecordedExchange {
     /** Bytes received (may exceed what was kept). */
     size_bytes: number;
   };
+  /**
+   * Why the request was sent a second time: its first attempt's connection closed before any byte of an answer (a
+   * connection kept alive that the target closed as the request left on it). Only a replayable request (an
+   * idempotent method, or one with an Idempotency-Key) is, once; what is recorded is the second attempt.
+   */
+  resent_after?: string;
   /** Transport failure: timeout, reset, TLS, size cap... */
   error?: string;
   /**
