@@ -365,11 +365,19 @@ const TLS_CODES: Record<string, string> = {
   ERR_SSL_WRONG_VERSION_NUMBER: 'the server did not answer TLS (is it plain HTTP?)',
 };
 
+/** The code of a transport error, on it or on its cause ('' when neither has one). */
+function errorCode(e: unknown): string {
+  const err = e as { code?: string; cause?: { code?: string } };
+  return err.code ?? err.cause?.code ?? '';
+}
+
+/** Codes of a connection that the other side closed or reset (UND_ERR_CLOSED: this side closed it). */
+const CLOSED_BY_PEER = ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET'];
+
 /** The error's code when a connection closed under a request before any byte of an answer (undici rejects the request before its headers), else undefined. */
 function closedBeforeAnswer(e: unknown): string | undefined {
-  const err = e as { code?: string; cause?: { code?: string } };
-  const code = err.code ?? err.cause?.code ?? '';
-  return ['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE'].includes(code) ? code : undefined;
+  const code = errorCode(e);
+  return CLOSED_BY_PEER.includes(code) ? code : undefined;
 }
 
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
@@ -386,8 +394,8 @@ function replayable(method: string, headers: Record<string, string>): boolean {
 }
 
 function classify(e: unknown, timeoutMs: number, runSignal?: AbortSignal): { kind: TransportErrorKind; message: string } {
-  const err = e as { code?: string; name?: string; message?: string; cause?: { code?: string; message?: string } };
-  const code = err.code ?? err.cause?.code ?? '';
+  const err = e as { name?: string; message?: string };
+  const code = errorCode(e);
   if (runSignal?.aborted) return { kind: 'aborted', message: 'the run was interrupted before the response arrived' };
   if (err.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
     return { kind: 'timeout', message: `no complete response within ${timeoutMs} ms` };
@@ -398,7 +406,7 @@ function classify(e: unknown, timeoutMs: number, runSignal?: AbortSignal): { kin
   if (['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ETIMEDOUT'].includes(code)) {
     return { kind: 'connect', message: `cannot connect (${code})` };
   }
-  if (['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'].includes(code)) {
+  if (CLOSED_BY_PEER.includes(code) || code === 'UND_ERR_CLOSED') {
     return { kind: 'reset', message: `the connection was closed before the response was complete (${code})` };
   }
   return { kind: 'other', message: `${code ? `${code}: ` : ''}${err.message ?? String(e)}` };
