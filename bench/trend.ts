@@ -76,7 +76,7 @@ const text = readFileSync(join(work, 'made', 'latest', 'conformance.json'), 'utf
 const reportRoot = join(work, 'reports');
 // Earlier run ids (older than the current one), each copy with its own id inside, so each has its own digest.
 for (let i = 1; i <= earlier; i++) {
-  const id = `20200101-${String(i).padStart(6, '0')}-${'abcdef'}`;
+  const id = `20200101-${String(i).padStart(6, '0')}-abcdef`;
   mkdirSync(join(reportRoot, id), { recursive: true });
   writeFileSync(join(reportRoot, id, 'conformance.json'), text.replaceAll(made.run.id, id));
 }

@@ -32,7 +32,8 @@ export interface RecordedExchange {
   /**
    * Why the request was sent a second time: its first attempt's connection closed before any byte of an answer (a
    * connection kept alive that the target closed as the request left on it). Only a replayable request (an
-   * idempotent method, or one with an Idempotency-Key) is, once; what is recorded is the second attempt.
+   * idempotent method, or one with an Idempotency-Key) is, once. The answer recorded is the second attempt's; the
+   * exchange's start and duration run from the first (the time the answer took, both attempts).
    */
   resent_after?: string;
   /** Transport failure: timeout, reset, TLS, size cap... */
