@@ -1,5 +1,7 @@
 /** The HTTP client against misbehaving servers: it never follows redirects, times out, caps bodies, verifies TLS. */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { getEventListeners } from 'node:events';
+import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RateLimited, TargetClient, TransportError } from '../src/http/client.js';
 import { RateLimiter } from '../src/http/rate-limiter.js';
@@ -391,6 +393,92 @@ describe('TargetClient', () => {
     expect(e).toBeInstanceOf(TransportError);
     expect(e.kind).toBe('tls');
     await d.close();
+  });
+});
+
+/**
+ * A server in its own thread, so that it answers while the test's thread is blocked. flags[0] is set by the test once
+ * its thread stalls; the server then sends what it held back and sets flags[1] once that is handed to the kernel.
+ */
+const STALL_SERVER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const http = require('node:http');
+const flags = new Int32Array(workerData);
+const sent = () => { Atomics.store(flags, 1, 1); Atomics.notify(flags, 1); };
+const server = http.createServer((req, res) => {
+  if (req.url === '/v1/warm') return res.end('{}');
+  if (req.url === '/v1/answer-in-stall') {
+    Atomics.wait(flags, 0, 0);
+    return res.writeHead(200, { 'content-type': 'application/json' }).end('{"answered":"in the stall"}', sent);
+  }
+  if (req.url === '/v1/body-in-stall') {
+    res.writeHead(200, { 'content-type': 'application/json' }).flushHeaders();
+    Atomics.wait(flags, 0, 0);
+    return res.end('{"body":"in the stall"}', sent);
+  }
+  if (req.url === '/v1/nothing-in-stall') { Atomics.wait(flags, 0, 0); return sent(); }
+});
+server.keepAliveTimeout = 60000;
+server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port));
+`;
+
+describe('TargetClient, in a thread blocked past the time limit', () => {
+  const shared = new SharedArrayBuffer(8);
+  const flags = new Int32Array(shared);
+  let worker: Worker;
+  let baseUrl: string;
+  beforeAll(async () => {
+    worker = new Worker(STALL_SERVER, { eval: true, workerData: shared });
+    baseUrl = `http://127.0.0.1:${await new Promise<number>((resolve) => worker.once('message', resolve))}/v1/`;
+  });
+  afterAll(() => worker.terminate());
+
+  /**
+   * Sends GET path with a 300 ms limit and blocks this thread at `channel` (the request sent, or the answer's headers
+   * read) until the server has sent the rest and the limit has fallen due `pastMs` ago: what a worker busy for
+   * seconds (compiling a validator, starved of CPU) does to the requests it has in flight.
+   */
+  async function stalled(path: string, channel: string, pastMs: number) {
+    Atomics.store(flags, 0, 0);
+    Atomics.store(flags, 1, 0);
+    const c = new TargetClient({ baseUrl, timeoutMs: 300, maxResponseBytes: 1024, redactor });
+    await c.send({ method: 'GET', path: 'warm' }); // the request below leaves at once, on this kept-alive connection
+    const stall = (message: unknown) => {
+      if (!(message as { request: { path: string } }).request.path.endsWith(path)) return;
+      // This callback runs after the request's limit was set: past this moment plus 300 ms, it has fallen due.
+      const due = performance.now() + 300;
+      Atomics.store(flags, 0, 1);
+      Atomics.notify(flags, 0);
+      expect(Atomics.wait(flags, 1, 0, 30_000)).not.toBe('timed-out');
+      while (performance.now() < due + pastMs);
+    };
+    subscribe(channel, stall);
+    try {
+      const recorded: RecordedExchange[] = [];
+      const out = await c.send({ method: 'GET', path, unpaced: true }, (x) => recorded.push(x)).then((r) => r, (e: unknown) => e);
+      return { out, recorded };
+    } finally {
+      unsubscribe(channel, stall);
+      await c.close();
+    }
+  }
+
+  it('reads an answer that arrived while it was blocked instead of calling it a timeout, headers and body alike', async () => {
+    const whole = await stalled('answer-in-stall', 'undici:request:bodySent', 100);
+    expect(whole.out).not.toBeInstanceOf(Error);
+    expect((whole.out as { json: unknown }).json).toEqual({ answered: 'in the stall' });
+    expect(whole.recorded[0]!.error).toBeUndefined();
+    const body = await stalled('body-in-stall', 'undici:request:headers', 100);
+    expect(body.out).not.toBeInstanceOf(Error);
+    expect((body.out as { json: unknown }).json).toEqual({ body: 'in the stall' });
+  });
+
+  it('still times out when nothing had arrived, and says how late it judged when this thread was busy', async () => {
+    const { out, recorded } = await stalled('nothing-in-stall', 'undici:request:bodySent', 700);
+    expect(out).toBeInstanceOf(TransportError);
+    expect((out as TransportError).kind).toBe('timeout');
+    expect((out as TransportError).message).toMatch(/^no complete response within 300 ms \(judged \d+ ms late, this process having been busy; nothing more had arrived by then\)$/);
+    expect(Number(/judged (\d+) ms/.exec(recorded[0]!.error!)![1])).toBeGreaterThanOrEqual(700);
   });
 });
 

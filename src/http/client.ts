@@ -1,8 +1,9 @@
 import { isUtf8 } from 'node:buffer';
 import { createSecureContext, rootCertificates } from 'node:tls';
-import { Agent, errors, request, type Dispatcher } from './undici.js';
+import { Agent, request, type Dispatcher } from './undici.js';
 import { EVIDENCE_CAP, evidenceBody, type RecordedExchange } from './exchange.js';
 import { RateLimiter } from './rate-limiter.js';
+import { RequestLimit, RequestTimedOut } from './request-limit.js';
 import type { Redactor } from './redact.js';
 import { RateLimited, TransportError, type TransportErrorKind } from './transport-error.js';
 import { mediaTypeOf, parseBody } from './body.js';
@@ -97,11 +98,11 @@ export class TargetClient {
     // passing `ca` to each connect made every new connection pay it.
     const secureContext = createSecureContext({ ca: opts.caPem ? (opts.caOnly ? [opts.caPem] : [...rootCertificates, opts.caPem]) : [...rootCertificates] });
     this.agent = new Agent({
-      connect: { secureContext, rejectUnauthorized: true, timeout: opts.timeoutMs },
+      connect: { secureContext, rejectUnauthorized: true, timeout: backstopMs(opts.timeoutMs) },
       keepAliveTimeout: 10_000,
       connections: 128,
-      headersTimeout: opts.timeoutMs,
-      bodyTimeout: opts.timeoutMs,
+      headersTimeout: backstopMs(opts.timeoutMs),
+      bodyTimeout: backstopMs(opts.timeoutMs),
     });
     // The run's cancellation ends every request at once by destroying the agent; a signal on each request made
     // undici add and remove an abort listener per request.
@@ -216,11 +217,13 @@ export class TargetClient {
         ...(bodyText !== undefined ? evidenceBody(bodyText, redactor, spec.evidenceBytes ?? EVIDENCE_CAP.requestBody) : {}),
       },
     };
-    // The time limit is undici's (no complete headers, or no body data, within timeoutMs) plus a deadline checked
-    // as each body chunk arrives, which ends a body that trickles. A per-request AbortSignal.timeout combined by
-    // AbortSignal.any with the run's signal did the same at about 0.1 ms of CPU per request, a second per run.
+    // The time limit is a RequestLimit: the whole exchange, connection to the body's last byte, within timeoutMs,
+    // judged once this process has read what arrived (a per-request AbortSignal.timeout combined by AbortSignal.any
+    // with the run's signal cost about 0.1 ms of CPU per request, a second per run). undici's own timeouts stay as a
+    // backstop only: they end a connection in the timers phase, before an answer waiting on it is read.
     const timeoutMs = spec.timeoutMs ?? this.opts.timeoutMs;
     const deadline = t0 + timeoutMs;
+    const limit = new RequestLimit(timeoutMs, timedOut);
     const dispatch = () => {
       this.sent++;
       return request(this.agent, {
@@ -229,44 +232,50 @@ export class TargetClient {
         method: spec.method as Dispatcher.HttpMethod,
         headers,
         ...(body !== undefined ? { body } : {}),
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
+        signal: limit,
+        headersTimeout: backstopMs(timeoutMs),
+        bodyTimeout: backstopMs(timeoutMs),
       });
     };
     let res: Dispatcher.ResponseData;
+    let raw: Buffer;
+    let size = 0;
     try {
-      res = await dispatch();
-    } catch (e) {
-      const closed = closedBeforeAnswer(e);
-      if (!closed || !replayable(spec.method, headers) || this.opts.signal?.aborted || performance.now() >= deadline) throw this.fail(e, exchange, t0, timeoutMs, record);
-      // A connection kept alive can be closed by the target as the next request leaves on it (its idle timeout; the
-      // more likely the busier this machine): nothing of that request was answered, so a replayable one is sent again,
-      // once, as HTTP clients do (RFC 9110 section 9.2.2), and the evidence says so. A second failure is the answer.
-      exchange.resent_after = `${closed}: the connection closed before any answer`;
       try {
         res = await dispatch();
-      } catch (e2) {
-        throw this.fail(e2, exchange, t0, timeoutMs, record);
+      } catch (e) {
+        const closed = closedBeforeAnswer(e);
+        if (!closed || !replayable(spec.method, headers) || this.opts.signal?.aborted || performance.now() >= deadline) throw this.fail(e, exchange, t0, timeoutMs, record);
+        // A connection kept alive can be closed by the target as the next request leaves on it (its idle timeout; the
+        // more likely the busier this machine): nothing of that request was answered, so a replayable one is sent again,
+        // once, as HTTP clients do (RFC 9110 section 9.2.2), and the evidence says so. A second failure is the answer.
+        exchange.resent_after = `${closed}: the connection closed before any answer`;
+        try {
+          res = await dispatch();
+        } catch (e2) {
+          throw this.fail(e2, exchange, t0, timeoutMs, record);
+        }
       }
+      const cap = this.opts.maxResponseBytes;
+      try {
+        raw = await readCapped(res.body, cap, (n) => (size = n));
+      } catch (e) {
+        const resHeaders = flattenHeaders(res.headers);
+        if (e instanceof BodyTooLarge) {
+          exchange.duration_ms = Math.round(performance.now() - t0);
+          exchange.response = { status: res.statusCode, headers: redactor.headers(resHeaders), size_bytes: size };
+          exchange.error = `response body exceeds the ${cap}-byte cap; reading stopped at ${size} bytes`;
+          exchange.error_kind = 'too-large';
+          record?.(exchange);
+          throw new TransportError('too-large', exchange.error, exchange);
+        }
+        exchange.response = { status: res.statusCode, headers: redactor.headers(resHeaders), size_bytes: size };
+        throw this.fail(e, exchange, t0, timeoutMs, record);
+      }
+    } finally {
+      limit.end();
     }
     const resHeaders = flattenHeaders(res.headers);
-    const cap = this.opts.maxResponseBytes;
-    let size = 0;
-    let raw: Buffer;
-    try {
-      raw = await readCapped(res.body, cap, deadline, timeoutMs, (n) => (size = n));
-    } catch (e) {
-      if (e instanceof BodyTooLarge) {
-        exchange.duration_ms = Math.round(performance.now() - t0);
-        exchange.response = { status: res.statusCode, headers: redactor.headers(resHeaders), size_bytes: size };
-        exchange.error = `response body exceeds the ${cap}-byte cap; reading stopped at ${size} bytes`;
-        exchange.error_kind = 'too-large';
-        record?.(exchange);
-        throw new TransportError('too-large', exchange.error, exchange);
-      }
-      exchange.response = { status: res.statusCode, headers: redactor.headers(resHeaders), size_bytes: size };
-      throw this.fail(e, exchange, t0, timeoutMs, record);
-    }
     const text = raw.toString('utf8');
     const durationMs = performance.now() - t0;
     exchange.duration_ms = Math.round(durationMs);
@@ -314,24 +323,22 @@ class BodyTooLarge extends Error {}
 
 /**
  * The whole body, read through 'data' events (an async iterator per response cost more than the reading). It
- * stops at the size cap (BodyTooLarge) and at the deadline, which ends a body that trickles in below undici's
- * inactivity timeout. `progress` learns the bytes read so far.
+ * stops at the size cap (BodyTooLarge); the request's RequestLimit ends a body that stalls or trickles. `progress`
+ * learns the bytes read so far.
  */
-function readCapped(body: Dispatcher.ResponseData['body'], cap: number, deadline: number, timeoutMs: number, progress: (bytes: number) => void): Promise<Buffer> {
+function readCapped(body: Dispatcher.ResponseData['body'], cap: number, progress: (bytes: number) => void): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const stop = (e: Error) => {
-      body.off('data', onData);
-      body.destroy();
-      reject(e);
-    };
     const onData = (b: Buffer) => {
       size += b.length;
       progress(size);
-      if (size > cap) return stop(new BodyTooLarge());
+      if (size > cap) {
+        body.off('data', onData);
+        body.destroy();
+        return reject(new BodyTooLarge());
+      }
       chunks.push(b);
-      if (performance.now() > deadline) stop(new errors.BodyTimeoutError(`the body was still arriving after ${timeoutMs} ms`));
     };
     body.on('data', onData);
     body.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
@@ -339,6 +346,19 @@ function readCapped(body: Dispatcher.ResponseData['body'], cap: number, deadline
   });
 }
 
+/**
+ * undici's own time limits, past the RequestLimit's: they fire only should it fail to, since they end a connection
+ * before an answer already waiting on it is read.
+ */
+function backstopMs(timeoutMs: number): number {
+  return 2 * timeoutMs + 5_000;
+}
+
+/** The error of a request whose limit fell due; the time it was judged late, when this process was too busy to look sooner. */
+function timedOut(limit: RequestLimit): Error {
+  const late = limit.lateMs >= 500 ? ` (judged ${limit.lateMs} ms late, this process having been busy; nothing more had arrived by then)` : '';
+  return new RequestTimedOut(`no complete response within ${limit.ms} ms${late}`);
+}
 
 function flattenHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -397,6 +417,7 @@ function classify(e: unknown, timeoutMs: number, runSignal?: AbortSignal): { kin
   const err = e as { name?: string; message?: string };
   const code = errorCode(e);
   if (runSignal?.aborted) return { kind: 'aborted', message: 'the run was interrupted before the response arrived' };
+  if (e instanceof RequestTimedOut) return { kind: 'timeout', message: e.message };
   if (err.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
     return { kind: 'timeout', message: `no complete response within ${timeoutMs} ms` };
   }
