@@ -16,6 +16,7 @@ import type { RecordedExchange } from '../src/results/model.js';
 import { reproduceScript } from '../src/results/reproduce.js';
 import { computeVerdict, exitCodeFor } from '../src/results/verdict.js';
 import { WebhookReceiver } from '../src/runner/receiver.js';
+import { Worker } from 'node:worker_threads';
 import { FAIL_FIRST_MARKER } from '../src/webhooks/delivery.js';
 
 const requirements = loadRequirements(REQUIREMENTS_PATH);
@@ -212,5 +213,41 @@ describe('WebhookReceiver', () => {
     expect(wrongToken.status).toBe(200); // treated as a delivery, revealing nothing
     expect(await wrongToken.text()).toBe('ok');
     await rx.close();
+  });
+
+  it("still finds a delivery that came in, on a new connection, while its thread was busy past the long-poll's wait", async () => {
+    const rx = new WebhookReceiver();
+    const { url, inspectUrl } = await rx.listen('127.0.0.1', 0);
+    // The target and the worker that reads the receiver, in a thread of their own: they go on while this one is blocked.
+    const flags = new Int32Array(new SharedArrayBuffer(4));
+    const other = new Worker(
+      `const { parentPort, workerData: { url, inspectUrl, flags } } = require('node:worker_threads');
+       const http = require('node:http');
+       parentPort.on('message', (m) => {
+         if (m === 'inspect') http.get(inspectUrl + '?object_id=cus_late&timeout_ms=300', (res) => { let b = ''; res.on('data', (c) => (b += c)); res.on('end', () => parentPort.postMessage(b)); });
+         if (m === 'deliver') {
+           const req = http.request(url, { method: 'POST', agent: false, headers: { 'webhook-id': 'evt_late' } });
+           req.on('error', () => undefined);
+           req.end(JSON.stringify({ id: 'evt_late', type: 'customer.created', data: { object: { id: 'cus_late' } } }), () => { Atomics.store(flags, 0, 1); Atomics.notify(flags, 0); });
+         }
+       });`,
+      { eval: true, workerData: { url, inspectUrl, flags } },
+    );
+    try {
+      const answer = new Promise<string>((resolve) => other.once('message', resolve));
+      other.postMessage('inspect');
+      const waiters = (rx as unknown as { waiters: Set<unknown> }).waiters;
+      while (waiters.size === 0) await new Promise(setImmediate);
+      // The long poll waits from before this moment: 300 ms past it plus 100, its wait is over.
+      const due = performance.now() + 300;
+      other.postMessage('deliver');
+      expect(Atomics.wait(flags, 0, 0, 30_000)).not.toBe('timed-out');
+      while (performance.now() < due + 100);
+      const got = JSON.parse(await answer) as { object_id: string }[];
+      expect(got.map((d) => d.object_id)).toEqual(['cus_late']);
+    } finally {
+      await other.terminate();
+      await rx.close();
+    }
   });
 });

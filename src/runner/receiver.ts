@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { FAIL_FIRST_MARKER, type ReceivedDelivery } from '../webhooks/delivery.js';
+import { setIoDeadline, type IoDeadline } from '../http/io-deadline.js';
 
 const MAX_KEPT = 5000;
 const MAX_BODY = 1_048_576;
@@ -116,9 +117,9 @@ export class WebhookReceiver {
     const timeout = Math.min(Number(url.searchParams.get('timeout_ms') ?? '0'), 120_000);
     const matches = (d: ReceivedDelivery) => (!objectId || d.object_id === objectId) && (!type || d.event_type === type);
     let count = this.deliveries.filter(matches).length;
-    let timer: NodeJS.Timeout | undefined;
+    let timer: IoDeadline | undefined;
     const answer = () => {
-      clearTimeout(timer);
+      timer?.clear();
       this.waiters.delete(arrived);
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(this.deliveries.filter(matches).slice(-limit)));
     };
@@ -126,10 +127,12 @@ export class WebhookReceiver {
       if (matches(d) && ++count >= min) answer();
     };
     if (count >= min) return answer();
-    timer = setTimeout(answer, timeout);
+    // A delivery that came in while this thread was busy past the wait (writing reports, say) is read before the
+    // wait is judged over.
+    timer = setIoDeadline(answer, timeout);
     this.waiters.add(arrived);
     res.on('close', () => {
-      clearTimeout(timer);
+      timer?.clear();
       this.waiters.delete(arrived);
     });
   }
