@@ -230,6 +230,18 @@ describe('summary.md', () => {
     expect(md.split('\n')[0]).toMatch(/^# ❌ Non-conformant/);
   });
 
+  it('fills the size budget with as many rows per group as fit: one more row would not', () => {
+    // Rows as short as a row gets ("| ✅ | `FSAPI-X-1 a: v` | INFO |  |", 37 bytes): some 1,500 of them fit in 60 KB.
+    const checks = Array.from({ length: 5_000 }, (_, i) => ({ ...check({ requirement: 'FSAPI-X-1', level: 'INFO', group: 'customers', status: 'passed', operation: 'a', variant: 'v' }), id: `FSAPI-X-1 a ${i}` }));
+    const md = renderSummary(report(checks));
+    const rows = md.split('\n').filter((l) => l.startsWith('| ✅ | `FSAPI-X-1'));
+    const bytes = Buffer.byteLength(md);
+    expect(bytes).toBeLessThanOrEqual(60_000);
+    expect(rows.length).toBeGreaterThan(1_000);
+    // Another row takes its own bytes and its newline, less at most a digit of the "…and N more" line.
+    expect(60_000 - bytes).toBeLessThan(Buffer.byteLength(rows[0]!));
+  });
+
   it('says incomplete, with exit 5 and the reason', () => {
     const md = renderSummary(report(standardChecks(), { incomplete: 'the run was interrupted (SIGINT/SIGTERM)' }));
     expect(md).toMatch(/^# ⏸️ Incomplete/);

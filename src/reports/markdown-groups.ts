@@ -64,7 +64,7 @@ export function groupTables(report: RunReport, rowsPerGroup: number, caps: Caps)
     const line = untested(checks) ? `not tested (${countsLine(counts)})` : countsLine(counts);
     out.push('', `<details><summary>${worst} <b>${mdEscape(groupLabel(g))}</b>: ${line}</summary>`, '');
     out.push('| | check | level | message |', '|---|---|---|---|');
-    const rows = rowsOf(checks, grouped);
+    const rows = rowsIn(report, checks, grouped);
     for (const row of rows.slice(0, rowsPerGroup)) {
       const c = row.checks[0]!;
       if (row.conflict) {
@@ -75,13 +75,31 @@ export function groupTables(report: RunReport, rowsPerGroup: number, caps: Caps)
       out.push(`| ${ICON[c.status]} | ${mdCode(c.name, true)} | ${c.level} | ${msg ? mdCode(truncate(oneLine(msg), Math.min(caps.text, 160)), true) : ''} |`);
     }
     if (rows.length > rowsPerGroup) {
-      const rest = rows.slice(rowsPerGroup).flatMap((r) => r.checks);
-      const restCounts = COLUMNS.map((x) => [x, rest.filter((c) => c.status === x.status).length] as const).filter(([, n]) => n);
-      out.push('', `…and ${rest.length} more (${restCounts.map(([x, n]) => `${n} ${n === 1 ? x.one : x.label}`).join(', ')}): see conformance.json.`);
+      // What the rows not shown hold: the group's checks less those shown (counted over the shown rows only, since
+      // the summary is rendered again for every number of rows its search tries).
+      const rest = new Map<CheckStatus, number>();
+      for (const c of checks) rest.set(c.status, (rest.get(c.status) ?? 0) + 1);
+      let restTotal = checks.length;
+      for (const row of rows.slice(0, rowsPerGroup)) for (const c of row.checks) (rest.set(c.status, rest.get(c.status)! - 1), restTotal--);
+      const restCounts = COLUMNS.map((x) => [x, rest.get(x.status) ?? 0] as const).filter(([, n]) => n);
+      out.push('', `…and ${restTotal} more (${restCounts.map(([x, n]) => `${n} ${n === 1 ? x.one : x.label}`).join(', ')}): see conformance.json.`);
     }
     out.push('', '</details>');
   }
   return out;
+}
+
+/**
+ * A group's rows, made once for its sorted checks and the report's contradictions: the summary is rendered again for
+ * every number of rows its search tries.
+ */
+const rowsOfGroup = new WeakMap<readonly CheckResult[], { conflicts: RunReport['document_conflicts']; rows: Row[] }>();
+function rowsIn(report: RunReport, checks: readonly CheckResult[], grouped: ReadonlyMap<string, DocumentConflict>): Row[] {
+  const known = rowsOfGroup.get(checks);
+  if (known && known.conflicts === report.document_conflicts) return known.rows;
+  const rows = rowsOf(checks, grouped);
+  rowsOfGroup.set(checks, { conflicts: report.document_conflicts, rows });
+  return rows;
 }
 
 /**
