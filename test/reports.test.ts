@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
-import { CONFORMANCE_SCHEMA_PATH, renderJunit, renderSummary, SCHEMA_VERSION, validateReport, writeReports } from '../src/reports/index.js';
+import { CONFORMANCE_SCHEMA_PATH, renderJunit, renderSummary, SCHEMA_VERSION, serializeReport, validateReport, writeReports } from '../src/reports/index.js';
 import { createAjv, describeErrors, type ValidateFunction } from '../src/catalogue/json-schema.js';
 import { mdBlock, mdCode, mdEscape } from '../src/reports/markdown-text.js';
 import { oneLine, redactUrl, stripXmlForbidden } from '../src/reports/text.js';
@@ -228,6 +228,25 @@ describe('summary.md', () => {
     expect(md).toMatch(/…and \d+ more/);
     expect(md).toContain('conformance.json');
     expect(md.split('\n')[0]).toMatch(/^# ❌ Non-conformant/);
+  });
+
+  it('writes conformance.json and junit.xml in pieces, byte for byte what rendering them whole gives, and hashes those bytes', async () => {
+    for (const r of [standardReport(), report([]), largeReport(40, 120)]) expect(serializeReport(r)).toBe(`${JSON.stringify(r, null, 2)}\n`);
+    // Larger than the 4 MiB a file is written in at a time.
+    const big = largeReport(800, 2000);
+    const out = mkdtempSync(join(tmpdir(), 'fsapi-pieces-'));
+    try {
+      const w = await writeReports(big, { dir: join(out, 'run'), reportRoot: out, html: false });
+      const sums = readFileSync(join(out, 'run', 'SHA256SUMS'), 'utf8');
+      for (const [name, whole] of [['conformance.json', `${JSON.stringify(w.report, null, 2)}\n`], ['junit.xml', renderJunit(w.report)]] as const) {
+        const bytes = readFileSync(join(out, 'run', name));
+        expect(bytes.equals(Buffer.from(whole)), name).toBe(true);
+        expect(sums).toContain(`${createHash('sha256').update(bytes).digest('hex')}  ${name}`);
+      }
+      expect(readFileSync(join(out, 'run', 'conformance.json')).length).toBeGreaterThan(4 * 1024 * 1024);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
   });
 
   it('fills the size budget with as many rows per group as fit: one more row would not', () => {

@@ -93,7 +93,13 @@ function testcase(c: CheckResult, conflict: DocumentConflict | undefined): strin
 /** The testsuite of the checks grouped under one contradiction of the document: named for it, after the groups. */
 const conflictSuite = (x: DocumentConflict) => `the document contradicts ${x.requirement} (#${x.pointer})`;
 
+/** junit.xml, whole. */
 export function renderJunit(report: RunReport): string {
+  return [...junitPieces(report)].join('');
+}
+
+/** junit.xml in pieces, a testcase each, to be written as they come: a vendor run's is some 50 MB. */
+export function* junitPieces(report: RunReport): Generator<string> {
   const grouped = groupedChecks(report.document_conflicts);
   const groups = new Map<string, CheckResult[]>();
   const conflicts = new Map<string, DocumentConflict>();
@@ -108,8 +114,8 @@ export function renderJunit(report: RunReport): string {
   // The groups' suites first, then one suite per contradiction of the document (the order conformance.json gives).
   const suites = [...groups.keys()].sort((a, b) => Number(conflicts.has(a)) - Number(conflicts.has(b)));
   const s = report.counts.by_status;
-  let xml = '<?xml version="1.0" encoding="UTF-8"?>\n';
-  xml += `<testsuites${attrs({
+  yield '<?xml version="1.0" encoding="UTF-8"?>\n';
+  yield `<testsuites${attrs({
     name: `fsapi-conformance ${report.suite.version}: ${report.verdict}`,
     tests: s.total,
     failures: s.failed,
@@ -122,7 +128,7 @@ export function renderJunit(report: RunReport): string {
     const checks = groups.get(group)!;
     const conflict = conflicts.get(group);
     const count = (st: CheckResult['status']) => checks.filter((c) => c.status === st).length;
-    xml += `  <testsuite${attrs({
+    let xml = `  <testsuite${attrs({
       name: group,
       tests: checks.length,
       failures: count('failed'),
@@ -153,9 +159,9 @@ export function renderJunit(report: RunReport): string {
       xml += `      <property${attrs({ name, value })}/>\n`;
     }
     xml += '    </properties>\n';
-    for (const c of checks) xml += testcase(c, conflict);
-    xml += '  </testsuite>\n';
+    yield xml;
+    for (const c of checks) yield testcase(c, conflict);
+    yield '  </testsuite>\n';
   }
-  xml += '</testsuites>\n';
-  return xml;
+  yield '</testsuites>\n';
 }
