@@ -12,7 +12,7 @@
  * `--profile DIR` writes a CPU profile (node --cpu-prof) of every thread of every run there, to read where the time
  * goes; with `--heap-profile`, a sampling heap profile (node --heap-prof: what is allocated and still held at exit).
  *
- *   npx tsx bench/load-plan.ts --spec FILE [--binding FILE] [--repeat 3] [--cuts 50,100,200,400 [--run-repeat 1] | --no-run] [--against DIR] [--seed N] [--timeout-ms MS] [--keep] [--profile DIR [--heap-profile]]
+ *   npx tsx bench/load-plan.ts --spec FILE [--binding FILE] [--repeat 3] [--cuts 50,100,200,400 [--run-repeat 1] | --no-run] [--against DIR] [--seed N] [--timeout-ms MS] [--part-checks N] [--keep] [--profile DIR [--heap-profile]]
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,7 +24,7 @@ import { parse } from 'yaml';
 import { httpsServer, type Cert, type TestServer } from '../test/helpers/servers.js';
 import { assertRan, childEnv, ensureBuild, int, intList, printTable, readLatestReport, ROOT, round, runCli, sec, spread, tail, usage, writeResult } from './lib.js';
 
-const USAGE = 'npx tsx bench/load-plan.ts --spec FILE [--binding FILE] [--repeat 3] [--cuts 50,100,200,400 [--run-repeat 1] | --no-run] [--against DIR] [--seed N] [--timeout-ms MS] [--keep] [--profile DIR [--heap-profile]]';
+const USAGE = 'npx tsx bench/load-plan.ts --spec FILE [--binding FILE] [--repeat 3] [--cuts 50,100,200,400 [--run-repeat 1] | --no-run] [--against DIR] [--seed N] [--timeout-ms MS] [--part-checks N] [--keep] [--profile DIR [--heap-profile]]';
 const DEFAULT_SEED = 20261120;
 const CHILD = join(ROOT, 'bench', 'load-plan-child.mjs');
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -41,6 +41,7 @@ const { values: args } = parseArgs({
     against: { type: 'string' },
     seed: { type: 'string', default: String(DEFAULT_SEED) },
     'timeout-ms': { type: 'string' },
+    'part-checks': { type: 'string' },
     keep: { type: 'boolean', default: false },
     profile: { type: 'string' },
     'heap-profile': { type: 'boolean', default: false },
@@ -55,6 +56,8 @@ const runRepeat = int(args['run-repeat']) ?? usage(USAGE);
 // The runs' per-request time limit (FSAPI_TIMEOUT_MS; the CLI's default when not given): a short one shows how the
 // suite judges time limits on a loaded machine.
 const timeoutMs = args['timeout-ms'] === undefined ? undefined : (int(args['timeout-ms']) ?? usage(USAGE));
+// The runs' FSAPI_PART_CHECKS (the CLI's default when not given; 0: the unbound suite in one file).
+const partChecks = args['part-checks'] === undefined ? undefined : /^\d+$/.test(args['part-checks']) ? Number(args['part-checks']) : usage(USAGE);
 const seed = int(args.seed, 0) ?? usage(USAGE);
 const builds = [{ name: 'this', root: ROOT }, ...(args.against ? [{ name: 'against', root: resolve(args.against) }] : [])];
 for (const b of builds) if (!existsSync(join(b.root, 'dist', 'src', 'catalogue', 'index.js'))) usage(`${USAGE}\n(${b.root} has no compiled build: run \`npm run build\` there)`);
@@ -220,7 +223,7 @@ interface RunRow {
 async function runOnce(b: { name: string; root: string }, n: number, file: string, stub: { url: string; caFile: string }): Promise<RunRow> {
   const reportRoot = mkdtempSync(join(work, `reports-${b.name}-${n}-`));
   const tmp = mkdtempSync(join(work, 'tmp-'));
-  const env = { FSAPI_BASE_URL: stub.url, FSAPI_API_KEY: API_KEY, FSAPI_TENANT_ID: 'bench', FSAPI_CA_FILE: stub.caFile, FSAPI_RATE_LIMIT: '0', FSAPI_CONCURRENCY: '16', ...(timeoutMs === undefined ? {} : { FSAPI_TIMEOUT_MS: String(timeoutMs) }), TMPDIR: tmp };
+  const env = { FSAPI_BASE_URL: stub.url, FSAPI_API_KEY: API_KEY, FSAPI_TENANT_ID: 'bench', FSAPI_CA_FILE: stub.caFile, FSAPI_RATE_LIMIT: '0', FSAPI_CONCURRENCY: '16', ...(timeoutMs === undefined ? {} : { FSAPI_TIMEOUT_MS: String(timeoutMs) }), ...(partChecks === undefined ? {} : { FSAPI_PART_CHECKS: String(partChecks) }), TMPDIR: tmp };
   const cliArgs = ['run', '--spec', file, ...(bindingPath ? ['--binding', bindingPath] : []), '--seed', String(seed), '--quiet', '--report-dir', reportRoot];
   const profileDir = args.profile ? resolve(args.profile, `${b.name}-${n}`) : undefined;
   const nodeArgs = profileDir ? (args['heap-profile'] ? ['--heap-prof', `--heap-prof-dir=${profileDir}`] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]) : [];

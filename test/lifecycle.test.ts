@@ -26,9 +26,15 @@ const KEY = 'sk_test_lifecycle_fixture';
 
 type Item = Record<string, unknown>;
 /** What the server keeps, by collection, in the order made. */
-const store = new Map<string, Map<string, Item>>([['notes', new Map()], ['tags', new Map()], ['labels', new Map()], ['pins', new Map()], ['boxes', new Map()], ['keys', new Map()], ['files', new Map()], ['crates', new Map()]]);
-for (let i = 1; i <= 25; i++) store.get('notes')!.set(`note_seed${i}`, { id: `note_seed${i}`, title: `seed ${i}`, pinned: false, created_at: '2026-01-01T00:00:00Z' });
+const store = new Map<string, Map<string, Item>>();
 let made = 0;
+/** The server as it starts: 25 notes and every other collection empty. */
+function seedStore(): void {
+  for (const name of ['notes', 'tags', 'labels', 'pins', 'boxes', 'keys', 'files', 'crates']) store.set(name, new Map());
+  for (let i = 1; i <= 25; i++) store.get('notes')!.set(`note_seed${i}`, { id: `note_seed${i}`, title: `seed ${i}`, pinned: false, created_at: '2026-01-01T00:00:00Z' });
+  made = 0;
+}
+seedStore();
 
 const problem = (res: Parameters<typeof json>[0], status: number, title: string) => json(res, status, { title, status }, { 'content-type': 'application/problem+json' });
 
@@ -113,17 +119,23 @@ beforeAll(async () => {
     return problem(res, 405, 'method not allowed');
   });
   writeFileSync(join(dir, 'ca.pem'), server.cert.cert);
-  await runCli(['run', '--spec', DOC, '--groups', 'unbound', '--seed', '11', '--report-dir', join(dir, 'r')], {
+  await walk('r');
+  report = JSON.parse(readFileSync(join(dir, 'r', 'latest', 'conformance.json'), 'utf8')) as RunReport;
+}, busy(240_000));
+
+afterAll(() => server.close());
+
+/** A run of the document's operations (`unbound`) against the server, its reports under dir/<into>. */
+function walk(into: string, env: Record<string, string> = {}) {
+  return runCli(['run', '--spec', DOC, '--groups', 'unbound', '--seed', '11', '--report-dir', join(dir, into)], {
     FSAPI_BASE_URL: server.url,
     FSAPI_API_KEY: KEY,
     FSAPI_TENANT_ID: 'tenant_lifecycle',
     FSAPI_CA_FILE: join(dir, 'ca.pem'),
     FSAPI_RATE_LIMIT: '0',
+    ...env,
   });
-  report = JSON.parse(readFileSync(join(dir, 'r', 'latest', 'conformance.json'), 'utf8')) as RunReport;
-}, busy(240_000));
-
-afterAll(() => server.close());
+}
 
 const walkOf = (operation: string): CheckResult => {
   const c = report.checks.find((x) => x.family === 'lifecycle' && x.operation === operation);
@@ -228,4 +240,24 @@ describe('the walk against a target that keeps what it is sent', { timeout: busy
       expect(report.checks.find((c) => c.operation === op && c.requirement === 'FSAPI-CONTRACT-001')?.status, op).not.toBe('failed');
     }
   });
+});
+
+describe('the same walk with its suite run in parts (FSAPI_PART_CHECKS)', () => {
+  it('runs every check once, in the order one file runs them, to the same statuses: the parts are one suite', async () => {
+    seedStore();
+    const size = Math.ceil(report.checks.length / 4);
+    const run = await walk('parts', { FSAPI_PART_CHECKS: String(size) });
+    expect(run.stderr).toMatch(/unbound in 4 parts of at most about \d+ checks, one after another/);
+    // A line as each part ends; the suite counts as run once the last has.
+    expect(run.stdout.split('\n').filter((l) => / unbound [1-4]\/4 /.test(l))).toHaveLength(4);
+    const parted = JSON.parse(readFileSync(join(dir, 'parts', 'latest', 'conformance.json'), 'utf8')) as RunReport;
+    expect(parted.run.incomplete_reason).toBeUndefined();
+    const statuses = (r: RunReport) => Object.fromEntries(r.checks.map((c) => [c.id, c.status]));
+    expect(statuses(parted)).toEqual(statuses(report));
+    // The walks ran once the other checks were done, as in one file (the test above): the parts ran one after another.
+    const others = parted.checks.filter((c) => c.family !== 'lifecycle' && !c.id.includes(' observed-') && c.family !== 'observation' && !c.id.endsWith(' replay-delayed'));
+    const lastOther = others.flatMap((c) => c.exchanges.map((x) => x.started_at)).sort().at(-1)!;
+    const firstCreate = parted.checks.filter((c) => c.family === 'lifecycle').flatMap((c) => c.exchanges.filter((x) => x.request.method === 'POST').map((x) => x.started_at)).sort()[0]!;
+    expect(firstCreate > lastOther, `${firstCreate} > ${lastOther}`).toBe(true);
+  }, busy(240_000));
 });

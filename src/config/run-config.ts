@@ -36,6 +36,8 @@ export interface RunConfig {
   seed: number;
   seedGiven: boolean;
   concurrency: number;
+  /** A suite of more checks than this runs in parts of at most this many (src/runner/suite-parts.ts); 0: never. */
+  partChecks: number;
   /** How the run's requests are paced (src/config/pacing.ts): adaptive for a remote target unless FSAPI_RATE_LIMIT is given. */
   pacing: Pacing;
   timeoutMs: number;
@@ -125,6 +127,7 @@ export function loadRunConfig(flags: Flags, opts: { env?: NodeJS.ProcessEnv; cwd
     seed,
     seedGiven: seedRaw !== undefined,
     concurrency: int('FSAPI_CONCURRENCY', 1, 64, environment === 'live' ? LIVE_CONCURRENCY : EMBEDDED_CONCURRENCY),
+    partChecks: int('FSAPI_PART_CHECKS', 0, 10_000_000),
     pacing: pacingFor({ remote: target !== undefined, live: environment === 'live', rateLimit: rateRaw === undefined ? undefined : int('FSAPI_RATE_LIMIT', 0, 10_000, 0) }),
     timeoutMs: int('FSAPI_TIMEOUT_MS', 100, 600_000),
     maxResponseBytes: int('FSAPI_MAX_RESPONSE_BYTES', 1024, 1_073_741_824),

@@ -3,6 +3,7 @@ import type { Reporter, TestCase, TestModule } from 'vitest/node';
 import type { CheckResult } from '../results/model.js';
 import { explorationTotals } from '../results/exploration.js';
 import type { SuiteStats } from '../vitest-suite/suite.js';
+import { suiteOfFile } from './suite-parts.js';
 
 // Defined by the suites that report it; named here too for the runner's modules.
 export type { SuiteStats };
@@ -92,9 +93,16 @@ export class ResultCollector implements Reporter {
     return [...this.byTest.values()];
   }
 
+  /** Parts ended so far of each suite run in parts: the suite has ended once all have. */
+  private readonly partsEnded = new Map<string, number>();
+
   onTestModuleEnd(module: TestModule): void {
-    const suite = basename(module.moduleId).replace(/\.conformance\.[jt]s$/, '');
-    this.suitesEnded.add(suite);
+    const file = suiteOfFile(module.moduleId);
+    const suite = file?.suite ?? basename(module.moduleId);
+    const ended = (this.partsEnded.get(suite) ?? 0) + 1;
+    this.partsEnded.set(suite, ended);
+    if (!file?.part || ended === file.part.count) this.suitesEnded.add(suite);
+    const label = file?.part ? `${suite} ${file.part.index}/${file.part.count}` : suite;
     for (const e of module.errors()) {
       this.suiteErrors.push(`suite ${suite}: ${e.message}`);
       this.suitesFailed.add(suite);
@@ -106,7 +114,7 @@ export class ResultCollector implements Reporter {
     const marks = mine.some((r) => r.status === 'failed' || r.status === 'error') ? 'x' : mine.some((r) => r.status === 'warning') ? '!' : 'ok';
     const parts = Object.entries(counts).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`);
     const tally = cut > 0 ? `interrupted: ${[...parts, `${cut} not run`].join(', ')}` : parts.join(', ');
-    const line = `  ${(cut > 0 ? '-' : marks).padEnd(3)} ${suite.padEnd(18)} ${String(mine.length).padStart(4)} check${mine.length === 1 ? ' ' : 's'}  ${tally}  (${((module.diagnostic().duration ?? 0) / 1000).toFixed(1)} s)`;
+    const line = `  ${(cut > 0 ? '-' : marks).padEnd(3)} ${label.padEnd(18)} ${String(mine.length).padStart(4)} check${mine.length === 1 ? ' ' : 's'}  ${tally}  (${((module.diagnostic().duration ?? 0) / 1000).toFixed(1)} s)`;
     this.print(line);
   }
 

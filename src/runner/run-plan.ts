@@ -6,6 +6,7 @@ import { runSuites } from '../checks/planner.js';
 import type { CheckDef } from '../harness/check.js';
 import { loadCatalogue, type Catalogue } from '../binding/catalogue-in-use.js';
 import { exploreAllocation, type ExploreAllocation } from '../results/exploration.js';
+import { partsOf } from './suite-parts.js';
 
 /** The first phase's hand-off: what the run will check, with what, and where its report goes. */
 export interface RunPlan {
@@ -38,6 +39,8 @@ export interface RunPlan {
   /** Checks in flight per file: the run's concurrency, plus the slots of the checks that wait in their suite's file. */
   maxConcurrency: number;
   workers: number;
+  /** The suites run in parts, with how many (src/runner/suite-parts.ts); every other suite is one file. */
+  parts: ReadonlyMap<SuiteSlug, number>;
   /** This run's report directory. */
   dir: string;
   /** What the exploration's total budget leaves each operation of this plan: decided here, before any request. */
@@ -75,7 +78,8 @@ export async function planRun(given: RunConfig, runId: string, log: (line: strin
   const exploration = exploreAllocation(cfg.explore, cfg.exploreTotal, groups.flatMap(checksOf));
   const files = groups.length + (waiting ? 1 : 0);
   const workers = waitsHost ? 1 : harnessWorkers(files);
-  return { runId, given, cfg, catalogue, checksOf, weight, waiting, waitsHost, waitsInSuite, maxConcurrency: cfg.concurrency + waitsInSuite, workers, dir: join(cfg.reportDir, runId), exploration };
+  const parts = new Map(groups.map((g) => [g, partsOf(g, weight(g), cfg.partChecks, workers)] as const).filter(([, n]) => n > 1));
+  return { runId, given, cfg, catalogue, checksOf, weight, waiting, waitsHost, waitsInSuite, maxConcurrency: cfg.concurrency + waitsInSuite, workers, parts, dir: join(cfg.reportDir, runId), exploration };
 }
 
 /** The suite that hosts the checks that wait: the one suite, or one holding DOMINANT_SHARE of the checks; else none. */

@@ -1,6 +1,6 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import type { TestSpecification, Vitest } from 'vitest/node';
 import { privateCacheDir } from '../cache-dir.js';
 import { PACKAGE_ROOT, RUNNING_COMPILED, SUITES_DIR, SUITE_EXT, WAITING_FILE } from '../paths.js';
@@ -15,6 +15,7 @@ import type { LiveProgress, ProgressCounts } from './progress.js';
 import { progressCounts, type ProgressSources } from './progress-counts.js';
 import { listenForCheckActivity } from '../harness/checks-in-progress.js';
 import { shareOf, type RunPlan } from './run-plan.js';
+import { partFiles } from './suite-parts.js';
 
 /** The execute phase's hand-off: what the checks found, and what kept some of them from running. */
 export interface SuitesOutcome {
@@ -35,6 +36,8 @@ interface PreparedSuites {
   vitest: Vitest;
   collector: ResultCollector;
   allure: AllureResultsReporter;
+  /** The suites that run in parts, with how many: those of the plan whose part files could be made. */
+  parted: ReadonlyMap<string, number>;
 }
 
 /**
@@ -57,7 +60,7 @@ export class SuiteRunner {
   /** Starts vitest, its reporters and the suite files in their order; `run` awaits it. */
   startUp(): void {
     if (this.starting) return;
-    this.starting = prepareSuites(this.plan, this.print);
+    this.starting = prepareSuites(this.plan, this.print, this.log);
     // Handled where it is awaited; this marks it handled should it fail before then.
     this.starting.catch(() => undefined);
   }
@@ -95,11 +98,21 @@ export class SuiteRunner {
 }
 
 /** vitest, its reporters and the suite files in their order, ready to run once the run's config is provided. */
-async function prepareSuites({ cfg, weight, dir, workers, catalogue, waiting, maxConcurrency }: RunPlan, print: (line: string) => void): Promise<PreparedSuites> {
+async function prepareSuites({ cfg, weight, dir, workers, catalogue, waiting, maxConcurrency, parts }: RunPlan, print: (line: string) => void, log: (line: string) => void): Promise<PreparedSuites> {
   const [{ createVitest, BaseSequencer }, allure] = await Promise.all([import('vitest/node'), allureReporter(join(dir, ALLURE_RESULTS_DIR), catalogue.requirements, declaredConflicts(catalogue.spec.raw))]);
   // Files start in this order: the checks that wait first (their wait overlaps everything else), then the suites
-  // with the most checks, so the small ones fill in at the end (longest first packs the workers best).
-  const files = [...(waiting ? [WAITING_FILE] : []), ...[...cfg.groups].sort((a, b) => weight(b) - weight(a))].map((f) => relative(PACKAGE_ROOT, join(SUITES_DIR, `${f}${SUITE_EXT}`)));
+  // with the most checks, so the small ones fill in at the end (longest first packs the workers best). A suite run
+  // in parts is its parts' files, in order (outside the package: given by their absolute paths).
+  const parted = new Map<string, number>();
+  const suiteFiles = (f: string): string[] => {
+    const n = parts.get(f as RunPlan['cfg']['groups'][number]);
+    const made = n ? partFiles(f as RunPlan['cfg']['groups'][number], n) : undefined;
+    if (n && !made) log(`  ${f}: in one file (no private folder to keep its ${n} parts in)`);
+    if (made) parted.set(f, made.length);
+    return made ?? [join(SUITES_DIR, `${f}${SUITE_EXT}`)];
+  };
+  const absolute = [...(waiting ? [WAITING_FILE] : []), ...[...cfg.groups].sort((a, b) => weight(b) - weight(a))].flatMap(suiteFiles);
+  const files = absolute.map((f) => relative(PACKAGE_ROOT, f));
   class InOrder extends BaseSequencer {
     override async sort(specs: TestSpecification[]): Promise<TestSpecification[]> {
       const rank = (t: TestSpecification) => files.indexOf(relative(PACKAGE_ROOT, t.moduleId));
@@ -120,7 +133,7 @@ async function prepareSuites({ cfg, weight, dir, workers, catalogue, waiting, ma
       config: false,
       root: PACKAGE_ROOT,
       dir: PACKAGE_ROOT,
-      include: files,
+      include: absolute.map((f, i) => (files[i]!.startsWith('..') ? f.split(sep).join('/') : files[i]!)),
       sequence: { sequencer: InOrder },
       exclude: [],
       watch: false,
@@ -145,7 +158,7 @@ async function prepareSuites({ cfg, weight, dir, workers, catalogue, waiting, ma
   dropVitestSignalListeners();
   const vitest = await creating;
   dropVitestSignalListeners();
-  return { vitest, collector, allure };
+  return { vitest, collector, allure, parted };
 }
 
 /** How long an interrupted run waits for its workers to end their current checks before it ends their threads. */
@@ -174,8 +187,13 @@ function hostedWaits(groups: RunPlan['cfg']['groups'], host: RunPlan['waitsHost'
   return groups.length < 2 ? `; its ${plural(n, 'check')} that ${verb} first, beside them` : `; the ${plural(n, 'check')} that ${verb} first, in the ${host} file beside its own`;
 }
 
+/** The suites that run in parts, as the run's opening line names them. */
+function inParts(parted: ReadonlyMap<string, number>, partChecks: number): string {
+  return [...parted].map(([suite, n]) => `; ${suite} in ${n} parts of at most about ${partChecks} checks, one after another (FSAPI_PART_CHECKS)`).join('');
+}
+
 async function runSuites(
-  { vitest, collector }: PreparedSuites,
+  { vitest, collector, parted }: PreparedSuites,
   { cfg, workers, runId, waiting, waitsHost, waitsInSuite, weight }: RunPlan,
   worker: WorkerConfig,
   log: (line: string) => void,
@@ -242,7 +260,7 @@ async function runSuites(
     else {
       // One line per suite below, and one more for the waiting file: named here, so the count and the lines agree.
       const also = waiting ? ` + ${WAITING_FILE} (their checks that wait for an event, side by side; ` : ' (';
-      log(`running ${plural(cfg.groups.length, 'suite')}${also}${plural(workers, 'worker')}${whyOneWorker(cfg.groups, waitsHost, weight)}, ${plural(cfg.concurrency, 'check')} in flight per suite${hostedWaits(cfg.groups, waitsHost, waitsInSuite)})`);
+      log(`running ${plural(cfg.groups.length, 'suite')}${also}${plural(workers, 'worker')}${whyOneWorker(cfg.groups, waitsHost, weight)}, ${plural(cfg.concurrency, 'check')} in flight per suite${hostedWaits(cfg.groups, waitsHost, waitsInSuite)}${inParts(parted, cfg.partChecks)})`);
       const started = vitest.start();
       progress?.display.track(progress.counts);
       // The report's schema validator loads (or, from the sources, compiles) while the workers start up, not after

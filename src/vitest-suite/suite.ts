@@ -58,6 +58,14 @@ export async function defineSuite(suite: SuiteSlug, flows: CheckDef[]): Promise<
   const cfg = runConfig();
   if (!cfg) return;
   const rt = await workerRuntime(cfg);
+  registerChecks(suiteGroups(rt, suite, flows).map((g) => ({ ...g, register: registrar(rt, g.suite) })));
+}
+
+type CheckGroup = { suite: SuiteSlug | typeof WAITING_FILE; defs: CheckDef[] };
+
+/** A suite file's groups of checks: the suite's own, after the checks that wait of every group when it hosts them. */
+function suiteGroups(rt: WorkerRuntime, suite: SuiteSlug, flows: CheckDef[]): CheckGroup[] {
+  const { cfg } = rt;
   const { spec } = rt.catalogue;
   const plan = { spec, isReferenceProfile: rt.catalogue.isReferenceProfile, binding: rt.catalogue.binding };
   // Checks that wait run in the waiting file (suites/waiting.conformance.ts), all of them side by side; in a run of
@@ -65,9 +73,48 @@ export async function defineSuite(suite: SuiteSlug, flows: CheckDef[]): Promise<
   // runs whole suites (src/runner/shards.ts): nothing else is filtered here.
   const defs = [...genericChecks(suite, plan), ...flows];
   const own = { suite, defs: defs.filter((d) => !d.waits) };
-  if (cfg.waitsHost !== suite) return registerChecks(rt, [own]);
+  if (cfg.waitsHost !== suite) return [own];
   const waits = cfg.groups.flatMap((g) => (g === suite ? defs : genericChecks(g, plan))).filter((d) => d.waits);
-  registerChecks(rt, [{ suite: WAITING_FILE, defs: waits }, own]);
+  return [{ suite: WAITING_FILE, defs: waits }, own];
+}
+
+/**
+ * A suite's groups of checks and their registrars, planned by its first part and kept for the others: a worker
+ * keeps its modules' state from one file to the next (the run's vitest does not isolate files), and a suite run in
+ * parts is one suite, with one traffic observer, one set of worlds and one tally, as it is in one file.
+ */
+const partedSuites = new Map<string, { groups: (CheckGroup & { register: (def: CheckDef) => void })[]; sequence: [group: number, def: CheckDef][] }>();
+
+/**
+ * Declares part `part` of `parts` of a suite too large for one file (src/runner/suite-parts.ts): its share of the
+ * checks in the order one file declares them (those that run side by side, then those that come after, then those
+ * over the observed traffic), so that the parts, run one after another in one worker, run the checks as one file
+ * would. vitest keeps some 5 KB for each declared check until its file ends: 57,413 checks in one file held about
+ * 300 MB of it.
+ */
+export async function defineSuitePart(suite: SuiteSlug, part: number, parts: number): Promise<void> {
+  const cfg = runConfig();
+  if (!cfg) return;
+  const rt = await workerRuntime(cfg);
+  const key = `${cfg.runId} ${suite}`;
+  let parted = partedSuites.get(key);
+  if (!parted) {
+    // A later part with no first part before it in this worker would plan and observe on its own: not the same run.
+    if (part !== 1) throw new Error(`part ${part} of ${parts} of suite ${suite} ran in a worker where its first part did not: a suite's parts must run one after another in one worker`);
+    const groups = suiteGroups(rt, suite, []).map((g) => ({ ...g, register: registrar(rt, g.suite) }));
+    const phase = (d: CheckDef) => (d.last ? 2 : d.after ? 1 : 0);
+    const sequence: [number, CheckDef][] = [];
+    for (const [i, g] of groups.entries()) for (const d of g.defs) if (phase(d) === 0) sequence.push([i, d]);
+    for (const [i, g] of groups.entries()) {
+      for (const d of g.defs) if (phase(d) === 1) sequence.push([i, d]);
+      for (const d of g.defs) if (phase(d) === 2) sequence.push([i, d]);
+    }
+    partedSuites.set(key, (parted = { groups, sequence }));
+  }
+  const size = Math.ceil(parted.sequence.length / parts);
+  const mine = parted.sequence.slice((part - 1) * size, part * size);
+  registerChecks(parted.groups.map((g, i) => ({ ...g, defs: mine.filter(([at]) => at === i).map(([, d]) => d) })).filter((g) => g.defs.length));
+  if (part === parts) partedSuites.delete(key);
 }
 
 /**
@@ -82,7 +129,7 @@ export async function defineWaitingChecks(): Promise<void> {
   const { spec } = rt.catalogue;
   const plan = { spec, isReferenceProfile: rt.catalogue.isReferenceProfile, binding: rt.catalogue.binding };
   const defs = cfg.groups.flatMap((g) => genericChecks(g, plan)).filter((d) => d.waits);
-  registerChecks(rt, [{ suite: WAITING_FILE, defs }]);
+  registerChecks([{ suite: WAITING_FILE, defs, register: registrar(rt, WAITING_FILE) }]);
 }
 
 /**
@@ -90,8 +137,7 @@ export async function defineWaitingChecks(): Promise<void> {
  * worlds and explorations: first the concurrent checks of every group, which run side by side, then each group's
  * checks that come after them and those over the traffic it observed.
  */
-function registerChecks(rt: WorkerRuntime, groups: { suite: SuiteSlug | typeof WAITING_FILE; defs: CheckDef[] }[]): void {
-  const registered = groups.map(({ suite, defs }) => ({ suite, defs, register: registrar(rt, suite) }));
+function registerChecks(registered: (CheckGroup & { register: (def: CheckDef) => void })[]): void {
   // Consecutive concurrent describe blocks run together: the checks that wait, declared first, start first.
   for (const { suite, defs, register } of registered) {
     describe.concurrent(suite, () => {
