@@ -83,7 +83,7 @@ function suiteGroups(rt: WorkerRuntime, suite: SuiteSlug, flows: CheckDef[]): Ch
  * keeps its modules' state from one file to the next (the run's vitest does not isolate files), and a suite run in
  * parts is one suite, with one traffic observer, one set of worlds and one tally, as it is in one file.
  */
-const partedSuites = new Map<string, { groups: (CheckGroup & { register: (def: CheckDef) => void })[]; sequence: [group: number, def: CheckDef][] }>();
+const partedSuites = new Map<string, { groups: (CheckGroup & { register: (def: CheckDef) => void })[]; parts: [group: number, def: CheckDef][][] }>();
 
 /**
  * Declares part `part` of `parts` of a suite too large for one file (src/runner/suite-parts.ts): its share of the
@@ -101,6 +101,7 @@ export async function defineSuitePart(suite: SuiteSlug, part: number, parts: num
   if (!parted) {
     // A later part with no first part before it in this worker would plan and observe on its own: not the same run.
     if (part !== 1) throw new Error(`part ${part} of ${parts} of suite ${suite} ran in a worker where its first part did not: a suite's parts must run one after another in one worker`);
+    // The groups keep no checks: each part's are handed to it, and let go of with its file.
     const groups = suiteGroups(rt, suite, []).map((g) => ({ ...g, register: registrar(rt, g.suite) }));
     const phase = (d: CheckDef) => (d.last ? 2 : d.after ? 1 : 0);
     const sequence: [number, CheckDef][] = [];
@@ -109,10 +110,11 @@ export async function defineSuitePart(suite: SuiteSlug, part: number, parts: num
       for (const d of g.defs) if (phase(d) === 1) sequence.push([i, d]);
       for (const d of g.defs) if (phase(d) === 2) sequence.push([i, d]);
     }
-    partedSuites.set(key, (parted = { groups, sequence }));
+    const size = Math.ceil(sequence.length / parts);
+    partedSuites.set(key, (parted = { groups: groups.map((g) => ({ ...g, defs: [] })), parts: Array.from({ length: parts }, (_, i) => sequence.slice(i * size, (i + 1) * size)) }));
   }
-  const size = Math.ceil(parted.sequence.length / parts);
-  const mine = parted.sequence.slice((part - 1) * size, part * size);
+  const mine = parted.parts[part - 1] ?? [];
+  parted.parts[part - 1] = [];
   registerChecks(parted.groups.map((g, i) => ({ ...g, defs: mine.filter(([at]) => at === i).map(([, d]) => d) })).filter((g) => g.defs.length));
   if (part === parts) partedSuites.delete(key);
 }
