@@ -40,7 +40,7 @@ export interface RunPlan {
   maxConcurrency: number;
   workers: number;
   /** The suites run in parts, with how many (src/runner/suite-parts.ts); every other suite is one file. */
-  parts: ReadonlyMap<SuiteSlug, number>;
+  parts: ReadonlyMap<string, number>;
   /** This run's report directory. */
   dir: string;
   /** What the exploration's total budget leaves each operation of this plan: decided here, before any request. */

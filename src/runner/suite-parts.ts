@@ -46,7 +46,7 @@ export function suiteOfFile(path: string): { suite: string; part?: { index: numb
  * the part, the count and where this package's harness is, so runs share them), or undefined when there is no such
  * folder: the suite then runs in one file.
  */
-export function partFiles(suite: SuiteSlug, parts: number): string[] | undefined {
+export function partFiles(suite: string, parts: number): string[] | undefined {
   const harness = pathToFileURL(fromRoot(...(RUNNING_COMPILED ? ['dist', 'src', 'vitest-suite', 'suite.js'] : ['src', 'vitest-suite', 'suite.ts']))).href;
   const cache = privateCacheDir('fsapi-conformance-parts');
   if (!cache) return undefined;

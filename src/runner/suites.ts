@@ -105,8 +105,8 @@ async function prepareSuites({ cfg, weight, dir, workers, catalogue, waiting, ma
   // in parts is its parts' files, in order (outside the package: given by their absolute paths).
   const parted = new Map<string, number>();
   const suiteFiles = (f: string): string[] => {
-    const n = parts.get(f as RunPlan['cfg']['groups'][number]);
-    const made = n ? partFiles(f as RunPlan['cfg']['groups'][number], n) : undefined;
+    const n = parts.get(f);
+    const made = n ? partFiles(f, n) : undefined;
     if (n && !made) log(`  ${f}: in one file (no private folder to keep its ${n} parts in)`);
     if (made) parted.set(f, made.length);
     return made ?? [join(SUITES_DIR, `${f}${SUITE_EXT}`)];
