@@ -12,6 +12,8 @@ import { planChecks } from '../src/checks/planner.js';
 import { loadRunConfig } from '../src/config/run-config.js';
 import { DOMINANT_SHARE, planRun } from '../src/runner/run-plan.js';
 import { DELIVERIES_READ_BY } from '../src/runner/target.js';
+import { partFiles, partsOf, suiteOfFile } from '../src/runner/suite-parts.js';
+import { readFileSync } from 'node:fs';
 import { busy } from './helpers/busy.js';
 import { runCli } from './helpers/cli.js';
 
@@ -75,5 +77,20 @@ describe('the run plan', () => {
     const readers = (await planChecks(await loadCatalogue())).filter((c) => c.def.needs?.includes('webhooks'));
     expect(readers.length).toBeGreaterThan(0);
     expect([...new Set(readers.map((c) => c.suite))]).toEqual([DELIVERIES_READ_BY]);
+  });
+
+  it('runs only unbound in parts, only on one worker and past FSAPI_PART_CHECKS; a part file names its suite and place, and declares only that', async () => {
+    expect(partsOf('unbound', 57_413, 5000, 1)).toBe(12);
+    expect(partsOf('unbound', 5000, 5000, 1)).toBe(1);
+    expect(partsOf('unbound', 57_413, 0, 1)).toBe(1);
+    expect(partsOf('unbound', 57_413, 5000, 2)).toBe(1);
+    expect(partsOf('customers', 57_413, 5000, 1)).toBe(1);
+    // defineSuitePart declares a suite's checks without its suite file's flows: a partable suite has none.
+    expect((await import('../suites/unbound.conformance.js')).flows).toEqual([]);
+    expect((await plan(['customers'])).parts.size).toBe(0);
+    const files = partFiles('unbound', 3)!;
+    expect(files.map((f) => suiteOfFile(f))).toEqual([1, 2, 3].map((index) => ({ suite: 'unbound', part: { index, count: 3 } })));
+    expect(readFileSync(files[1]!, 'utf8')).toMatch(/\nawait defineSuitePart\("unbound", 2, 3\);\n$/);
+    expect(suiteOfFile('/x/suites/customers.conformance.ts')).toEqual({ suite: 'customers' });
   });
 });
