@@ -103,12 +103,11 @@ export async function defineSuitePart(suite: SuiteSlug, part: number, parts: num
     if (part !== 1) throw new Error(`part ${part} of ${parts} of suite ${suite} ran in a worker where its first part did not: a suite's parts must run one after another in one worker`);
     // The groups keep no checks: each part's are handed to it, and let go of with its file.
     const groups = suiteGroups(rt, suite, []).map((g) => ({ ...g, register: registrar(rt, g.suite) }));
-    const phase = (d: CheckDef) => (d.last ? 2 : d.after ? 1 : 0);
     const sequence: [number, CheckDef][] = [];
-    for (const [i, g] of groups.entries()) for (const d of g.defs) if (phase(d) === 0) sequence.push([i, d]);
+    for (const [i, g] of groups.entries()) for (const d of g.defs) if (phaseOf(d) === 'side by side') sequence.push([i, d]);
     for (const [i, g] of groups.entries()) {
-      for (const d of g.defs) if (phase(d) === 1) sequence.push([i, d]);
-      for (const d of g.defs) if (phase(d) === 2) sequence.push([i, d]);
+      for (const d of g.defs) if (phaseOf(d) === 'after') sequence.push([i, d]);
+      for (const d of g.defs) if (phaseOf(d) === 'observed') sequence.push([i, d]);
     }
     const size = Math.ceil(sequence.length / parts);
     partedSuites.set(key, (parted = { groups: groups.map((g) => ({ ...g, defs: [] })), parts: Array.from({ length: parts }, (_, i) => sequence.slice(i * size, (i + 1) * size)) }));
@@ -143,23 +142,28 @@ function registerChecks(registered: (CheckGroup & { register: (def: CheckDef) =>
   // Consecutive concurrent describe blocks run together: the checks that wait, declared first, start first.
   for (const { suite, defs, register } of registered) {
     describe.concurrent(suite, () => {
-      for (const def of defs.filter((d) => !d.last && !d.after)) register(def);
+      for (const def of defs.filter((d) => phaseOf(d) === 'side by side')) register(def);
     });
   }
   for (const { suite, defs, register } of registered) {
-    if (!defs.some((d) => d.after || d.last)) continue;
+    if (defs.every((d) => phaseOf(d) === 'side by side')) continue;
     // Sibling describe blocks run in order, but consecutive concurrent ones together: the concurrent block of the
     // checks that come after sits in a plain one.
     describe(`${suite}: after`, () => {
       describe.concurrent(`${suite}: lifecycle`, () => {
-        for (const def of defs.filter((d) => d.after && !d.last)) register(def);
+        for (const def of defs.filter((d) => phaseOf(d) === 'after')) register(def);
       });
     });
     // Checks over everything the suite observed run after all the others (describe blocks run in order).
     describe(`${suite}: observed traffic`, () => {
-      for (const def of defs.filter((d) => d.last)) register(def);
+      for (const def of defs.filter((d) => phaseOf(d) === 'observed')) register(def);
     });
   }
+}
+
+/** When a check runs in its file: beside the others, after them, or over the traffic they all made (last). */
+function phaseOf(d: CheckDef): 'side by side' | 'after' | 'observed' {
+  return d.last ? 'observed' : d.after ? 'after' : 'side by side';
 }
 
 /** How one group of checks is declared as vitest tests: its traffic observer, worlds, explorations and request totals. */
