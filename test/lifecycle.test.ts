@@ -16,7 +16,7 @@ import { planChecks } from '../src/checks/planner.js';
 import type { CheckResult, RunReport } from '../src/results/model.js';
 import { fromRoot } from '../src/paths.js';
 import { resourcesOf } from '../src/values/resources.js';
-import { runCli } from './helpers/cli.js';
+import { runCli, spawnCli } from './helpers/cli.js';
 import { httpsServer, json, type Cert, type TestServer } from './helpers/servers.js';
 import { loadCatalogue } from '../src/binding/catalogue-in-use.js';
 import { busy } from './helpers/busy.js';
@@ -259,5 +259,27 @@ describe('the same walk with its suite run in parts (FSAPI_PART_CHECKS)', () => 
     const lastOther = others.flatMap((c) => c.exchanges.map((x) => x.started_at)).sort().at(-1)!;
     const firstCreate = parted.checks.filter((c) => c.family === 'lifecycle').flatMap((c) => c.exchanges.filter((x) => x.request.method === 'POST').map((x) => x.started_at)).sort()[0]!;
     expect(firstCreate > lastOther, `${firstCreate} > ${lastOther}`).toBe(true);
+  }, busy(240_000));
+
+  it('stops a run in parts on SIGTERM: exit 5, the report holds the checks its parts ran, and says the run was cut short', async () => {
+    seedStore();
+    const size = Math.ceil(report.checks.length / 8);
+    const cli = spawnCli(['run', '--spec', DOC, '--groups', 'unbound', '--seed', '11', '--report-dir', join(dir, 'stopped')], {
+      FSAPI_BASE_URL: server.url,
+      FSAPI_API_KEY: KEY,
+      FSAPI_TENANT_ID: 'tenant_lifecycle',
+      FSAPI_CA_FILE: join(dir, 'ca.pem'),
+      FSAPI_RATE_LIMIT: '0',
+      FSAPI_PART_CHECKS: String(size),
+    });
+    await cli.stdoutLine(/ unbound 2\/8 /);
+    cli.child.kill('SIGTERM');
+    const done = await cli.done;
+    expect(done.code).toBe(5);
+    const stopped = JSON.parse(readFileSync(join(dir, 'stopped', 'latest', 'conformance.json'), 'utf8')) as RunReport;
+    expect(stopped.run.incomplete_reason).toMatch(/interrupted/);
+    // The two parts that had ended, whole (the part under way when the signal came may have finished some checks too).
+    expect(stopped.checks.length).toBeGreaterThanOrEqual(2 * size);
+    expect(stopped.checks.length).toBeLessThan(report.checks.length);
   }, busy(240_000));
 });
