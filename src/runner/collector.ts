@@ -4,6 +4,7 @@ import type { CheckResult } from '../results/model.js';
 import { explorationTotals } from '../results/exploration.js';
 import type { SuiteStats } from '../vitest-suite/suite.js';
 import { suiteOfFile } from './suite-parts.js';
+import { StringPool } from './string-pool.js';
 
 // Defined by the suites that report it; named here too for the runner's modules.
 export type { SuiteStats };
@@ -31,6 +32,8 @@ export class ResultCollector implements Reporter {
   private readonly byModule = new Map<string, Map<string, CheckResult>>();
   /** Tests ended, by id (counted once, as results are). */
   private readonly ended = new Set<string>();
+  /** The results are kept to the run's end: their repeated strings, once. */
+  private readonly strings = new StringPool();
 
   /** Suite files that ended, by suite name; and those that ended with an error of their own. */
   readonly suitesEnded = new Set<string>();
@@ -55,6 +58,7 @@ export class ResultCollector implements Reporter {
     if (st) this.mergeStats(st.suite, st);
     const state = test.result().state;
     if (meta.fsapi) {
+      this.strings.share(meta.fsapi);
       this.byTest.set(test.id, meta.fsapi);
       const inModule = this.byModule.get(test.module.moduleId) ?? new Map<string, CheckResult>();
       this.byModule.set(test.module.moduleId, inModule.set(test.id, meta.fsapi));
