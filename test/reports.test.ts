@@ -16,6 +16,9 @@ import { assessRun } from '../src/results/assess.js';
 import { loadRequirements } from '../src/catalogue/requirements.js';
 import { REQUIREMENTS_PATH } from '../src/catalogue/index.js';
 import { allureMessages, DeferredAllureWriter, settleAllureResult } from '../src/runner/allure-writer.js';
+import { AllureTestResults, plainTest } from '../src/runner/allure-test-result.js';
+import { InMemoryWriter, ReporterRuntime } from 'allure-js-commons/sdk/reporter';
+import type { RunnerTask, RunnerTestCase } from 'vitest';
 import type { TestResult } from 'allure-js-commons';
 import { check, largeReport, NASTY, report, standardChecks, standardReport } from './fixtures/reports/build.js';
 
@@ -546,6 +549,61 @@ describe('Allure results (src/runner/allure-writer.ts)', () => {
     const labels = first?.type === 'metadata' ? (first.data.labels ?? []) : [];
     expect(labels).toContainEqual({ name: 'cause', value: 'rate-limited' });
     expect(labels.some((l) => l.name === 'skip_cause')).toBe(false);
+  });
+
+  it("are built as allure-vitest builds them, field for field, with what is the same for every test found once", async () => {
+    const { default: AllureVitestReporter } = await import('allure-vitest/reporter');
+    const must = requirements.all.find((r) => r.level === 'MUST')!;
+    const messages = allureMessages(check({ requirement: must.id, level: 'MUST', group: 'customers', operation: 'createCustomer', status: 'failed' }), must);
+    const root = { name: '', type: 'suite' } as unknown as RunnerTask['suite'];
+    const file = { filepath: join(process.cwd(), 'dist', 'suites', 'customers.conformance.js') };
+    const task = (name: string, state: 'pass' | 'fail' | 'skip', extra: Record<string, unknown> = {}): RunnerTestCase =>
+      ({
+        type: 'test',
+        name,
+        mode: state === 'skip' ? 'skip' : 'run',
+        file,
+        suite: { name: 'customers', suite: { name: 'MUST', suite: root } },
+        meta: { allureRuntimeMessages: messages, vitestWorker: 2 },
+        result: { state, startTime: 1_780_000_000_000, duration: 12, ...(state === 'fail' ? { errors: [{ name: 'Error', message: 'FAILED: x', stack: 'Error: FAILED: x' }] } : {}) },
+        ...extra,
+      }) as unknown as RunnerTestCase;
+    const tasks = [
+      task(`${must.id} createCustomer default`, 'pass'),
+      task(`${must.id} createCustomer default`, 'fail'),
+      task('skipped one', 'skip'),
+      task('named @allure.label.owner:payments @allure.id:77', 'pass', { meta: { allureRuntimeMessages: [], vitestWorker: undefined } }),
+      task('in a part', 'pass', { file: { filepath: '/elsewhere/unbound.part-2-of-3.conformance.mjs' } }),
+    ];
+    const before = process.env['ALLURE_LABEL_team'];
+    process.env['ALLURE_LABEL_team'] = 'conformance';
+    try {
+      const stockWriter = new InMemoryWriter();
+      const stock = new AllureVitestReporter({});
+      Object.assign(stock, { allureReporterRuntime: new ReporterRuntime({ writer: stockWriter }) });
+      for (const t of tasks) stock.handleTask(t);
+      const ourWriter = new InMemoryWriter();
+      const ourRuntime = new ReporterRuntime({ writer: ourWriter });
+      const ours = new AllureTestResults();
+      for (const t of tasks) {
+        expect(plainTest(t)).toBe(true);
+        ours.write(ourRuntime, t);
+      }
+      // Each result's uuid, its attachments' names and its steps' clock are its own; the rest must be equal.
+      const comparable = (w: InMemoryWriter) =>
+        JSON.parse(JSON.stringify(w.tests).replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, 'UUID').replace(/"(start|stop)":\d+/g, '"$1":0')) as unknown[];
+      expect(ourWriter.tests).toHaveLength(tasks.length);
+      expect(comparable(ourWriter)).toEqual(comparable(stockWriter));
+      expect(JSON.stringify(ourWriter.tests)).toContain('"name":"team","value":"conformance"');
+      expect(Object.values(ourWriter.attachments).map(String)).toEqual(Object.values(stockWriter.attachments).map(String));
+    } finally {
+      if (before === undefined) delete process.env['ALLURE_LABEL_team'];
+      else process.env['ALLURE_LABEL_team'] = before;
+    }
+    // Anything else is left to allure-vitest: a failed hook, a test a plan skips, one that never ran.
+    expect(plainTest(task('x', 'pass', { result: { state: 'fail', hooks: { beforeEach: 'fail' }, errors: [] } }))).toBe(false);
+    expect(plainTest(task('x', 'pass', { meta: { allureSkip: true } }))).toBe(false);
+    expect(plainTest(task('x', 'pass', { result: undefined }))).toBe(false);
   });
 
   it('are written when the run ends, each with its SHA-256, and a folder that cannot be made is named, not thrown', () => {

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { Writer } from 'allure-js-commons/sdk/reporter';
+import type { ReporterRuntime, Writer } from 'allure-js-commons/sdk/reporter';
 import { Status, type Label, type TestResult } from 'allure-js-commons';
 import type { RuntimeMessage } from 'allure-js-commons/sdk';
 import { stringifyEnvInfo } from 'allure-js-commons/sdk/reporter';
@@ -13,6 +13,7 @@ import type { Requirement, RequirementCatalogue } from '../catalogue/requirement
 import type { CheckResult, CheckStatus } from '../results/model.js';
 import { definitionOf } from '../results/definition.js';
 import { conflictOf, type DeclaredConflict } from '../results/document-conflicts.js';
+import { AllureTestResults, plainTest } from './allure-test-result.js';
 
 type Param<K extends keyof Writer, I extends number = 0> = Parameters<Writer[K]>[I];
 
@@ -242,7 +243,8 @@ export interface AllureResultsReporter extends Reporter {
  * from the worker a second time, and an AsyncLocalStorage that puts a hook on every promise the worker makes.
  * Together that was about a third of a run's CPU. Here the workers only run checks; each CheckResult (which
  * reaches the main thread in the test's meta anyway) becomes the same metadata through allureMessages(), and each
- * test's result is built as it finishes (DeferredAllureWriter writes the files at the end). allure-vitest builds
+ * test's result is built as it finishes, as allure-vitest builds it but with what every test shares found once
+ * (allure-test-result.ts; DeferredAllureWriter writes the files at the end). allure-vitest builds
  * its own FileSystemWriter and ignores a `writer` option, so the writer is swapped on its runtime once initialised. Guarded: if a future
  * allure-vitest renames that field, the default writer stays (correct, only slower). Pinned by package.json to
  * ~3.12.
@@ -251,6 +253,7 @@ export async function allureReporter(resultsDir: string, requirements: Requireme
   const { default: AllureReporter } = await import('allure-vitest/reporter');
   const writer = new DeferredAllureWriter(resultsDir);
   let swapped = false;
+  const results = new AllureTestResults();
   class MainThreadAllureReporter extends AllureReporter implements AllureResultsReporter {
     private readonly written = new WeakSet<RunnerTask>();
 
@@ -287,7 +290,9 @@ export async function allureReporter(resultsDir: string, requirements: Requireme
         // super.handleTask builds and writes the result synchronously: the listener below settles it on the way.
         settling = { result };
         try {
-          super.handleTask(task);
+          const runtime = (this as unknown as { allureReporterRuntime?: ReporterRuntime }).allureReporterRuntime;
+          if (result && runtime && plainTest(task)) results.write(runtime, task);
+          else super.handleTask(task);
         } finally {
           settling = undefined;
           // Built and handed to the writer: vitest keeps every task's meta to the end of the run, and these messages
