@@ -354,10 +354,16 @@ function backstopMs(timeoutMs: number): number {
   return 2 * timeoutMs + 5_000;
 }
 
-/** The error of a request whose limit fell due; the time it was judged late, when this process was too busy to look sooner. */
+/**
+ * The error of a request whose limit fell due: the time given back for this process's stalls, and the time it was
+ * judged late, when this process was too busy to look sooner.
+ */
 function timedOut(limit: RequestLimit): Error {
-  const late = limit.lateMs >= 500 ? ` (judged ${limit.lateMs} ms late, this process having been busy; nothing more had arrived by then)` : '';
-  return new RequestTimedOut(`no complete response within ${limit.ms} ms${late}`);
+  const notes = [
+    ...(limit.givenBackMs ? [`and ${limit.givenBackMs} ms more, given back for the time this process was too busy to send or read`] : []),
+    ...(limit.lateMs >= 500 ? [`judged ${limit.lateMs} ms late, this process having been busy; nothing more had arrived by then`] : []),
+  ];
+  return new RequestTimedOut(`no complete response within ${limit.ms} ms${notes.length ? ` (${notes.join('; ')})` : ''}`);
 }
 
 function flattenHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {

@@ -127,8 +127,8 @@ export class WebhookReceiver {
       if (matches(d) && ++count >= min) answer();
     };
     if (count >= min) return answer();
-    // A delivery that came in while this thread was busy past the wait (writing reports, say) is read before the
-    // wait is judged over.
+    // The wait is counted in this thread's attention, and a delivery that came in while it was busy past the wait
+    // (writing reports, say) is read before the wait is judged over (setIoDeadline).
     timer = setIoDeadline(answer, timeout);
     this.waiters.add(arrived);
     res.on('close', () => {
