@@ -529,6 +529,14 @@ describe('Allure results (src/runner/allure-writer.ts)', () => {
     const tr = settled('failed', 'x');
     expect(tr.titlePath).toEqual(['FX', 'idempotency', 'FSAPI-IDEM-002']);
     expect(tr.fullName).toBe('FSAPI-IDEM-002 createFxTrade default');
+    // So are the test case and history ids (Allure's format: md5 of the full name, then md5 of the parameters),
+    // whatever file ran the check and whatever ids it had: its history in the HTML report follows the check.
+    const md5 = (s: string) => createHash('md5').update(s).digest('hex');
+    expect(tr.testCaseId).toBe(md5('FSAPI-IDEM-002 createFxTrade default'));
+    expect(tr.historyId).toBe(`${md5('FSAPI-IDEM-002 createFxTrade default')}:${md5('')}`);
+    const elsewhere = { ...vitestMade(), fullName: 'fsapi-conformance:../tmp/parts/unbound.part-2-of-3.conformance.mjs#x', testCaseId: 'a', historyId: 'a:b', parameters: [] };
+    settleAllureResult(elsewhere, check({ requirement: 'FSAPI-IDEM-002', level: 'MUST', group: 'fx', family: 'idempotency', operation: 'createFxTrade', status: 'failed', message: 'x' }));
+    expect([elsewhere.testCaseId, elsewhere.historyId]).toEqual([tr.testCaseId, tr.historyId]);
     expect(tr.labels).toEqual([
       { name: 'epic', value: 'FX' },
       { name: 'package', value: 'fx.idempotency' },

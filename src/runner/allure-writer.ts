@@ -1,10 +1,9 @@
 import { hash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { ReporterRuntime, Writer } from 'allure-js-commons/sdk/reporter';
+import { getTestResultHistoryId, getTestResultTestCaseId, stringifyEnvInfo, type ReporterRuntime, type Writer } from 'allure-js-commons/sdk/reporter';
 import { Status, type Label, type TestResult } from 'allure-js-commons';
 import type { RuntimeMessage } from 'allure-js-commons/sdk';
-import { stringifyEnvInfo } from 'allure-js-commons/sdk/reporter';
 import type { RunnerTask } from 'vitest';
 import type { Reporter, TestCase, Vitest } from 'vitest/node';
 import { groupTag, isGroupSlug } from '../catalogue/groups.js';
@@ -203,8 +202,10 @@ export const CONFLICTS_SUITE = 'The document contradicts the seed';
  * the file path and describe blocks; here the status is the check's (ALLURE_STATUS), its message without the
  * worker's stack; the suites and title path are group, family, requirement (what the report's groupBy and any
  * other Allure viewer arrange the tree by), and the full name is the check's stable id rather than the file that
- * happened to run it (waiting checks run in another file than their group's). The history id, already computed,
- * is left alone. A test without a result crashed outside its check: a suite fault, `broken` with vitest's error
+ * happened to run it (waiting checks run in another file than their group's, a vendor document's checks in parts
+ * that move as operations are added). The test case and history ids, which allure-js-commons derived from the file's
+ * full name as the test stopped, are derived again from that id, so a check keeps its history in the HTML report's
+ * trend whichever file ran it, compiled or from the sources. A test without a result crashed outside its check: a suite fault, `broken` with vitest's error
  * as it was.
  */
 export function settleAllureResult(tr: Partial<TestResult>, r: CheckResult | undefined, conflicts: readonly DeclaredConflict[] = []): void {
@@ -222,6 +223,8 @@ export function settleAllureResult(tr: Partial<TestResult>, r: CheckResult | und
   const path = conflict ? [CONFLICTS_SUITE, r.requirement, `#${conflict.pointer}`] : [groupTitle(r.group), r.family, r.requirement];
   tr.titlePath = path;
   tr.fullName = r.id;
+  tr.testCaseId = getTestResultTestCaseId(tr as TestResult);
+  tr.historyId = getTestResultHistoryId({ parameters: [], ...tr, historyId: '' } as TestResult);
   tr.labels = [
     ...(tr.labels ?? []).filter((l) => !PATH_LABELS.has(l.name)),
     ...(conflict ? [{ name: 'tag', value: 'document-conflict' }] : []),
