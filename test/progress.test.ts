@@ -122,10 +122,11 @@ describe('a check that holds its worker', () => {
     const heard = listenForCheckActivity('run-spin', () => now);
     // A thread that starts a check and never yields again, as a generator without a bound did (issue 34).
     const reporter = new URL('../dist/src/harness/checks-in-progress.js', import.meta.url).href;
-    const worker = new Worker(`import(${JSON.stringify(reporter)}).then((m) => { const a = m.checkActivityReporter('run-spin'); a.started('FSAPI-A-001 done', 'x'); a.ended('FSAPI-A-001 done'); a.started('FSAPI-B-002 getThing', 'getThing'); require('node:worker_threads').parentPort.postMessage('spinning'); for (;;); });`, { eval: true });
+    const worker = new Worker(`import(${JSON.stringify(reporter)}).then((m) => { const a = m.checkActivityReporter('run-spin', () => 0); a.started('FSAPI-A-001 done', 'x'); a.ended('FSAPI-A-001 done'); a.started('FSAPI-B-002 getThing', 'getThing'); require('node:worker_threads').parentPort.postMessage('spinning'); for (;;); });`, { eval: true });
     try {
       await new Promise((resolve) => worker.once('message', resolve));
-      // The main thread hears of each message as its loop turns: wait for the start, not for a time.
+      // The main thread hears of the worker's table as its loop turns: wait for the start, not for a time. (The
+      // worker's clock reads 0 when it starts a check, the main thread's the time set here.)
       while (heard.longest()?.check !== 'FSAPI-B-002 getThing') await new Promise((resolve) => setImmediate(resolve));
       now = 12_000;
       expect(heard.longest()).toEqual({ check: 'FSAPI-B-002 getThing', operation: 'getThing', worker: expect.any(String), forMs: 12_000 });
@@ -142,10 +143,10 @@ describe('a check that holds its worker', () => {
     const heard = listenForCheckActivity('run-overdue', () => now);
     const reporter = new URL('../dist/src/harness/checks-in-progress.js', import.meta.url).href;
     // Two checks in flight with a 1 s limit; the thread then blocks (its event loop never turns again).
-    const worker = new Worker(`import(${JSON.stringify(reporter)}).then((m) => { const a = m.checkActivityReporter('run-overdue'); a.started('FSAPI-A-001 first', 'x', 1000); a.started('FSAPI-B-002 second', 'y', 1000); require('node:worker_threads').parentPort.postMessage('blocked'); Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); });`, { eval: true });
+    const worker = new Worker(`import(${JSON.stringify(reporter)}).then((m) => { const a = m.checkActivityReporter('run-overdue', () => 0); a.started('FSAPI-A-001 first', 'x', 1000); a.started('FSAPI-B-002 second', 'y', 1000); require('node:worker_threads').parentPort.postMessage('blocked'); Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); });`, { eval: true });
     try {
       await new Promise((resolve) => worker.once('message', resolve));
-      // The main thread hears of each message as its loop turns: wait until both starts are heard (any grace will do).
+      // The main thread hears of the worker's table as its loop turns: wait until both starts are seen (any grace will do).
       while (heard.overdue(-Infinity)[0]?.others.length !== 1) await new Promise((resolve) => setImmediate(resolve));
       now = 10_999;
       expect(heard.overdue(10_000)).toEqual([]);
@@ -155,6 +156,26 @@ describe('a check that holds its worker', () => {
     } finally {
       await worker.terminate();
       heard.close();
+    }
+  });
+
+  it('is heard of from a worker that announced its checks before the main thread listened, and a table holds more than a run has in flight', async () => {
+    const reporter = new URL('../dist/src/harness/checks-in-progress.js', import.meta.url).href;
+    // 300 checks started (more than its table holds: the last are not shown, and nothing throws), 299 ended.
+    const worker = new Worker(
+      `import(${JSON.stringify(reporter)}).then((m) => { const a = m.checkActivityReporter('run-late'); for (let i = 0; i < 300; i++) a.started('FSAPI-D-' + i, 'op' + i, 5000); for (let i = 1; i < 300; i++) a.ended('FSAPI-D-' + i); if (m.checkActivityReporter('run-late') !== a) throw new Error('two tables'); setInterval(() => {}, 1000); require('node:worker_threads').parentPort.postMessage('started'); });`,
+      { eval: true },
+    );
+    let heard: ReturnType<typeof listenForCheckActivity> | undefined;
+    try {
+      await new Promise((resolve) => worker.once('message', resolve));
+      const listening = (heard = listenForCheckActivity('run-late'));
+      // It asks the workers to announce their tables again as it starts listening (bounded: a missed one never comes).
+      await expect.poll(() => listening.longest()?.check, { timeout: 10_000, interval: 5 }).toBe('FSAPI-D-0');
+      expect(listening.longest()).toMatchObject({ check: 'FSAPI-D-0', operation: 'op0', limitMs: 5000 });
+    } finally {
+      await worker.terminate();
+      heard?.close();
     }
   });
 
