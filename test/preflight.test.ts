@@ -85,3 +85,42 @@ describe('preflight', () => {
     expect(deadUpstream.counts).toMatchObject({ limited: 0, forwarded: 0, badGateway: 1 });
   });
 });
+
+describe('preflight on a document whose paths start with the base URL\'s last segment', () => {
+  it('says the segment is doubled and gives the base URL to set, instead of a wrong base path', async () => {
+    // Stripe's paths start with /v1/; a base URL that ends in /v1/, as the seed's does, would send every request to /v1/v1/.
+    const api = await httpsServer((req, res) => {
+      if (req.url === '/v1/things') return json(res, 200, { things: [] });
+      json(res, 404, { title: 'not found' });
+    });
+    servers.push(api);
+    const dir = mkdtempSync(join(tmpdir(), 'fsapi-doubled-'));
+    writeFileSync(join(dir, 'api.pem'), api.cert.cert);
+    const spec = join(dir, 'things.yaml');
+    writeFileSync(
+      spec,
+      [
+        'openapi: 3.0.3',
+        'info: { title: Things, version: "1" }',
+        'servers: [{ url: "https://api.example.test" }]',
+        'paths:',
+        '  /v1/things:',
+        '    get:',
+        '      operationId: listThings',
+        '      responses:',
+        '        "200": { description: ok, content: { application/json: { schema: { type: object } } } }',
+        '',
+      ].join('\n'),
+    );
+    const origin = api.url.replace('/v1/', '');
+    const r = await runCli(['run', '--spec', spec, '--report-dir', join(dir, 'reports')], target(`${origin}/v1/`, { FSAPI_CA_FILE: join(dir, 'api.pem') }));
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/nothing answers at .*\/v1\/v1\/things \(404\): the document's paths start with \/v1\/, and the base URL already ends with it/);
+    expect(r.stderr).toContain(`set FSAPI_BASE_URL to ${origin}/, the address the document's paths are written from`);
+    expect(r.stderr).not.toContain(KEY);
+    // Set as it says, the preflight passes: what the run then judges is the target, not the address.
+    const ok = await runCli(['run', '--spec', spec, '--report-dir', join(dir, 'reports')], target(`${origin}/`, { FSAPI_CA_FILE: join(dir, 'api.pem') }));
+    expect(ok.code, ok.stderr).not.toBe(2);
+    expect(api.requests.map((q) => `${q.method} ${q.url}`)).toContain('GET /v1/things');
+  });
+});

@@ -26,7 +26,7 @@ export const EMBEDDED_CONCURRENCY = 16;
 export const LIVE_CONCURRENCY = 4;
 
 export const SETTINGS: readonly Setting[] = [
-  { env: 'FSAPI_BASE_URL', flag: 'base-url', type: 'string', value: 'URL', default: '(unset: start the embedded sandbox)', description: 'Base URL of the target, ending in /v1/ (https only).' },
+  { env: 'FSAPI_BASE_URL', flag: 'base-url', type: 'string', value: 'URL', default: '(unset: start the embedded sandbox)', description: 'Base URL of the target (https only), ending in /v1/; for a document of your own (FSAPI_SPEC), the address its paths are written from.' },
   { env: 'FSAPI_API_KEY', type: 'string', secret: true, description: 'Secret key sent as Api-Key. Required with FSAPI_BASE_URL.' },
   { env: 'FSAPI_TENANT_ID', flag: 'tenant-id', type: 'string', value: 'ID', description: 'Business identifier sent as x-tenant-id. Required with FSAPI_BASE_URL.' },
   { env: 'FSAPI_ENVIRONMENT', flag: 'environment', type: 'string', value: 'sandbox|live', default: 'sandbox', description: 'Environment of the key; in live, no write is sent unless --allow-live-writes.' },

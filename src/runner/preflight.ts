@@ -84,6 +84,12 @@ export async function preflight(client: TargetClient, spec: SpecDocument, creds:
     });
   }
   if (status === 404 && !madeUp) {
+    const doubled = doubledSegment(baseUrl, path);
+    if (doubled) {
+      throw new UsageError(`preflight: nothing answers at ${baseUrl}${path} (404): the document's paths start with /${doubled.segment}/, and the base URL already ends with it`, {
+        fix: `set FSAPI_BASE_URL to ${doubled.base}, the address the document's paths are written from (as its servers entry gives it)`,
+      });
+    }
     throw new UsageError(`preflight: nothing answers at ${baseUrl}${path} (404): the base URL's path looks wrong`, {
       fix: 'FSAPI_BASE_URL must be the base address of the API, ending with its version segment, e.g. https://api.example.com/v1/',
     });
@@ -102,4 +108,18 @@ function unavailable(baseUrl: string, path: string, status: number, server: stri
     `preflight: GET ${baseUrl}${path} answered ${status}${server ? ` (server: ${server})` : ''}: ${proxy ? 'the server (or a proxy in front of it) cannot serve the API' : 'the API fails with a server error'}; nothing would be tested`,
     { fix: `check that the API's process behind ${new URL(baseUrl).origin} is running and healthy${proxy ? ' (a reverse proxy answers 502/503/504 when its upstream is down or too slow)' : ' (see its logs)'}, then run again` },
   );
+}
+
+/**
+ * The segment a path repeats from the base URL's end (a vendor's document whose paths start with /v1/, Stripe's, asked
+ * under a base URL that ends in /v1/ as the seed's does: every request would go to /v1/v1/...), and the base URL
+ * without it.
+ */
+function doubledSegment(baseUrl: string, path: string): { segment: string; base: string } | undefined {
+  const url = new URL(baseUrl);
+  const segments = url.pathname.split('/').filter(Boolean);
+  const last = segments.at(-1);
+  if (!last || path.replace(/^\//, '').split('/')[0] !== last) return undefined;
+  const rest = segments.slice(0, -1);
+  return { segment: last, base: `${url.origin}/${rest.length ? `${rest.join('/')}/` : ''}` };
 }
