@@ -106,7 +106,7 @@ export function checkActivityReporter(runId: string, clock: () => number = share
       const checkLength = encoder.encodeInto(check, bytes).written;
       const operationLength = operation ? encoder.encodeInto(operation, bytes.subarray(checkLength)).written : 0;
       const at = slot * INTS;
-      ints[at + LIMIT] = Number.isFinite(limitMs) ? limitMs : -1;
+      ints[at + LIMIT] = Number.isFinite(limitMs) ? Math.min(Math.max(0, Math.round(limitMs)), 0x7fffffff) : -1;
       ints[at + CHECK_LENGTH] = checkLength;
       ints[at + OPERATION_LENGTH] = operation ? operationLength : -1;
       times[slot] = clock();

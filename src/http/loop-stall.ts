@@ -2,7 +2,7 @@
  * How long this thread's event loop has been kept from turning while a request was in flight: a thread busy for
  * seconds (a worker compiling a large document's validators, a main thread writing reports) or starved of CPU on a
  * shared runner. Meanwhile the request could not connect, finish its TLS handshake, send, or read: that time was
- * this process's, not the target's (RequestLimit gives it back).
+ * this process's, not the target's (setIoDeadline gives it back).
  *
  * Measured by a timer that ticks every TICK_MS while any watch is open: a tick later than that by more than SLACK_MS
  * adds its lateness. What the last tick has not yet seen (a stall that ends as the reader runs) is counted at the

@@ -205,8 +205,8 @@ export const CONFLICTS_SUITE = 'The document contradicts the seed';
  * happened to run it (waiting checks run in another file than their group's, a vendor document's checks in parts
  * that move as operations are added). The test case and history ids, which allure-js-commons derived from the file's
  * full name as the test stopped, are derived again from that id, so a check keeps its history in the HTML report's
- * trend whichever file ran it, compiled or from the sources. A test without a result crashed outside its check: a suite fault, `broken` with vitest's error
- * as it was.
+ * trend whichever file ran it, compiled or from the sources. A test without a result crashed outside its check: a
+ * suite fault, `broken` with vitest's error as it was.
  */
 export function settleAllureResult(tr: Partial<TestResult>, r: CheckResult | undefined, conflicts: readonly DeclaredConflict[] = []): void {
   if (!r) {
@@ -247,10 +247,10 @@ export interface AllureResultsReporter extends Reporter {
  * Together that was about a third of a run's CPU. Here the workers only run checks; each CheckResult (which
  * reaches the main thread in the test's meta anyway) becomes the same metadata through allureMessages(), and each
  * test's result is built as it finishes, as allure-vitest builds it but with what every test shares found once
- * (allure-test-result.ts; DeferredAllureWriter writes the files at the end). allure-vitest builds
- * its own FileSystemWriter and ignores a `writer` option, so the writer is swapped on its runtime once initialised. Guarded: if a future
- * allure-vitest renames that field, the default writer stays (correct, only slower). Pinned by package.json to
- * ~3.12.
+ * (allure-test-result.ts; DeferredAllureWriter writes the files at the end). allure-vitest builds its own
+ * FileSystemWriter and ignores a `writer` option, so the writer is swapped on its runtime once initialised. Guarded:
+ * if a future allure-vitest renames that field, the default writer stays (correct, only slower). Pinned by
+ * package.json to ~3.12.
  */
 export async function allureReporter(resultsDir: string, requirements: RequirementCatalogue, conflicts: readonly DeclaredConflict[] = []): Promise<AllureResultsReporter> {
   const { default: AllureReporter } = await import('allure-vitest/reporter');
@@ -290,7 +290,8 @@ export async function allureReporter(resultsDir: string, requirements: Requireme
         // A test without a result (a crash outside its check) is written with vitest's error and no metadata.
         if (result) Object.assign(task.meta, { allureRuntimeMessages: allureMessages(result, requirements.get(result.requirement)) });
         this.written.add(task);
-        // super.handleTask builds and writes the result synchronously: the listener below settles it on the way.
+        // The result is built and written synchronously (by AllureTestResults, or by allure-vitest itself for a test
+        // that is not plain): the listener below settles it on the way.
         settling = { result };
         try {
           const runtime = (this as unknown as { allureReporterRuntime?: ReporterRuntime }).allureReporterRuntime;
