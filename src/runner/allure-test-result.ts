@@ -36,7 +36,7 @@ interface AllureMeta {
 }
 
 /**
- * Whether `buildTestResult` builds this test as allure-vitest would: a test that ran, with no failed hook, no
+ * Whether `AllureTestResults.write` builds this test as allure-vitest would: a test that ran, with no failed hook, no
  * global messages, not skipped by a test plan, not in a browser. Any other is left to allure-vitest itself.
  */
 export function plainTest(task: RunnerTask): task is RunnerTestCase {
@@ -55,16 +55,15 @@ function suitePathOf(task: RunnerTask): string[] {
 }
 
 export class AllureTestResults {
-  private runLabels: { framework: Label; language: Label; environment: Label[]; host: Label } | undefined;
-  private projectName: string | undefined | null = null;
+  /** What every test of the run shares, found at the first. */
+  private run: { framework: Label; language: Label; environment: Label[]; host: Label; projectName: string | undefined } | undefined;
   private readonly files = new Map<string, { specPath: string; packageLabel: Label }>();
   private readonly threads = new Map<AllureMeta['vitestWorker'], Label>();
 
   /** Builds and writes a plain test's result through `runtime`, as allure-vitest's reporter would. */
   write(runtime: ReporterRuntime, task: RunnerTestCase): void {
-    const run = (this.runLabels ??= { framework: getFrameworkLabel('vitest'), language: getLanguageLabel(), environment: getEnvironmentLabels(), host: getHostLabel() });
-    if (this.projectName === null) this.projectName = getProjectName();
-    const projectName = this.projectName;
+    const run = (this.run ??= { framework: getFrameworkLabel('vitest'), language: getLanguageLabel(), environment: getEnvironmentLabels(), host: getHostLabel(), projectName: getProjectName() });
+    const { projectName } = run;
     const filepath = task.file.filepath;
     let file = this.files.get(filepath);
     if (!file) this.files.set(filepath, (file = { specPath: getPosixPath(getRelativePath(filepath)), packageLabel: getPackageLabel(filepath) }));
