@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { buildIsCurrent } from './build-stamp.js';
 import { tierUpLater } from './tiering.js';
 
-tierUpLater();
+tierUpLater(process.argv[2]);
 
 // A run interrupted while it loads must still keep the promise it prints (the report, verdict incomplete): from the
 // first moment, SIGINT/SIGTERM are noted here, and the run command takes them over once it has its own handler.

@@ -3,9 +3,11 @@
  * `run > file` keeps the verdict), --version, -q, clear words for a malformed number, a vendor document refused
  * where no target can serve it, and messages that name the command the user actually has.
  */
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { TestCase, TestModule } from 'vitest/node';
 import { invocation } from '../src/invocation.js';
@@ -199,5 +201,29 @@ describe('an option whose value may be left out (--explore [N])', () => {
     expect(renderHelp(runCommand)).toMatch(/^ {2}--explore \[N\] +The exploration phase/m);
     // The whole way to the run's settings.
     expect(loadRunConfig({ explore: parsed('--explore', '--quiet')['explore'] as string }, { env: {}, cwd: tmp() }).explore).toBe(24);
+  });
+});
+
+describe("V8's tier-up for each command (bin/tiering.js)", () => {
+  // A small function called 20,000 times: optimised by V8's default, still interpreted with the CLI's late tier-up.
+  // Synchronous recompilation, so the answer depends on the flags alone, not on when a background compile ends.
+  const probe = (command: string) => {
+    const code = [
+      `const { tierUpLater } = await import(${JSON.stringify(pathToFileURL(fromRoot('bin', 'tiering.js')).href)});`,
+      `tierUpLater(${JSON.stringify(command)});`,
+      'function f(a) { let s = 0; for (let i = 0; i < 8; i++) s += (a * i) % 7; return s; }',
+      'let t = 0; for (let k = 0; k < 20000; k++) t += f(k);',
+      // V8's status bit 16: the function runs optimised code.
+      'console.log((%GetOptimizationStatus(f) & 16) !== 0);',
+    ].join('\n');
+    const r = spawnSync(process.execPath, ['--allow-natives-syntax', '--no-concurrent-recompilation', '--input-type=module', '-e', code], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    return r.stdout.trim();
+  };
+
+  it('a run (and every command but the sandbox) optimises later; the sandbox, a server, keeps V8\'s default', () => {
+    expect(probe('run')).toBe('false');
+    expect(probe('verify')).toBe('false');
+    expect(probe('sandbox')).toBe('true');
   });
 });
