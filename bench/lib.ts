@@ -161,6 +161,24 @@ export function tail(text: string, lines = 15): string {
   return text.trimEnd().split('\n').slice(-lines).join('\n');
 }
 
+/**
+ * What a node child (`node ...args`) printed on stdout, once it exits 0: the measured children of the benchmarks
+ * print their figures there. Otherwise an error naming `what`, the exit code and the end of its stderr.
+ */
+export async function nodeChildOutput(args: string[], what: string, opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<string> {
+  const child = spawn(process.execPath, args, { ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const code = await new Promise<number | null>((done, fail) => {
+    child.once('error', fail);
+    child.once('close', done);
+  });
+  if (code !== 0) throw new Error(`${what} exited ${code}:\n${tail(err)}`);
+  return out;
+}
+
 /** A run's exit code is its verdict (0 conformant, 1 non-conformant); anything else means it did not run through. */
 export function assertRan(r: CliRun, what: string): void {
   if (r.code === 0 || r.code === 1) return;

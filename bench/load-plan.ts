@@ -14,7 +14,6 @@
  *
  *   npx tsx bench/load-plan.ts --spec FILE [--binding FILE] [--repeat 3] [--cuts 50,100,200,400 [--run-repeat 1] | --no-run] [--against DIR] [--seed N] [--timeout-ms MS] [--part-checks N] [--keep] [--profile DIR [--heap-profile]]
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -22,7 +21,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { httpsServer, type Cert, type TestServer } from '../test/helpers/servers.js';
-import { assertRan, childEnv, ensureBuild, int, intList, printTable, readLatestReport, ROOT, round, runCli, sec, spread, tail, usage, writeResult } from './lib.js';
+import { assertRan, childEnv, ensureBuild, int, intList, nodeChildOutput, printTable, readLatestReport, ROOT, round, runCli, sec, spread, usage, writeResult } from './lib.js';
 
 const USAGE = 'npx tsx bench/load-plan.ts --spec FILE [--binding FILE] [--repeat 3] [--cuts 50,100,200,400 [--run-repeat 1] | --no-run] [--against DIR] [--seed N] [--timeout-ms MS] [--part-checks N] [--keep] [--profile DIR [--heap-profile]]';
 const DEFAULT_SEED = 20261120;
@@ -81,13 +80,7 @@ interface ChildFigures {
 }
 
 async function child(root: string, cacheDir: string): Promise<ChildFigures> {
-  const proc = spawn(process.execPath, [CHILD, root, specPath, ...(bindingPath ? [bindingPath] : [])], { env: childEnv({ TMPDIR: cacheDir }), stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const code = await new Promise<number | null>((done) => proc.once('close', done));
-  if (code !== 0) throw new Error(`loading ${specPath} with ${root} exited ${code}:\n${tail(err)}`);
+  const out = await nodeChildOutput([CHILD, root, specPath, ...(bindingPath ? [bindingPath] : [])], `loading ${specPath} with ${root}`, { env: childEnv({ TMPDIR: cacheDir }) });
   return JSON.parse(out.trim().split('\n').pop()!) as ChildFigures;
 }
 

@@ -7,11 +7,10 @@
  *
  *   npx tsx bench/module-load.ts [--rounds 8] [--against ../other-checkout]
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ensureBuild, int, printTable, ROOT, round, spread, usage, writeResult, type Spread } from './lib.js';
+import { ensureBuild, int, nodeChildOutput, printTable, ROOT, round, spread, usage, writeResult, type Spread } from './lib.js';
 
 const USAGE = 'npx tsx bench/module-load.ts [--rounds 8] [--against DIR]';
 
@@ -33,20 +32,12 @@ const u = process.cpuUsage(c);
 console.log((u.user + u.system) / 1000);
 `;
 
-function measure(root: string, set: SetName): Promise<number> {
-  return new Promise((ok, fail) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', CHILD, root, JSON.stringify(SETS[set].before), JSON.stringify(SETS[set].load)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (b: Buffer) => (out += b));
-    child.stderr.on('data', (b: Buffer) => (err += b));
-    child.once('error', fail);
-    child.once('exit', (code) => {
-      const ms = Number(out.trim());
-      if (code === 0 && Number.isFinite(ms)) ok(ms);
-      else fail(new Error(`loading the ${set} modules of ${root} failed (exit ${code}): ${err.trim().split('\n').slice(-3).join(' ')}`));
-    });
-  });
+async function measure(root: string, set: SetName): Promise<number> {
+  const what = `loading the ${set} modules of ${root}`;
+  const out = await nodeChildOutput(['--input-type=module', '-e', CHILD, root, JSON.stringify(SETS[set].before), JSON.stringify(SETS[set].load)], what, { cwd: root });
+  const ms = Number(out.trim());
+  if (!Number.isFinite(ms)) throw new Error(`${what} printed no figure: ${out.trim().slice(0, 200)}`);
+  return ms;
 }
 
 async function main(): Promise<void> {
