@@ -9,13 +9,12 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { loadCatalogue } from '../src/binding/catalogue-in-use.js';
 import { inferBinding } from '../src/binding/infer.js';
 import { ACTIVE_CONFIDENCE } from '../src/confidence.js';
 import type { SpecDocument } from '../src/catalogue/openapi.js';
-import { printTable, usage, writeResult } from './lib.js';
+import { benchArgs, printTable, usage, writeResult } from './lib.js';
 
 const USAGE = 'npx tsx bench/bind-corpus.ts --corpus DIR [--threshold N] [--docs a,b] [--verbose] | bench/bind-corpus.ts FILE...';
 const LABELS = join(import.meta.dirname, 'bind-labels.yaml');
@@ -23,7 +22,7 @@ const LABELS = join(import.meta.dirname, 'bind-labels.yaml');
 interface Label { operation: string; doubtful?: string[]; reason: string }
 interface Doc { source: { repo: string; path: string; commit: string }; labels: Record<string, Label> }
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { corpus: { type: 'string' }, threshold: { type: 'string' }, docs: { type: 'string' }, verbose: { type: 'boolean' } } });
+const { values, positionals } = benchArgs(USAGE, { allowPositionals: true, options: { corpus: { type: 'string' }, threshold: { type: 'string' }, docs: { type: 'string' }, verbose: { type: 'boolean' } } });
 const threshold = values.threshold === undefined ? ACTIVE_CONFIDENCE : Number(values.threshold);
 if (!Number.isFinite(threshold)) usage(USAGE);
 const reference = (await loadCatalogue()).spec;

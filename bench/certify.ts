@@ -10,10 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { createGzip } from 'node:zlib';
-import { parseArgs } from 'node:util';
-import { assertRan, ensureBuild, machine, printTable, round, runCli, sec, spread, writeResult, BIN, type CliRun } from './lib.js';
+import { assertRan, benchArgs, BIN, type CliRun, ensureBuild, machine, printTable, round, runCli, sec, spread, writeResult } from './lib.js';
 
-const { values } = parseArgs({ options: { pairs: { type: 'string', default: '3' }, other: { type: 'string' }, seed: { type: 'string', default: '20261120' }, keep: { type: 'boolean', default: false } } });
+const USAGE = 'npx tsx bench/certify.ts [--pairs 3] [--other ../main] [--seed 20261120] [--keep]';
+
+const { values } = benchArgs(USAGE, { options: { pairs: { type: 'string', default: '3' }, other: { type: 'string' }, seed: { type: 'string', default: '20261120' }, keep: { type: 'boolean', default: false } } });
 const pairs = Number(values.pairs);
 const builds = [{ name: 'this', bin: BIN }, ...(values.other ? [{ name: 'other', bin: join(values.other, 'bin', 'fsapi-conformance.js') }] : [])];
 

@@ -13,7 +13,6 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { FAULTS } from '../sandbox/index.js';
 import type { Level } from '../src/catalogue/index.js';
@@ -21,7 +20,7 @@ import { DIALECT_NAMES, isDialectName, type DialectName } from '../test/dialects
 import { dialect } from '../test/dialects/dialect.js';
 import { freePort, startDialectTarget, targetEnv, type DialectTarget } from '../test/dialects/target.js';
 import { scoreBinding, type Binding, type EntryScore } from '../test/dialects/truth.js';
-import { assertRan, ensureBuild, int, printTable, readLatestReport, round, runCli, tail, usage, writeResult, type RunReport } from './lib.js';
+import { assertRan, benchArgs, ensureBuild, int, printTable, readLatestReport, round, runCli, type RunReport, tail, usage, writeResult } from './lib.js';
 
 const USAGE = 'npx tsx bench/dialects.ts [--dialects names,paths,shapes,conventions] [--faults F1,F2 | --no-faults] [--groups G1,G2] [--seed N] [--keep]';
 const DEFAULT_SEED = 20261120;
@@ -46,7 +45,7 @@ const FAMILY_FAULTS: { family: string; fault: string }[] = [
   { family: 'webhooks', fault: 'webhooks-unsigned' },
 ];
 
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(USAGE, {
   options: {
     dialects: { type: 'string', default: DIALECT_NAMES.join(',') },
     faults: { type: 'string' },

@@ -10,12 +10,11 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { gateway } from '../test/helpers/gateway.js';
 import { behaviourDrift } from '../src/regression/drift.js';
 import { describeDrift } from '../src/reports/regression-render.js';
 import type { DriftFinding } from '../src/results/regression-model.js';
-import { ensureBuild, int, printTable, readLatestReport, runCli, startSandboxApart, tail, usage, writeResult, type RunReport } from './lib.js';
+import { benchArgs, ensureBuild, int, printTable, readLatestReport, runCli, type RunReport, startSandboxApart, tail, usage, writeResult } from './lib.js';
 
 const USAGE = 'npx tsx bench/drift.ts [--runs 10] [--conflict 0.5] [--seed N] [--groups G1,G2] [--keep] | --from DIR';
 const DEFAULT_SEED = 20261120;
@@ -75,7 +74,7 @@ async function fromKept(dir: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = benchArgs(USAGE, {
     options: {
       runs: { type: 'string', default: '10' },
       conflict: { type: 'string', default: '0.5' },

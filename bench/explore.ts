@@ -10,8 +10,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { assertRan, ensureBuild, int, machine, printTable, readLatestReport, round, runCli, sec, spread, usage, writeResult, type RunReport } from './lib.js';
+import { assertRan, benchArgs, ensureBuild, int, machine, printTable, readLatestReport, round, runCli, type RunReport, sec, spread, usage, writeResult } from './lib.js';
 
 const USAGE = 'npx tsx bench/explore.ts [--pairs 5] [--budget 24] [--groups G1,G2] [--seed N] [--spec FILE] [--binding FILE] [--embedded-sandbox]';
 
@@ -62,7 +61,7 @@ async function once(budget: number, base: string[]): Promise<Side> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = benchArgs(USAGE, {
     options: {
       pairs: { type: 'string', default: '5' },
       budget: { type: 'string', default: '24' },

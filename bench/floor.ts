@@ -9,8 +9,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { assertRan, ensureBuild, int, printTable, readLatestReport, round, runCli, sec, startSandboxApart, usage, writeResult } from './lib.js';
+import { assertRan, benchArgs, ensureBuild, int, printTable, readLatestReport, round, runCli, sec, startSandboxApart, usage, writeResult } from './lib.js';
 import { byClass, prepare, replay, type TraceLine } from './trace-replay.js';
 import { EMBEDDED_CONCURRENCY, harnessWorkers } from '../src/config/run-config.js';
 import { SETTINGS } from '../src/config/variables.js';
@@ -40,7 +39,7 @@ interface FloorOptions {
 }
 
 function floorOptions(): FloorOptions {
-  const { values } = parseArgs({
+  const { values } = benchArgs(USAGE, {
     options: {
       groups: { type: 'string' },
       seed: { type: 'string', default: String(DEFAULT_SEED) },

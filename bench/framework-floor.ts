@@ -14,8 +14,7 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { atExit, ensureBuild, int, intList, machine, nodeChildOutput, printTable, ROOT, round, spread, usage, writeResult, type Spread } from './lib.js';
+import { atExit, benchArgs, ensureBuild, int, intList, machine, nodeChildOutput, printTable, ROOT, round, spread, type Spread, usage, writeResult } from './lib.js';
 
 const USAGE =
   'npx tsx bench/framework-floor.ts [--cuts 100,400] [--checks-per-op 28.8] [--attachments-per-check 0.53] [--part-checks 5000] [--workers 1] [--concurrency 16] [--rounds 5]';
@@ -82,7 +81,7 @@ function line(points: [number, number][]): { slope: number; at0: number } {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = benchArgs(USAGE, {
     options: {
       cuts: { type: 'string', default: '100,400' },
       'checks-per-op': { type: 'string', default: '28.8' },

@@ -9,8 +9,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { assertRan, ensureBuild, int, printTable, readLatestReport, reportWritingMs, round, runCli, sec, spread, usage, writeResult, type Spread } from './lib.js';
+import { assertRan, benchArgs, ensureBuild, int, printTable, readLatestReport, reportWritingMs, round, runCli, sec, spread, type Spread, usage, writeResult } from './lib.js';
 
 const USAGE = 'npx tsx bench/full-run.ts [--runs 5] [--groups G1,G2] [--seed N] [--keep]';
 const DEFAULT_SEED = 20261120;
@@ -36,7 +35,7 @@ interface RunRow {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = benchArgs(USAGE, {
     options: {
       runs: { type: 'string', default: '5' },
       groups: { type: 'string' },

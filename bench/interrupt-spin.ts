@@ -11,11 +11,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { TEST_SPIN_VARIABLE } from '../src/harness/test-spin.js';
-import { atExit, BIN, childEnv, ensureBuild, machine, printTable, sec, spread, usage, writeResult } from './lib.js';
+import { atExit, benchArgs, BIN, childEnv, ensureBuild, machine, printTable, sec, spread, usage, writeResult } from './lib.js';
 
-const { values } = parseArgs({
+const USAGE = 'npx tsx bench/interrupt-spin.ts [--times 10] [--signal SIGTERM|SIGINT] [--within 2] [--busy N]';
+
+const { values } = benchArgs(USAGE, {
   options: {
     times: { type: 'string', default: '10' },
     signal: { type: 'string', default: 'SIGTERM' },

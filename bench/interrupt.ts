@@ -11,10 +11,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { atExit, BIN, childEnv, ensureBuild, printTable, writeResult } from './lib.js';
+import { atExit, benchArgs, BIN, childEnv, ensureBuild, printTable, writeResult } from './lib.js';
 
-const { values } = parseArgs({
+const USAGE = 'npx tsx bench/interrupt.ts [--at 0.3,0.5,1,2.5] [--times 10] [--busy N] [--signal SIGINT|SIGTERM]';
+
+const { values } = benchArgs(USAGE, {
   options: {
     at: { type: 'string', default: '0.3,0.5,1,2.5' },
     times: { type: 'string', default: '10' },

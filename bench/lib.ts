@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { createServer } from 'node:net';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join, relative } from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import type { RunReport } from '../src/results/model.js';
@@ -353,6 +354,15 @@ export function int(s: string | undefined, min = 1): number | undefined {
   if (s === undefined || !/^\d+$/.test(s.trim())) return undefined;
   const n = Number(s);
   return n >= min ? n : undefined;
+}
+
+/** The command line as `parseArgs` reads it; an unknown or malformed flag prints what is wrong and the usage, exit 2. */
+export function benchArgs<T extends ParseArgsConfig>(usageText: string, config: T): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config);
+  } catch (e) {
+    return usage(`${usageText}\n(${(e as Error).message})`);
+  }
 }
 
 export function usage(text: string): never {

@@ -18,10 +18,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { httpsServer, type Cert, type TestServer } from '../test/helpers/servers.js';
-import { assertRan, childEnv, ensureBuild, int, intList, nodeChildOutput, printTable, readLatestReport, ROOT, round, runCli, sec, spread, usage, writeResult } from './lib.js';
+import { assertRan, benchArgs, childEnv, ensureBuild, int, intList, nodeChildOutput, printTable, readLatestReport, ROOT, round, runCli, sec, spread, usage, writeResult } from './lib.js';
 
 const USAGE = 'npx tsx bench/load-plan.ts --spec FILE [--binding FILE] [--repeat 3] [--cuts 50,100,200,400 [--run-repeat 1] | --no-run] [--against DIR] [--seed N] [--timeout-ms MS] [--part-checks N] [--keep] [--profile DIR [--heap-profile]]';
 const DEFAULT_SEED = 20261120;
@@ -29,7 +28,7 @@ const CHILD = join(ROOT, 'bench', 'load-plan-child.mjs');
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 const API_KEY = 'sk_test_bench_load_plan';
 
-const { values: args } = parseArgs({
+const { values: args } = benchArgs(USAGE, {
   options: {
     spec: { type: 'string' },
     binding: { type: 'string' },

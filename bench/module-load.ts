@@ -9,8 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { ensureBuild, int, nodeChildOutput, printTable, ROOT, round, spread, usage, writeResult, type Spread } from './lib.js';
+import { benchArgs, ensureBuild, int, nodeChildOutput, printTable, ROOT, round, spread, type Spread, usage, writeResult } from './lib.js';
 
 const USAGE = 'npx tsx bench/module-load.ts [--rounds 8] [--against DIR]';
 
@@ -41,7 +40,7 @@ async function measure(root: string, set: SetName): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '8' }, against: { type: 'string' } } });
+  const { values } = benchArgs(USAGE, { options: { rounds: { type: 'string', default: '8' }, against: { type: 'string' } } });
   const rounds = int(values.rounds) ?? usage(USAGE);
   const against = values.against === undefined ? undefined : resolve(values.against);
   if (against && !existsSync(resolve(against, 'dist', '.build-stamp'))) usage(`${USAGE}\n--against names a checkout with a build (npm run build there first)`);

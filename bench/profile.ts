@@ -10,9 +10,8 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { EMBEDDED_CONCURRENCY } from '../src/config/run-config.js';
-import { assertRan, ensureBuild, int, printTable, readLatestReport, round, runCli, sec, startSandboxApart, usage, writeResult } from './lib.js';
+import { assertRan, benchArgs, ensureBuild, int, printTable, readLatestReport, round, runCli, sec, startSandboxApart, usage, writeResult } from './lib.js';
 
 const USAGE = 'npx tsx bench/profile.ts [--groups G1,G2] [--seed N] [--top N] [--keep]';
 const DEFAULT_SEED = 20261120;
@@ -79,7 +78,7 @@ function figures(file: string, p: CpuProfile, window?: { from: number; to: numbe
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = benchArgs(USAGE, {
     options: {
       groups: { type: 'string' },
       seed: { type: 'string', default: String(DEFAULT_SEED) },

@@ -12,9 +12,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { gateway } from '../test/helpers/gateway.js';
-import { assertRan, ensureBuild, int, printTable, readLatestReport, round, runCli, sec, spread, startSandboxApart, tail, usage, writeResult, type RunReport } from './lib.js';
+import { assertRan, benchArgs, ensureBuild, int, printTable, readLatestReport, round, runCli, type RunReport, sec, spread, startSandboxApart, tail, usage, writeResult } from './lib.js';
 
 const USAGE = 'npx tsx bench/remote.ts [--pairs 3] [--groups G1,G2] [--seed N] [--gateway R] [--keep]';
 const DEFAULT_SEED = 20261120;
@@ -37,7 +36,7 @@ interface Row {
 const outcomes = (r: RunReport) => new Map(r.checks.map((c) => [c.id, c.status]));
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = benchArgs(USAGE, {
     options: {
       pairs: { type: 'string', default: '3' },
       groups: { type: 'string' },

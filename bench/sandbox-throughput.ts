@@ -13,9 +13,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
-import { ensureBuild, intList, int, printTable, round, usage, writeResult } from './lib.js';
+import { benchArgs, ensureBuild, int, intList, printTable, round, usage, writeResult } from './lib.js';
 import { prismTarget, sandboxTarget, TargetUnavailable, type Endpoint, type Kind, type Target } from './throughput-targets.js';
 
 const USAGE = 'npx tsx bench/sandbox-throughput.ts [--requests N] [--concurrency 1,16] [--rounds N] [--warmup N] [--targets sandbox,sandbox-http,prism]';
@@ -150,7 +149,7 @@ async function drive(target: Target, ep: Endpoint, workload: Workload, concurren
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = benchArgs(USAGE, {
     options: {
       requests: { type: 'string', default: '2000' },
       concurrency: { type: 'string', default: '1,16' },

@@ -12,9 +12,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
 import { parse, stringify } from 'yaml';
-import { assertRan, ensureBuild, int, intList, printTable, readLatestReport, readReport, ROOT, round, runCli, sec, tail, usage, writeResult, type CliRun, type RunReport } from './lib.js';
+import { assertRan, benchArgs, type CliRun, ensureBuild, int, intList, printTable, readLatestReport, readReport, ROOT, round, runCli, type RunReport, sec, tail, usage, writeResult } from './lib.js';
 
 const USAGE = 'npx tsx bench/scaling.ts [--part all|spec|shards] [--factors 1,2,4] [--shards 2,4] [--groups G1,G2] [--seed N] [--keep]';
 const DEFAULT_SEED = 20261120;
@@ -156,7 +155,7 @@ async function shardSet(n: number, mode: 'sequential' | 'parallel', seed: number
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = benchArgs(USAGE, {
     options: {
       part: { type: 'string', default: 'all' },
       factors: { type: 'string', default: '1,2,4' },

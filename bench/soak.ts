@@ -14,9 +14,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { childEnv, ensureBuild, int, printTable, ROOT, round, sec, usage, writeResult } from './lib.js';
+import { benchArgs, childEnv, ensureBuild, int, printTable, ROOT, round, sec, usage, writeResult } from './lib.js';
 import type { CheckStatus } from '../src/results/model.js';
 
 const USAGE = 'npx tsx bench/soak.ts [--runs 20] [--groups G1,G2] [--seed N] [--max-heap-growth-mb 64]';
@@ -79,7 +78,7 @@ interface Soak {
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({
+  const { values } = benchArgs(USAGE, {
     options: {
       runs: { type: 'string', default: '20' },
       groups: { type: 'string' },

@@ -11,8 +11,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { assertRan, atExit, ensureBuild, int, printTable, readLatestReport, ROOT, round, runCli, spread, usage, writeResult } from './lib.js';
+import { assertRan, atExit, benchArgs, ensureBuild, int, printTable, readLatestReport, ROOT, round, runCli, spread, usage, writeResult } from './lib.js';
 
 const USAGE = 'npx tsx bench/trend.ts [--earlier 9] [--rounds 5] [--against DIR]';
 
@@ -59,7 +58,7 @@ function measure(root: string, reportRoot: string, currentFile: string, runs: nu
   });
 }
 
-const { values: args } = parseArgs({ options: { earlier: { type: 'string', default: '9' }, rounds: { type: 'string', default: '5' }, against: { type: 'string' } } });
+const { values: args } = benchArgs(USAGE, { options: { earlier: { type: 'string', default: '9' }, rounds: { type: 'string', default: '5' }, against: { type: 'string' } } });
 const earlier = int(args.earlier) ?? usage(USAGE);
 const rounds = int(args.rounds) ?? usage(USAGE);
 const against = args.against === undefined ? undefined : resolve(args.against);

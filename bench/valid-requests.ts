@@ -12,10 +12,9 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { judgeRun, requestValidator, type DocumentFigures, type JudgedCheck } from './valid-requests-judge.js';
-import { printTable, readReport, RESULTS_DIR, usage, writeResult } from './lib.js';
+import { benchArgs, printTable, readReport, RESULTS_DIR, usage, writeResult } from './lib.js';
 
 const USAGE = 'npx tsx bench/valid-requests.ts REPORT[=DOCUMENT] [REPORT[=DOCUMENT] ...] [--out DIR]';
 
@@ -34,7 +33,7 @@ const readDocument = (file: string): object => {
 };
 
 async function main(): Promise<void> {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { out: { type: 'string' } } });
+  const { values, positionals } = benchArgs(USAGE, { allowPositionals: true, options: { out: { type: 'string' } } });
   if (positionals.length === 0) usage(USAGE);
   const outDir = resolve(values.out ?? join(RESULTS_DIR, 'valid-requests'));
   mkdirSync(outDir, { recursive: true });
