@@ -58,6 +58,15 @@ function writeSuite(dir: string, mode: Mode, checks: number, partChecks: number,
   }
 }
 
+/** A mode's line: what an operation adds, and what is left at none. */
+interface ModeSummary {
+  cpu_ms_per_op: number;
+  cpu_s_fixed: number;
+  mib_per_op: number;
+  mib_fixed: number;
+  per_cut: Record<string, { checks: number; cpu_s: Spread; max_rss_mib: Spread }>;
+}
+
 interface Measured {
   tests: number;
   files: number;
@@ -104,7 +113,14 @@ async function main(): Promise<void> {
   // `suite` runs this build's reporter from dist/.
   const build = await ensureBuild();
   const root = mkdtempSync(join(tmpdir(), 'fsapi-bench-framework-floor-'));
-  atExit(() => rmSync(root, { recursive: true, force: true }));
+  atExit(() => {
+    // On an interrupt a child may still be writing its results there as it ends: retried, then named if left.
+    try {
+      rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+    } catch {
+      console.error(`framework-floor: ${root} could not be removed`);
+    }
+  });
   const suites = MODES.flatMap((mode) => cuts.map((n) => ({ mode, n, dir: join(root, `${mode}-${n}`), checks: Math.round(n * perOp) })));
   for (const s of suites) writeSuite(s.dir, s.mode, s.checks, partChecks, attachRate);
 
@@ -125,7 +141,7 @@ async function main(): Promise<void> {
   }
 
   const rows: string[][] = [];
-  const summary: Record<string, unknown> = {};
+  const summary: Partial<Record<Mode, ModeSummary>> = {};
   for (const mode of MODES) {
     const mine = suites.filter((s) => s.mode === mode);
     const cpu = new Map(mine.map((s) => [s.n, spread(runs.get(s)!.map((m) => m.cpu_s))] as const));
@@ -142,14 +158,14 @@ async function main(): Promise<void> {
       cpu_s_fixed: round(cpuLine.at0),
       mib_per_op: round(mibLine.slope, 3),
       mib_fixed: round(mibLine.at0, 0),
-      per_cut: Object.fromEntries(mine.map((s) => [s.n, { checks: s.checks, cpu_s: cpu.get(s.n), max_rss_mib: mib.get(s.n) }])),
+      per_cut: Object.fromEntries(mine.map((s) => [s.n, { checks: s.checks, cpu_s: cpu.get(s.n)!, max_rss_mib: mib.get(s.n)! }])),
     };
   }
   console.log(`\nvitest alone (vitest), with allure-vitest (allure), with this build's Allure reporter (suite), for checks that do nothing (median of ${rounds}, min-max)`);
   printTable(['mode', 'N', 'tests', 'CPU s', 'peak MiB'], rows);
   console.log('');
   for (const mode of MODES) {
-    const s = summary[mode] as { cpu_ms_per_op: number; cpu_s_fixed: number; mib_per_op: number; mib_fixed: number };
+    const s = summary[mode]!;
     console.log(`${mode}: ${s.cpu_ms_per_op} ms of CPU per operation (+${s.cpu_s_fixed} s); ${s.mib_per_op} MiB per operation (+${s.mib_fixed} MiB)`);
   }
   console.log(`issue 34's targets for the whole run: ${TARGET.cpuMsPerOp} ms per operation (+${TARGET.cpuFixedS} s); ${TARGET.mibPerOp} MiB per operation (+${TARGET.mibFixed} MiB)`);

@@ -58,7 +58,7 @@ const cleanups = new Set<() => void>();
 let hooked = false;
 
 function cleanUp(): void {
-  for (const c of live) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+  for (const c of live) if (c.exitCode === null && c.signalCode === null) c.kill(endWith.get(c) ?? 'SIGTERM');
   for (const f of cleanups) f();
 }
 
@@ -75,8 +75,12 @@ function hook(): void {
   process.once('SIGTERM', () => process.exit(143));
 }
 
-function track(child: ChildProcess): ChildProcess {
+/** How a child is ended when the benchmark is: SIGTERM, unless it was tracked with another signal. */
+const endWith = new WeakMap<ChildProcess, NodeJS.Signals>();
+
+function track(child: ChildProcess, signal?: NodeJS.Signals): ChildProcess {
   hook();
+  if (signal) endWith.set(child, signal);
   live.add(child);
   child.once('exit', () => live.delete(child));
   return child;
@@ -167,11 +171,13 @@ export function tail(text: string, lines = 15): string {
  * print their figures there. Otherwise an error naming `what`, the exit code and the end of its stderr.
  */
 export async function nodeChildOutput(args: string[], what: string, opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<string> {
-  const child = spawn(process.execPath, args, { ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Tracked, so an interrupted benchmark ends it too: killed, as it holds nothing to save, and a child in a long
+  // synchronous loop (a reporter writing thousands of files) would answer SIGTERM only when the loop is done.
+  const child = track(spawn(process.execPath, args, { ...opts, stdio: ['ignore', 'pipe', 'pipe'] }), 'SIGKILL');
   let out = '';
   let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const code = await new Promise<number | null>((done, fail) => {
     child.once('error', fail);
     child.once('close', done);
