@@ -31,28 +31,35 @@ const EXCHANGE = JSON.stringify({
   response: { status: 200, headers: { 'content-type': 'application/json' }, body: { id: 'cus_123', object: 'customer', description: 'y'.repeat(1800) } },
 });
 
-/** The test files of one size: `checks` tests in files of at most `partChecks`, every test in a concurrent block. */
+/**
+ * The test files of one size: `checks` tests in files of at most `partChecks`, every test in a concurrent block. Each
+ * file declares its tests in a loop, as a run's part files do (src/runner/suite-parts.ts): a line per test made files
+ * of 0.2-0.4 MB whose transform by vite cost the main thread about 0.5 ms per operation, which a run does not pay.
+ */
 function writeSuite(dir: string, mode: Mode, checks: number, partChecks: number, attachRate: number): void {
   mkdirSync(dir, { recursive: true });
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
   const files = Math.max(1, Math.ceil(checks / partChecks));
+  // The test body of each mode: `attaches` says whether test `i` carries evidence (the share given by attachRate).
+  const body = {
+    vitest: `async () => {}`,
+    allure: `async () => { if (attaches(i)) await attachment('exchange', EXCHANGE, 'application/json'); }`,
+    // The check's result in the test's meta, as a run's checks hand it to the main thread.
+    suite: `async ({ task }) => { task.meta.fsapi = { id: \`FSAPI-CONTRACT-001 op\${i} body\`, name: \`FSAPI-CONTRACT-001 op\${i} check\`, requirement: 'FSAPI-CONTRACT-001', level: 'CONTRACT', group: 'unbound', family: 'contract', operation: \`op\${i}\`, clause: 'paths.*.responses', title: 'the answer conforms', status: 'passed', duration_ms: 1, exchanges: attaches(i) ? [JSON.parse(EXCHANGE)] : [] }; }`,
+  }[mode];
   let made = 0;
   for (let f = 0; f < files; f++) {
     const n = Math.round(((f + 1) * checks) / files) - made;
-    const lines = [`import { describe, test } from 'vitest';`];
-    if (mode === 'allure') lines.push(`import { attachment } from 'allure-js-commons';`);
-    if (mode !== 'vitest') lines.push(`const EXCHANGE = ${JSON.stringify(EXCHANGE)};`);
-    // `suite`: the check's result in the test's meta, as a run's checks hand it to the main thread.
-    if (mode === 'suite') lines.push(`const result = (i, exchanges) => ({ id: \`FSAPI-CONTRACT-001 op\${i} body\`, name: \`FSAPI-CONTRACT-001 op\${i} check\`, requirement: 'FSAPI-CONTRACT-001', level: 'CONTRACT', group: 'unbound', family: 'contract', operation: \`op\${i}\`, clause: 'paths.*.responses', title: 'the answer conforms', status: 'passed', duration_ms: 1, exchanges });`);
-    lines.push(`describe.concurrent('part ${f}', () => {`);
-    for (let i = made; i < made + n; i++) {
-      const attaches = mode !== 'vitest' && Math.floor((i + 1) * attachRate) > Math.floor(i * attachRate);
-      const name = `FSAPI-CONTRACT-001 op${i} check`;
-      if (mode === 'allure') lines.push(`  test('${name}', async () => {${attaches ? ` await attachment('exchange', EXCHANGE, 'application/json');` : ''} });`);
-      else if (mode === 'suite') lines.push(`  test('${name}', async ({ task }) => { task.meta.fsapi = result(${i}, ${attaches ? '[JSON.parse(EXCHANGE)]' : '[]'}); });`);
-      else lines.push(`  test('${name}', async () => {});`);
-    }
-    lines.push('});', '');
+    const lines = [
+      `import { describe, test } from 'vitest';`,
+      ...(mode === 'allure' ? [`import { attachment } from 'allure-js-commons';`] : []),
+      `const EXCHANGE = ${JSON.stringify(EXCHANGE)};`,
+      `const attaches = (i) => Math.floor((i + 1) * ${attachRate}) > Math.floor(i * ${attachRate});`,
+      `describe.concurrent('part ${f}', () => {`,
+      `  for (let i = ${made}; i < ${made + n}; i++) test(\`FSAPI-CONTRACT-001 op\${i} check\`, ${body});`,
+      '});',
+      '',
+    ];
     writeFileSync(join(dir, `part-${f}.test.mjs`), lines.join('\n'));
     made += n;
   }
@@ -74,8 +81,8 @@ interface Measured {
   max_rss_mib: number;
 }
 
-async function measure(dir: string, mode: Mode, workers: number, concurrency: number): Promise<Measured> {
-  const out = await nodeChildOutput([CHILD, dir, mode, String(workers), String(concurrency), join(dir, 'allure-results')], `the ${mode} child in ${dir}`, { cwd: dir });
+async function measure(dir: string, resultsDir: string, mode: Mode, workers: number, concurrency: number): Promise<Measured> {
+  const out = await nodeChildOutput([CHILD, dir, mode, String(workers), String(concurrency), resultsDir], `the ${mode} child in ${dir}`, { cwd: dir });
   return JSON.parse(out.trim().split('\n').at(-1) ?? '') as Measured;
 }
 
@@ -129,8 +136,9 @@ async function main(): Promise<void> {
     // Each round in another order, so that a drift of the machine's speed falls on every mode and size alike.
     const order = r % 2 ? [...suites].reverse() : suites;
     for (const s of order) {
-      rmSync(join(s.dir, 'allure-results'), { recursive: true, force: true });
-      const m = await measure(s.dir, s.mode, workers, concurrency);
+      // A fresh results folder each run, all removed at the end: files deleted just before a run made its file
+      // creation slower on this VM's ext4 (still committing the deletion; see "A whole run").
+      const m = await measure(s.dir, join(s.dir, `allure-results-${r}`), s.mode, workers, concurrency);
       if (m.tests !== s.checks) throw new Error(`the ${s.mode} child ran ${m.tests} tests of ${s.checks}`);
       // Each test's result file, and an attachment for the share that carries one: a mode that wrote less measured less.
       const files = s.mode === 'vitest' ? 0 : s.checks + Math.floor(s.checks * attachRate);
