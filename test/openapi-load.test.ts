@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { from30, loadSpec } from '../src/catalogue/openapi.js';
 import { UsageError } from '../src/errors.js';
+import { describeErrors, type ValidateFunction } from '../src/catalogue/json-schema.js';
 import { fromRoot } from '../src/paths.js';
 import { privateCacheDir } from '../src/cache-dir.js';
 
@@ -239,6 +240,59 @@ describe('keys spelled like reference keywords where they are names or data (as 
     const e = await refusal(loadSpec(p));
     expect(e.message).toContain('$ref "#/components/schemas/Nope" at /components/schemas/Schema/properties/properties/additionalProperties points at nothing');
     expect(e.where).toBe(String(readFileSync(p, 'utf8').split('\n').findIndex((l) => l.includes("additionalProperties: { $ref: '#/components/schemas/Nope'")) + 1));
+  });
+});
+
+describe('components that many schemas reference', () => {
+  const SHARED = fromRoot('test', 'fixtures', 'openapi', 'shared-components.yaml');
+  const ok = (fn: ValidateFunction, value: unknown): string[] => (fn(value) ? [] : describeErrors(fn.errors).map((p) => `${p.pointer} ${p.message}`));
+  const order = { id: 'o1', price: { amount: 5, currency: 'EUR' }, lines: [{ qty: 1, order: { id: 'o0', price: { amount: 1, currency: 'USD' } } }] };
+
+  it('are each compiled once, as a root of their own, and validate as the document says', async () => {
+    const spec = await loadSpec(variant('shared-components.yaml', '', '', SHARED));
+    const bare = spec.validator({ $ref: 'urn:fsapi:spec#/$defs/Order' });
+    // The component's own root: a reference from any schema finds this one compiled validator.
+    expect((bare.schema as Record<string, unknown>)['$id']).toBe('urn:fsapi:component:Order');
+    expect((spec.validator({ $ref: 'urn:fsapi:spec#/$defs/Money' }).schema as Record<string, unknown>)['$id']).toBe('urn:fsapi:component:Money');
+    expect(ok(bare, order)).toEqual([]);
+    expect(ok(bare, { ...order, lines: [{ qty: 0, order: { id: '', price: { amount: 1, currency: 'usd' } } }] })).toEqual([
+      '/lines/0/qty must be >= 1',
+      '/lines/0/order/id must NOT have fewer than 1 characters',
+      '/lines/0/order/price/currency must match pattern "^[A-Z]{3}$"',
+    ]);
+    const list = spec.byId.get('listOrders')!;
+    expect(spec.validateResponse(list, 200, 'application/json', { data: [order, { ...order, parent: order }], total: 10 })).toEqual({ kind: 'ok' });
+    expect(spec.validateResponse(list, 200, 'application/json', { data: [{ id: 'x' }], total: 'ten' })).toEqual({
+      kind: 'schema',
+      problems: [
+        { pointer: '/data/0/price', message: 'is required' },
+        { pointer: '/total', message: 'must be integer' },
+      ],
+    });
+    expect(spec.validateRequestBody(spec.byId.get('createOrder')!, { id: 'o2' })).toEqual([{ pointer: '/price', message: 'is required' }]);
+  });
+
+  it('keep the bundle\'s resolution where the component is a resource or a scope of its own', async () => {
+    const spec = await loadSpec(variant('shared-components-scoped.yaml', '', '', SHARED));
+    expect((spec.validator({ $ref: 'urn:fsapi:spec#/$defs/Anchored' }).schema as Record<string, unknown>)['$id']).toBeUndefined();
+    expect((spec.validator({ $ref: 'urn:fsapi:spec#/$defs/Scoped' }).schema as Record<string, unknown>)['$id']).toBe('https://example.com/scoped');
+    const note = spec.byId.get('getNote')!;
+    expect(spec.validateResponse(note, 200, 'application/json', { text: 'a', reply: { text: 'b', price: { amount: 1, currency: 'EUR' } } })).toEqual({ kind: 'ok' });
+    expect(spec.validateResponse(note, 200, 'application/json', { text: 'a', reply: { price: { amount: 1, currency: 'eur' } } })).toEqual({
+      kind: 'schema',
+      problems: [
+        { pointer: '/reply/text', message: 'is required' },
+        { pointer: '/reply/price/currency', message: 'must match pattern "^[A-Z]{3}$"' },
+      ],
+    });
+    expect(spec.validateResponse(note, 202, 'application/json', { odd: true, count: 0 })).toEqual({ kind: 'ok' });
+    expect(spec.validateResponse(note, 202, 'application/json', { odd: 1, count: -1 })).toEqual({
+      kind: 'schema',
+      problems: [
+        { pointer: '/odd', message: 'must be boolean' },
+        { pointer: '/count', message: 'must be >= 0' },
+      ],
+    });
   });
 });
 
