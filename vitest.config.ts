@@ -33,6 +33,8 @@ export default defineConfig({
     // done.
     isolate: false,
     sequence: { sequencer: LongFirst },
+    // One temporary folder for the whole run, removed at its end (test/helpers/test-tmpdir.ts).
+    globalSetup: ['test/helpers/test-tmpdir.ts'],
     // Every limit is what a test needs idle, stretched for a busy machine (test/helpers/busy.ts).
     testTimeout: busy(60_000),
     hookTimeout: busy(60_000),
