@@ -272,6 +272,28 @@ describe('components that many schemas reference', () => {
     expect(spec.validateRequestBody(spec.byId.get('createOrder')!, { id: 'o2' })).toEqual([{ pointer: '/price', message: 'is required' }]);
   });
 
+  it('share one validator between schemas that differ only in annotations, and still validate members named like them', async () => {
+    const spec = await loadSpec(variant('shared-components-annotated.yaml', '', '', SHARED));
+    const a = spec.validator({ type: 'string', maxLength: 3, description: 'one member', 'x-stripeBypassValidation': true });
+    expect(spec.validator({ type: 'string', maxLength: 3, title: 'another', examples: ['abc'], default: 'a' })).toBe(a);
+    expect(ok(a, 'abcd')).toEqual(['/ must NOT have more than 3 characters']);
+    // Members called "description" and "title", an enum of extension-like strings and a list of required names are
+    // the schema's own: kept.
+    const named = spec.validator({
+      type: 'object',
+      required: ['title'],
+      properties: { description: { type: 'integer', description: 'a count' }, title: { enum: ['x-a', 'x-b'] } },
+      additionalProperties: { $ref: 'urn:fsapi:spec#/$defs/Money', description: 'money' },
+    });
+    expect(ok(named, { title: 'x-a', description: 2, other: { amount: 1, currency: 'EUR' } })).toEqual([]);
+    expect(ok(named, { description: 'two', other: { amount: 1 } })).toEqual([
+      '/title is required',
+      '/other/currency is required',
+      '/description must be integer',
+    ]);
+    expect(ok(named, { title: 'y' })).toEqual(['/title must be one of ["x-a","x-b"]']);
+  });
+
   it('keep the bundle\'s resolution where the component is a resource or a scope of its own', async () => {
     const spec = await loadSpec(variant('shared-components-scoped.yaml', '', '', SHARED));
     expect((spec.validator({ $ref: 'urn:fsapi:spec#/$defs/Anchored' }).schema as Record<string, unknown>)['$id']).toBeUndefined();
