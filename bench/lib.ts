@@ -46,7 +46,7 @@ export async function ensureBuild(): Promise<BuildAction> {
     child.once('error', reject);
     child.once('exit', (c) => resolve(c));
   });
-  if (code !== 0 || !buildIsCurrent()) throw new Error(`npm run build failed (exit ${code}); the benchmark would measure the sources through tsx`);
+  if (code !== 0 || !buildIsCurrent()) throw new BenchFailure(`npm run build failed (exit ${code}); the benchmark would measure the sources through tsx`);
   return 'rebuilt';
 }
 
@@ -182,14 +182,14 @@ export async function nodeChildOutput(args: string[], what: string, opts: { cwd?
     child.once('error', fail);
     child.once('close', done);
   });
-  if (code !== 0) throw new Error(`${what} exited ${code}:\n${tail(err)}`);
+  if (code !== 0) throw new BenchFailure(`${what} exited ${code}:\n${tail(err)}`);
   return out;
 }
 
 /** A run's exit code is its verdict (0 conformant, 1 non-conformant); anything else means it did not run through. */
 export function assertRan(r: CliRun, what: string): void {
   if (r.code === 0 || r.code === 1) return;
-  throw new Error(`${what} exited ${r.code ?? r.signal}:\n${tail(r.stderr)}`);
+  throw new BenchFailure(`${what} exited ${r.code ?? r.signal}:\n${tail(r.stderr)}`);
 }
 
 /** "written in 1.2 s" from the console summary (stdout): report writing, which conformance.json cannot hold. */
@@ -241,7 +241,7 @@ export async function startSandboxChild(extra: string[] = []): Promise<SandboxCh
       if (i >= 0) resolve(out.slice(0, i));
     });
     child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`the sandbox exited (${code}) before it served: ${err.trim()}`)));
+    child.once('exit', (code) => reject(new BenchFailure(`the sandbox exited (${code}) before it served: ${err.trim()}`)));
   });
   const info = JSON.parse(line) as SandboxJsonLine;
   return {
@@ -361,6 +361,17 @@ export function int(s: string | undefined, min = 1): number | undefined {
   const n = Number(s);
   return n >= min ? n : undefined;
 }
+
+/**
+ * What the benchmark measures did not run through (a run refused by its target, a build that failed): said as its
+ * message, with the child's last lines, and exit 1; a stack trace there would only point into this file. Any other
+ * error is the benchmark's own defect and keeps its stack.
+ */
+export class BenchFailure extends Error {}
+process.on('uncaughtException', (e) => {
+  console.error(e instanceof BenchFailure ? `error: ${e.message}` : e);
+  process.exit(1);
+});
 
 /** The command line as `parseArgs` reads it; an unknown or malformed flag prints what is wrong and the usage, exit 2. */
 export function benchArgs<T extends ParseArgsConfig>(usageText: string, config: T): ReturnType<typeof parseArgs<T>> {
