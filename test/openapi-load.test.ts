@@ -272,6 +272,16 @@ describe('components that many schemas reference', () => {
     expect(spec.validateRequestBody(spec.byId.get('createOrder')!, { id: 'o2' })).toEqual([{ pointer: '/price', message: 'is required' }]);
   });
 
+  it('load as before when a document\'s own $id is the one a component\'s root would take', async () => {
+    const p = variant('shared-components-taken-id.yaml', '    Scoped:\n      $id: \'https://example.com/scoped\'', "    Scoped:\n      $id: 'urn:fsapi:component:Money'", SHARED);
+    const spec = await loadSpec(p);
+    // Money stays a fragment of the bundle, and validates as before.
+    const money = spec.validator({ $ref: 'urn:fsapi:spec#/$defs/Money' });
+    expect((money.schema as Record<string, unknown>)['$id']).toBeUndefined();
+    expect(ok(money, { amount: 1, currency: 'eur' })).toEqual(['/currency must match pattern "^[A-Z]{3}$"']);
+    expect(ok(spec.validator({ $ref: 'urn:fsapi:spec#/$defs/Order' }), order)).toEqual([]);
+  });
+
   it('share one validator between schemas that differ only in annotations, and still validate members named like them', async () => {
     const spec = await loadSpec(variant('shared-components-annotated.yaml', '', '', SHARED));
     const a = spec.validator({ type: 'string', maxLength: 3, description: 'one member', 'x-stripeBypassValidation': true });

@@ -123,7 +123,11 @@ function bundleOnly(schema: unknown): boolean {
 function addComponentRoots(ajv: ReturnType<typeof createAjv>, defs: Record<string, unknown>): void {
   for (const [name, schema] of Object.entries(defs)) {
     if (!PLAIN_NAME.test(name) || !isObj(schema) || bundleOnly(schema)) continue;
-    ajv.addSchema({ ...schema, $id: `urn:fsapi:component:${name}` }, `${BUNDLE_ID}#/$defs/${name}`, undefined, false);
+    try {
+      ajv.addSchema({ ...schema, $id: `urn:fsapi:component:${name}` }, `${BUNDLE_ID}#/$defs/${name}`, undefined, false);
+    } catch {
+      // Its id is taken (a document's own `$id` spelled as ours): the bundle still resolves it, as before.
+    }
   }
 }
 
