@@ -61,6 +61,10 @@ const builds = [{ name: 'this', root: ROOT }, ...(args.against ? [{ name: 'again
 for (const b of builds) if (!existsSync(join(b.root, 'dist', 'src', 'catalogue', 'index.js'))) usage(`${USAGE}\n(${b.root} has no compiled build: run \`npm run build\` there)`);
 
 const work = mkdtempSync(join(tmpdir(), 'fsapi-bench-load-plan-'));
+// Removed however the script ends (a run that did not run through too), unless --keep asks for it.
+process.on('exit', () => {
+  if (!args.keep) rmSync(work, { recursive: true, force: true });
+});
 
 type JsonObject = Record<string, unknown>;
 const isObj = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -354,4 +358,3 @@ if (runs.length > 0) {
 const out = writeResult('load-plan', { build, spec: specPath, binding: bindingPath ?? null, repeat, run_repeat: runRepeat, builds, loads, runs, slopes });
 console.log(`\nwritten: ${out}`);
 if (args.keep) console.log(`kept: ${work}`);
-else rmSync(work, { recursive: true, force: true });
