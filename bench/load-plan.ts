@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { httpsServer, type Cert, type TestServer } from '../test/helpers/servers.js';
-import { assertRan, benchArgs, childEnv, ensureBuild, int, intList, nodeChildOutput, printTable, readLatestReport, ROOT, round, runCli, sec, spread, usage, writeResult } from './lib.js';
+import { assertRan, atExit, benchArgs, childEnv, ensureBuild, int, intList, nodeChildOutput, printTable, readLatestReport, ROOT, round, runCli, sec, spread, usage, writeResult } from './lib.js';
 
 const USAGE = 'npx tsx bench/load-plan.ts --spec FILE [--binding FILE] [--repeat 3] [--cuts 50,100,200,400 [--run-repeat 1] | --no-run] [--against DIR] [--seed N] [--timeout-ms MS] [--part-checks N] [--keep] [--profile DIR [--heap-profile]]';
 const DEFAULT_SEED = 20261120;
@@ -61,10 +61,8 @@ const builds = [{ name: 'this', root: ROOT }, ...(args.against ? [{ name: 'again
 for (const b of builds) if (!existsSync(join(b.root, 'dist', 'src', 'catalogue', 'index.js'))) usage(`${USAGE}\n(${b.root} has no compiled build: run \`npm run build\` there)`);
 
 const work = mkdtempSync(join(tmpdir(), 'fsapi-bench-load-plan-'));
-// Removed however the script ends (a run that did not run through too), unless --keep asks for it.
-process.on('exit', () => {
-  if (!args.keep) rmSync(work, { recursive: true, force: true });
-});
+// Removed however the script ends (a run that did not run through, an interrupt), unless --keep asks for it.
+if (!args.keep) atExit(() => rmSync(work, { recursive: true, force: true }));
 
 type JsonObject = Record<string, unknown>;
 const isObj = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);

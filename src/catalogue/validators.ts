@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 import { UsageError } from '../errors.js';
 import { matchesLinear, patternLocator, UnsupportedPattern } from './linear-pattern.js';
-import { createAjv, describeErrors, SUBSCHEMA, SUBSCHEMA_LIST, SUBSCHEMA_MAP, type JsonSchema, type ValidateFunction } from './json-schema.js';
+import { createAjv, describeErrors, type JsonSchema, type ValidateFunction } from './json-schema.js';
 import { loadPrecompiled, schemaKey } from './precompiled.js';
 import { cachedDerivation, pointerToPath } from './yaml-file.js';
 import { isObj, type JsonObject } from '../json.js';
@@ -101,11 +101,12 @@ const SCOPE_KEYWORDS = new Set(['$id', '$anchor', '$dynamicAnchor', '$dynamicRef
  * schema's keywords only, as ajv does: a "$ref" in an annotation (Stripe's `x-expansionResources`) is data.
  */
 function bundleOnly(schema: unknown): boolean {
-  if (Array.isArray(schema)) return schema.some(bundleOnly);
   if (!isObj(schema)) return false;
+  let found = false;
   for (const [k, v] of Object.entries(schema)) {
     if (SCOPE_KEYWORDS.has(k) || (k === '$ref' && (typeof v !== 'string' || !v.startsWith(`${BUNDLE_ID}#`)))) return true;
-    if (SUBSCHEMA.has(k) || SUBSCHEMA_LIST.has(k) ? bundleOnly(v) : SUBSCHEMA_MAP.has(k) && isObj(v) && Object.values(v).some(bundleOnly)) return true;
+    mapSubschemas(k, v, (sub) => (found ||= bundleOnly(sub), sub));
+    if (found) return true;
   }
   return false;
 }
