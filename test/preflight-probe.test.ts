@@ -1,8 +1,13 @@
 /**
  * What the preflight asks for on a document with no GET it can send as it is: a GET whose path parameters are
  * filled from the document. Its 404 may only say that the made-up id names nothing, so it is no proof of a wrong
- * base path (Open Banking UK's payment initiation has no other GET); a 404 on a plain GET still is.
+ * base path (Open Banking UK's payment initiation has no other GET); a 404 on a plain GET still is. A document with
+ * no GET it can send at all (Plaid's is all POSTs) is asked a GET of a path it declares for another method, whose
+ * 404 or 405 says nothing of the base path either: before, it was asked the seed's GET /accounts, a path it does not
+ * declare, and the run stopped with "the base URL's path looks wrong" against a target that served the document.
  */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSpec } from '../src/catalogue/openapi.js';
@@ -39,5 +44,41 @@ describe('preflight probe', () => {
     const { client, paths } = answering(404);
     await expect(preflight(client, spec, creds, 'https://127.0.0.1:1/v1/')).rejects.toThrow(/nothing answers at .*accounts \(404\)/);
     expect(paths).toEqual(['accounts']);
+  });
+
+  describe('a document with no GET it can send', () => {
+    const postsOnly = () => loadSpec(join(import.meta.dirname, 'fixtures/openapi/posts-only.yaml'));
+
+    for (const status of [404, 405]) {
+      it(`asks a GET of a path it declares for another method, and does not read its ${status} as a wrong base path`, async () => {
+        const spec = await postsOnly();
+        const { client, paths } = answering(status);
+        await expect(preflight(client, spec, creds, 'https://127.0.0.1:1/v1/')).resolves.toBeUndefined();
+        // A path without parameters comes first.
+        expect(paths).toEqual(['link/token/create']);
+      });
+    }
+
+    it('still refuses credentials the target refuses, and a server error', async () => {
+      const spec = await postsOnly();
+      await expect(preflight(answering(401).client, spec, creds, 'https://127.0.0.1:1/v1/')).rejects.toThrow(/refused the configured credentials \(401 on GET link\/token\/create\)/);
+      await expect(preflight(answering(502).client, spec, creds, 'https://127.0.0.1:1/v1/')).rejects.toThrow(/answered 502/);
+    });
+
+    it('passes over a GET whose path names a parameter it does not declare (it threw a bare error before)', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'fsapi-preflight-'));
+      const file = join(dir, 'undeclared.yaml');
+      const fixture = readFileSync(join(import.meta.dirname, 'fixtures/openapi/posts-only.yaml'), 'utf8');
+      writeFileSync(file, `${fixture}  /reports/{report_id}:\n    get:\n      operationId: getReport\n      responses:\n        '200': { description: ok }\n`);
+      try {
+        const spec = await loadSpec(file);
+        expect(spec.operations.map((o) => `${o.method} ${o.path}`)).toContain('GET /reports/{report_id}');
+        const { client, paths } = answering(405);
+        await expect(preflight(client, spec, creds, 'https://127.0.0.1:1/v1/')).resolves.toBeUndefined();
+        expect(paths).toEqual(['link/token/create']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
   });
 });

@@ -2,7 +2,7 @@ import type { SpecDocument } from '../catalogue/openapi.js';
 import type { Credentials } from '../config/run-config.js';
 import { UsageError } from '../errors.js';
 import type { TargetClient } from '../http/client.js';
-import { fillPath } from '../http/path-template.js';
+import { fillPath, pathParamNames } from '../http/path-template.js';
 import { loadGenerator } from '../values/generate.js';
 import { documentValue } from '../values/parameter-value.js';
 import { RateLimited, TransportError } from '../http/transport-error.js';
@@ -20,24 +20,31 @@ const PREFLIGHT_RETRY_BUDGET_MS = 10_000;
 
 /**
  * What the preflight asks for: GET /accounts (the seed's own), else a GET of the document without path parameters,
- * else a GET whose path parameters are filled from the document (its examples, or values made from their schemas).
- * A 404 for that last one may only say the made-up id names nothing, so it cannot tell a wrong base path.
+ * else a GET whose path parameters are filled from the document (its examples, or values made from their schemas),
+ * else, for a document with no GET it can send (Plaid's is all POSTs), a GET of a path it declares for another
+ * method. A 404 (or 405) for either of the last two may only say that the made-up id names nothing, or that the path
+ * answers no GET, so it cannot tell a wrong base path: the probe then proves the target reachable, its TLS trusted,
+ * its server healthy and the credentials not refused, and nothing of the path. Only a document without operations
+ * is asked for the seed's GET /accounts.
  */
 async function probePath(spec: SpecDocument): Promise<{ path: string; madeUp: boolean }> {
   const gets = spec.operations.filter((o) => o.method === 'GET');
   const plain = gets.find((o) => o.path === '/accounts') ?? gets.find((o) => !o.path.includes('{'));
   if (plain) return { path: fillPath(plain.path, {}), madeUp: false };
-  if (gets.length > 0) {
-    await loadGenerator();
-    for (const op of gets) {
-      const values: Record<string, string> = {};
-      for (const p of op.parameters.filter((x) => x.in === 'path')) {
-        const v = documentValue(spec, p, 0);
-        if (v === undefined) break;
-        values[p.name] = String(v.value);
-      }
-      if (op.parameters.every((p) => p.in !== 'path' || values[p.name] !== undefined)) return { path: fillPath(op.path, values), madeUp: true };
+  const others = spec.operations.filter((o) => o.method !== 'GET');
+  const candidates = [...gets, ...others.filter((o) => !o.path.includes('{')), ...others.filter((o) => o.path.includes('{'))];
+  if (candidates.some((o) => o.path.includes('{'))) await loadGenerator();
+  for (const op of candidates) {
+    // Each name in the path filled from the parameter declared for it; a path that names one it does not declare is passed over.
+    const names = pathParamNames(op.path);
+    const values: Record<string, string> = {};
+    for (const name of names) {
+      const p = op.parameters.find((x) => x.in === 'path' && x.name === name);
+      const v = p && documentValue(spec, p, 0);
+      if (v === undefined) break;
+      values[name] = String(v.value);
     }
+    if (names.every((n) => values[n] !== undefined)) return { path: fillPath(op.path, values), madeUp: true };
   }
   return { path: 'accounts', madeUp: false };
 }
