@@ -3,7 +3,7 @@
  * filled from the document. Its 404 may only say that the made-up id names nothing, so it is no proof of a wrong
  * base path (Open Banking UK's payment initiation has no other GET); a 404 on a plain GET still is. A document with
  * no GET it can send at all (Plaid's is all POSTs) is asked a GET of a path it declares for another method, whose
- * 404 or 405 says nothing of the base path either: before, it was asked the seed's GET /accounts, a path it does not
+ * answer proves only that the target answers: before, it was asked the seed's GET /accounts, a path it does not
  * declare, and the run stopped with "the base URL's path looks wrong" against a target that served the document.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -59,10 +59,18 @@ describe('preflight probe', () => {
       });
     }
 
-    it('still refuses credentials the target refuses, and a server error', async () => {
+    it('reads nothing but reachability into the answer of a route that takes no GET: a gateway may answer it with anything', async () => {
       const spec = await postsOnly();
-      await expect(preflight(answering(401).client, spec, creds, 'https://127.0.0.1:1/v1/')).rejects.toThrow(/refused the configured credentials \(401 on GET link\/token\/create\)/);
-      await expect(preflight(answering(502).client, spec, creds, 'https://127.0.0.1:1/v1/')).rejects.toThrow(/answered 502/);
+      // AWS API Gateway answers a method it does not route with 403 "Missing Authentication Token", whatever the key.
+      for (const status of [401, 403, 500, 302]) await expect(preflight(answering(status).client, spec, creds, 'https://127.0.0.1:1/v1/')).resolves.toBeUndefined();
+      // A gateway that says its upstream is down says so whatever was asked.
+      await expect(preflight(answering(502).client, spec, creds, 'https://127.0.0.1:1/v1/')).rejects.toThrow(/GET https:\/\/127\.0\.0\.1:1\/v1\/link\/token\/create answered 502/);
+      await expect(preflight(answering(504).client, spec, creds, 'https://127.0.0.1:1/v1/')).rejects.toThrow(/answered 504/);
+    });
+
+    it('still reads a refused key into a 401 or 403 on a GET the document declares', async () => {
+      const spec = await loadSpec(join(import.meta.dirname, 'fixtures/openapi/params-only.yaml'));
+      for (const status of [401, 403]) await expect(preflight(answering(status).client, spec, creds, 'https://127.0.0.1:1/v1/')).rejects.toThrow(new RegExp(`refused the configured credentials \\(${status} on GET domestic-payments/`));
     });
 
     it('passes over a GET whose path names a parameter it does not declare (it threw a bare error before)', async () => {

@@ -19,18 +19,23 @@ const PREFLIGHT_RETRY_BUDGET_MS = 10_000;
  */
 
 /**
- * What the preflight asks for: GET /accounts (the seed's own), else a GET of the document without path parameters,
- * else a GET whose path parameters are filled from the document (its examples, or values made from their schemas),
- * else, for a document with no GET it can send (Plaid's is all POSTs), a GET of a path it declares for another
- * method. A 404 (or 405) for either of the last two may only say that the made-up id names nothing, or that the path
- * answers no GET, so it cannot tell a wrong base path: the probe then proves the target reachable, its TLS trusted,
- * its server healthy and the credentials not refused, and nothing of the path. Only a document without operations
- * is asked for the seed's GET /accounts.
+ * What the preflight's answer can prove depends on what it asked for:
+ * - `declared`: a GET the document declares as it is (GET /accounts, the seed's own, else one without path
+ *   parameters). Every answer counts: a 404 says the base URL's path is wrong.
+ * - `made-up-id`: a GET whose path parameters are filled from the document (its examples, or values made from their
+ *   schemas). A 404 may only say that the id names nothing (Open Banking UK's payment initiation has no other GET).
+ * - `other-method`: for a document with no GET it can send (Plaid's is all POSTs), a GET of a path it declares for
+ *   another method. The route takes no GET, and a gateway may answer such a request with anything: AWS API Gateway
+ *   answers a method it does not route with 403 "Missing Authentication Token" whatever the key. Only a target that
+ *   cannot be reached, or a gateway that says its upstream is down (502, 503, 504), stops the run.
  */
-async function probePath(spec: SpecDocument): Promise<{ path: string; madeUp: boolean }> {
+type ProbeKind = 'declared' | 'made-up-id' | 'other-method';
+
+/** The probe's path, and what its answer can prove (ProbeKind). Only a document without operations is asked for GET /accounts. */
+async function probePath(spec: SpecDocument): Promise<{ path: string; kind: ProbeKind }> {
   const gets = spec.operations.filter((o) => o.method === 'GET');
   const plain = gets.find((o) => o.path === '/accounts') ?? gets.find((o) => !o.path.includes('{'));
-  if (plain) return { path: fillPath(plain.path, {}), madeUp: false };
+  if (plain) return { path: fillPath(plain.path, {}), kind: 'declared' };
   const others = spec.operations.filter((o) => o.method !== 'GET');
   const candidates = [...gets, ...others.filter((o) => !o.path.includes('{')), ...others.filter((o) => o.path.includes('{'))];
   if (candidates.some((o) => o.path.includes('{'))) await loadGenerator();
@@ -44,13 +49,16 @@ async function probePath(spec: SpecDocument): Promise<{ path: string; madeUp: bo
       if (v === undefined) break;
       values[name] = String(v.value);
     }
-    if (names.every((n) => values[n] !== undefined)) return { path: fillPath(op.path, values), madeUp: true };
+    if (names.every((n) => values[n] !== undefined)) return { path: fillPath(op.path, values), kind: op.method === 'GET' ? 'made-up-id' : 'other-method' };
   }
-  return { path: 'accounts', madeUp: false };
+  return { path: 'accounts', kind: 'declared' };
 }
 
+/** A gateway's answer that its upstream is down or too slow, whatever was asked. */
+const UPSTREAM_DOWN = new Set([502, 503, 504]);
+
 export async function preflight(client: TargetClient, spec: SpecDocument, creds: Credentials, baseUrl: string): Promise<void> {
-  const { path, madeUp } = await probePath(spec);
+  const { path, kind } = await probePath(spec);
   const origin = new URL(baseUrl).origin;
   let status: number;
   let location: string | undefined;
@@ -84,13 +92,15 @@ export async function preflight(client: TargetClient, spec: SpecDocument, creds:
     };
     throw new UsageError(`preflight: ${origin} ${e.message}`, { fix: fixes[e.kind] ?? 'check FSAPI_BASE_URL and the network path to the target' });
   }
+  // A GET of a route that takes none proves nothing but that the target answers (ProbeKind).
+  if (kind === 'other-method' && !UPSTREAM_DOWN.has(status)) return;
   if (status >= 500) unavailable(baseUrl, path, status, server);
   if (status >= 300 && status < 400) {
     throw new UsageError(`preflight: ${baseUrl}${path} redirects (${status}${location ? ` to ${location}` : ''}); the suite never follows redirects`, {
       fix: 'set FSAPI_BASE_URL to the final https address of the API',
     });
   }
-  if (status === 404 && !madeUp) {
+  if (status === 404 && kind === 'declared') {
     const doubled = doubledSegment(baseUrl, path);
     if (doubled) {
       throw new UsageError(`preflight: nothing answers at ${baseUrl}${path} (404): the document's paths start with /${doubled.segment}/, and the base URL already ends with it`, {
