@@ -46,6 +46,11 @@ describe('preflight probe', () => {
     expect(paths).toEqual(['accounts']);
   });
 
+  it('still reads a refused key into a 401 or 403 on a GET the document declares, even one whose id is made up', async () => {
+    const spec = await loadSpec(join(import.meta.dirname, 'fixtures/openapi/params-only.yaml'));
+    for (const status of [401, 403]) await expect(preflight(answering(status).client, spec, creds, 'https://127.0.0.1:1/v1/')).rejects.toThrow(new RegExp(`refused the configured credentials \\(${status} on GET domestic-payments/`));
+  });
+
   describe('a document with no GET it can send', () => {
     const postsOnly = () => loadSpec(join(import.meta.dirname, 'fixtures/openapi/posts-only.yaml'));
 
@@ -66,11 +71,6 @@ describe('preflight probe', () => {
       // A gateway that says its upstream is down says so whatever was asked.
       await expect(preflight(answering(502).client, spec, creds, 'https://127.0.0.1:1/v1/')).rejects.toThrow(/GET https:\/\/127\.0\.0\.1:1\/v1\/link\/token\/create answered 502/);
       await expect(preflight(answering(504).client, spec, creds, 'https://127.0.0.1:1/v1/')).rejects.toThrow(/answered 504/);
-    });
-
-    it('still reads a refused key into a 401 or 403 on a GET the document declares', async () => {
-      const spec = await loadSpec(join(import.meta.dirname, 'fixtures/openapi/params-only.yaml'));
-      for (const status of [401, 403]) await expect(preflight(answering(status).client, spec, creds, 'https://127.0.0.1:1/v1/')).rejects.toThrow(new RegExp(`refused the configured credentials \\(${status} on GET domestic-payments/`));
     });
 
     it('passes over a GET whose path names a parameter it does not declare (it threw a bare error before)', async () => {
