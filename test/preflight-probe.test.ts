@@ -51,6 +51,37 @@ describe('preflight probe', () => {
     for (const status of [401, 403]) await expect(preflight(answering(status).client, spec, creds, 'https://127.0.0.1:1/v1/')).rejects.toThrow(new RegExp(`refused the configured credentials \\(${status} on GET domestic-payments/`));
   });
 
+  it("names the document's own security scheme when the key is refused and the document does not take it as Api-Key", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fsapi-preflight-'));
+    const file = join(dir, 'bearer.yaml');
+    writeFileSync(
+      file,
+      [
+        'openapi: 3.0.3',
+        "info: { title: A bearer API, version: '1' }",
+        'components: { securitySchemes: { bearerAuth: { type: http, scheme: bearer } } }',
+        'security: [{ bearerAuth: [] }]',
+        'paths:',
+        '  /balance:',
+        '    get:',
+        '      operationId: getBalance',
+        "      responses: { '200': { description: ok } }",
+        '',
+      ].join('\n'),
+    );
+    try {
+      const spec = await loadSpec(file);
+      const refused = await preflight(answering(401).client, spec, creds, 'https://127.0.0.1:1/v1/').catch((e: unknown) => e as Error & { fix?: string });
+      expect(refused).toBeInstanceOf(Error);
+      expect((refused as Error).message).toMatch(/refused the configured credentials \(401 on GET balance\); the document's security scheme is bearerAuth \(http bearer\), not the seed's Api-Key header/);
+      expect((refused as { fix?: string }).fix).toMatch(/accepts the Api-Key header.*if it does read Api-Key, check that FSAPI_API_KEY/);
+      // The seed's own scheme keeps the message as it was.
+      await expect(preflight(answering(401).client, await loadSpec(REFERENCE_SPEC_PATH), creds, 'https://127.0.0.1:1/v1/')).rejects.toThrow(/refused the configured credentials \(401 on GET accounts\)$/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   describe('a document with no GET it can send', () => {
     const postsOnly = () => loadSpec(join(import.meta.dirname, 'fixtures/openapi/posts-only.yaml'));
 

@@ -6,6 +6,7 @@ import { fillPath, pathParamNames } from '../http/path-template.js';
 import { loadGenerator } from '../values/generate.js';
 import { documentValue } from '../values/parameter-value.js';
 import { RateLimited, TransportError } from '../http/transport-error.js';
+import { securitySchemeNote } from '../results/diagnostics.js';
 
 /** The preflight is a one-off reachability probe: a cold TLS start must not read as "unreachable". */
 export const PREFLIGHT_MIN_TIMEOUT_MS = 5_000;
@@ -112,8 +113,11 @@ export async function preflight(client: TargetClient, spec: SpecDocument, creds:
     });
   }
   if (status === 401 || status === 403) {
-    throw new UsageError(`preflight: the target refused the configured credentials (${status} on GET ${path})`, {
-      fix: 'check that FSAPI_API_KEY is a valid secret key for FSAPI_ENVIRONMENT and belongs to the business FSAPI_TENANT_ID',
+    const keyFix = 'check that FSAPI_API_KEY is a valid secret key for FSAPI_ENVIRONMENT and belongs to the business FSAPI_TENANT_ID';
+    // A document whose scheme is not the seed's Api-Key header says the likelier cause: the target reads its key elsewhere.
+    const scheme = securitySchemeNote(spec.raw);
+    throw new UsageError(`preflight: the target refused the configured credentials (${status} on GET ${path})${scheme ? `; ${scheme.message}` : ''}`, {
+      fix: scheme ? `${scheme.fix}; if it does read Api-Key, ${keyFix}` : keyFix,
     });
   }
 }
