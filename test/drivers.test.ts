@@ -72,6 +72,7 @@ async function harness(faults: string[] = []): Promise<Harness> {
     maxResponseBytes: 10_000_000,
     throttle: RateLimiter.shared(0),
     concurrency: 8,
+    checksInFlight: 8,
     idempotencyParallel: 4,
     webhookWaitMs: 5_000,
     replayDelayMs: 0,

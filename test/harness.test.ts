@@ -169,13 +169,14 @@ describe("the worker's cancellation", () => {
     const onWarning = (w: Error) => warnings.push(w.name);
     process.on('warning', onWarning);
     try {
-      const abort = runCancellation({ concurrency: 16, idempotencyParallel: 8 });
+      // 16 checks in flight and 4 that wait in slots of their own (test/waiting-checks.test.ts runs 130 of them).
+      const abort = runCancellation({ checksInFlight: 16 + 4, idempotencyParallel: 8 });
       const waits = (n: number) => Promise.all(Array.from({ length: n }, () => delay(1, abort.signal)));
-      await waits(16 * 8);
+      await waits((16 + 4) * 8);
       // The warning is emitted on the next tick after the listener that crosses the bound is added.
       await new Promise((r) => setImmediate(r));
       expect(warnings).toEqual([]);
-      await waits(16 * 8 + 2);
+      await waits((16 + 4) * 8 + 2);
       await new Promise((r) => setImmediate(r));
       expect(warnings).toEqual(['MaxListenersExceededWarning']);
       // Every wait took its listener off when it ended: the bound counts waits in flight, not waits made.

@@ -55,14 +55,15 @@ export function workerRuntime(cfg: WorkerConfig): Promise<WorkerRuntime> {
 
 /**
  * The worker's cancellation: every cancellable wait of the worker's checks (a rate-limit slot, a Retry-After
- * pause, the delayed replay) listens on it while it waits. Node warns of a leak past 10 listeners, but 16 checks in
- * flight, each with up to FSAPI_IDEMPOTENCY_PARALLEL requests waiting for a rate-limit slot, are more than that by
- * design; the bound is what the configuration allows (plus the client's own listener), so a listener left behind
- * by every check would still be reported.
+ * pause, the delayed replay) listens on it while it waits. Node warns of a leak past 10 listeners, but the checks in
+ * flight (the run's concurrency, plus a slot for each check that waits: a vendor document's delayed replays, one per
+ * POST), each with up to FSAPI_IDEMPOTENCY_PARALLEL requests waiting for a rate-limit slot, are more than that by
+ * design; the bound is what the plan allows (plus the client's own listener), so a listener left behind by every
+ * check would still be reported.
  */
-export function runCancellation(cfg: Pick<WorkerConfig, 'concurrency' | 'idempotencyParallel'>): AbortController {
+export function runCancellation(cfg: Pick<WorkerConfig, 'checksInFlight' | 'idempotencyParallel'>): AbortController {
   const abort = new AbortController();
-  setMaxListeners(cfg.concurrency * Math.max(1, cfg.idempotencyParallel) + 1, abort.signal);
+  setMaxListeners(cfg.checksInFlight * Math.max(1, cfg.idempotencyParallel) + 1, abort.signal);
   return abort;
 }
 

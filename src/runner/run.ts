@@ -116,7 +116,7 @@ async function preflightPhase({ cfg, catalogue }: RunPlan, target: Target, { red
 }
 
 /** What every worker is given: the target, the run's settings and the pacing they share. */
-function workerConfig({ runId, cfg, given, catalogue, exploration, waitsHost }: RunPlan, target: Target, throttle: SharedArrayBuffer): WorkerConfig {
+function workerConfig({ runId, cfg, given, catalogue, exploration, waitsHost, maxConcurrency }: RunPlan, target: Target, throttle: SharedArrayBuffer): WorkerConfig {
   return {
     runId,
     seed: cfg.seed,
@@ -137,6 +137,7 @@ function workerConfig({ runId, cfg, given, catalogue, exploration, waitsHost }: 
     maxResponseBytes: cfg.maxResponseBytes,
     throttle,
     concurrency: cfg.concurrency,
+    checksInFlight: maxConcurrency,
     idempotencyParallel: cfg.idempotencyParallel,
     webhookWaitMs: cfg.webhookWaitMs,
     replayDelayMs: cfg.replayDelayMs,
