@@ -71,7 +71,6 @@ async function harness(faults: string[] = []): Promise<Harness> {
     timeoutMs: 15_000,
     maxResponseBytes: 10_000_000,
     throttle: RateLimiter.shared(0),
-    concurrency: 8,
     checksInFlight: 8,
     idempotencyParallel: 4,
     webhookWaitMs: 5_000,

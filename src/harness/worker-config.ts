@@ -29,7 +29,6 @@ export interface WorkerConfig {
   maxResponseBytes: number;
   /** The run's request pacing, shared by every thread (src/http/rate-limiter.ts): the cap, Retry-After pauses, throttling figures. */
   throttle: SharedArrayBuffer;
-  concurrency: number;
   /** The most checks a suite file runs at once: the run's concurrency plus the slots of its checks that wait (vitest's maxConcurrency). */
   checksInFlight: number;
   idempotencyParallel: number;

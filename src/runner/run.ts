@@ -136,7 +136,6 @@ function workerConfig({ runId, cfg, given, catalogue, exploration, waitsHost, ma
     timeoutMs: cfg.timeoutMs,
     maxResponseBytes: cfg.maxResponseBytes,
     throttle,
-    concurrency: cfg.concurrency,
     checksInFlight: maxConcurrency,
     idempotencyParallel: cfg.idempotencyParallel,
     webhookWaitMs: cfg.webhookWaitMs,
